@@ -1,0 +1,31 @@
+# Two commands do everything on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint migrate bench clean-db
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	touch $(STAMP)
+
+migrate: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+
+run: migrate
+	@echo "Demo accounts (passwords are shown only when an account is created):"
+	@$(BIN)/python manage.py bootstrap_demo
+	$(BIN)/python manage.py runstack
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+clean-db:
+	-$(BIN)/python -m liamemory.embedded_db stop
+	rm -rf var/pgdata var/broker

@@ -1,0 +1,55 @@
+"""The LangGraph Postgres checkpointer on the project's own database.
+
+Checkpoints hold a run's working state (pending tool calls, interrupts), keyed by the
+thread UUID. The pool uses autocommit and disables prepared statements so that a
+transaction-mode pooler in front of Postgres works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import connections
+
+CHECKPOINT_TABLES = ("checkpoint_writes", "checkpoint_blobs", "checkpoints", "checkpoint_migrations")
+
+
+def conninfo(alias: str = "default") -> str:
+    """A libpq conninfo string for the Django database ``alias``."""
+    from psycopg.conninfo import make_conninfo
+
+    s = connections[alias].settings_dict
+    params = {
+        "dbname": s["NAME"],
+        "user": s.get("USER") or None,
+        "password": s.get("PASSWORD") or None,
+        "host": s.get("HOST") or None,
+        "port": s.get("PORT") or None,
+    }
+    return make_conninfo(**{k: v for k, v in params.items() if v})
+
+
+@contextmanager
+def open_saver(alias: str = "default") -> Iterator[object]:
+    """A ``PostgresSaver`` over a single autocommit connection (prepared statements off)."""
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+
+    with psycopg.connect(conninfo(alias), autocommit=True, prepare_threshold=None, row_factory=dict_row) as conn:
+        yield PostgresSaver(conn)
+
+
+def setup_tables(alias: str = "default") -> None:
+    """Create or upgrade the checkpointer tables (it builds indexes concurrently)."""
+    with open_saver(alias) as saver:
+        saver.setup()
+
+
+def drop_tables(alias: str = "default") -> None:
+    import psycopg
+
+    with psycopg.connect(conninfo(alias), autocommit=True) as conn:
+        for table in CHECKPOINT_TABLES:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")

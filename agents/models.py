@@ -1,0 +1,129 @@
+"""Runs (one per user turn) and the trace events of every step inside them."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+    INTERRUPTED = "interrupted", "Waiting for approval"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+ACTIVE_RUN_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
+FINAL_RUN_STATUSES = (RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED)
+
+
+class RunErrorCode(models.TextChoices):
+    MODEL_UNAVAILABLE = "model_unavailable", "Model unavailable"
+    RATE_LIMITED = "rate_limited", "Rate limited"
+    TIMEOUT = "timeout", "Timed out"
+    TOO_LONG = "too_long", "Too long for the model"
+    BAD_REQUEST = "bad_request", "Rejected by the model API"
+    STEP_LIMIT = "step_limit", "Too many tool steps"
+    REJECTED = "rejected", "Action rejected by staff"
+    WORKER_LOST = "worker_lost", "Worker lost too many times"
+    INTERNAL = "internal", "Internal error"
+
+
+class RunQuerySet(models.QuerySet["Run"]):
+    def for_user(self, user) -> RunQuerySet:
+        return self.filter(user=user)
+
+    def in_flight(self) -> RunQuerySet:
+        return self.filter(status__in=ACTIVE_RUN_STATUSES)
+
+    def expired(self, now) -> RunQuerySet:
+        return self.filter(expires_at__lte=now)
+
+
+class Run(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    thread = models.ForeignKey("conversations.Thread", on_delete=models.CASCADE, related_name="runs")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs")
+    request_message = models.ForeignKey(
+        "conversations.Message", null=True, blank=True, on_delete=models.SET_NULL, related_name="request_runs"
+    )
+    agent = models.CharField(max_length=64)
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    error_code = models.CharField(max_length=32, choices=RunErrorCode.choices, blank=True)
+    error_message = models.TextField(blank=True)
+    model = models.CharField(max_length=100, blank=True)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    tokens_cached = models.PositiveIntegerField(default=0)
+    tokens_cache_write = models.PositiveIntegerField(default=0)
+    # What resending the whole history would have cost for this turn (estimate).
+    tokens_full_resend = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # What went into the prompt: summary version, memory ids, window bounds, dropped counts.
+    context_info = models.JSONField(default=dict, blank=True)
+    retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RunQuerySet.as_manager()
+
+    class Meta:
+        indexes = [
+            # "Is a run of this thread in flight?" and a thread's runs newest first.
+            models.Index(fields=["thread", "-created_at"], name="run_thread_created_idx"),
+            # The reaper: runs stuck in running since before a cut-off.
+            models.Index(fields=["started_at"], name="run_running_started_idx", condition=Q(status="running")),
+            # The purge: runs whose expiry has passed.
+            models.Index(fields=["expires_at"], name="run_expires_idx", condition=Q(expires_at__isnull=False)),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=RunStatus.values), name="run_status_valid"),
+            # At most one queued or running run per thread: the 409 of the turn API, held
+            # by the database even under concurrent posts.
+            models.UniqueConstraint(
+                fields=["thread"], condition=Q(status__in=["queued", "running"]), name="run_one_active_per_thread"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Run {self.id} ({self.status})"
+
+
+class TraceKind(models.TextChoices):
+    MODEL_CALL = "model_call", "Model call"
+    TOOL_CALL = "tool_call", "Tool call"
+    RETRIEVAL = "retrieval", "Retrieval"
+    SUMMARY = "summary", "Summary"
+    CONTEXT = "context", "Context assembly"
+
+
+class TraceEvent(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="trace_events")
+    kind = models.CharField(max_length=16, choices=TraceKind.choices)
+    name = models.CharField(max_length=100)
+    payload = models.JSONField(default=dict, blank=True)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    duration_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "id"]
+        indexes = [
+            # A run's events in order (admin inline, export, erasure).
+            models.Index(fields=["run", "id"], name="trace_run_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=TraceKind.values), name="trace_kind_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.name}"

