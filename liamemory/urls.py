@@ -10,4 +10,8 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/", include("agents.urls")),
+    path("api/", include("conversations.urls")),
+    path("api/", include("memories.urls")),
+    path("api/", include("governance.urls")),
 ]

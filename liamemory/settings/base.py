@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "conversations",
     "memories",
     "agents",
+    "governance",
 ]
 
 MIDDLEWARE = [
@@ -129,6 +130,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "liamemory.api.exception_handler",
+    "DEFAULT_THROTTLE_RATES": {"turns": env.str("THROTTLE_TURNS", default="30/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "liamemory API",

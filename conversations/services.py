@@ -1,0 +1,62 @@
+"""Writes on threads and messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from conversations.content import blocks_to_text
+from conversations.models import Message, Thread
+from conversations.tokens import estimate_message
+
+
+def thread_create(
+    *, owner: AbstractBaseUser, agent: str = "assistant", title: str = "", incognito: bool = False
+) -> Thread:
+    thread = Thread(owner=owner, agent=agent, title=title, incognito=incognito)
+    thread.full_clean()
+    thread.save()
+    return thread
+
+
+def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Message]:
+    """Append messages to a thread atomically, allocating their sequence numbers.
+
+    Each item: ``{"role", "content" (blocks), "agent"?, "run"?}``. The thread row is
+    locked (SELECT ... FOR UPDATE) while numbers are handed out, so concurrent writers
+    never collide on a sequence and never leave a gap.
+    """
+    with transaction.atomic():
+        locked = Thread.objects.select_for_update().only("id", "next_sequence").get(pk=thread.pk)
+        start = locked.next_sequence
+        rows = []
+        for offset, item in enumerate(items):
+            content = item["content"]
+            rows.append(
+                Message(
+                    thread_id=thread.pk,
+                    sequence=start + offset,
+                    role=item["role"],
+                    content=content,
+                    text=blocks_to_text(content),
+                    agent=item.get("agent", ""),
+                    run=item.get("run"),
+                    token_estimate=estimate_message({"role": item["role"], "content": content}),
+                )
+            )
+        Message.objects.bulk_create(rows)
+        Thread.objects.filter(pk=thread.pk).update(
+            next_sequence=start + len(rows),
+            last_activity_at=timezone.now(),
+            history_tokens=F("history_tokens") + sum(r.token_estimate for r in rows),
+        )
+    thread.next_sequence = start + len(rows)
+    return rows
+
+
+def message_append(*, thread: Thread, role: str, content: list[dict[str, Any]], agent: str = "", run=None) -> Message:
+    return messages_append(thread=thread, items=[{"role": role, "content": content, "agent": agent, "run": run}])[0]

@@ -1,0 +1,133 @@
+"""Retention policies, purge records, legal holds, erasure requests and receipts."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from memories.models import MemoryKind
+
+
+class RetentionScope(models.TextChoices):
+    THREAD = "thread", "Threads (with messages, summaries, checkpoints)"
+    INCOGNITO_THREAD = "incognito_thread", "Incognito threads"
+    RUN = "run", "Runs (with trace events)"
+    MEMORY = "memory", "Long-term memories"
+
+
+class RetentionPolicy(models.Model):
+    """How long one level lives. ``lifetime_days`` null means kept until deleted.
+
+    For ``memory`` a row may name a kind; the row without a kind is the default for
+    kinds that have none of their own.
+    """
+
+    scope = models.CharField(max_length=32, choices=RetentionScope.choices)
+    memory_kind = models.CharField(max_length=32, choices=MemoryKind.choices, blank=True)
+    lifetime_days = models.PositiveIntegerField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "retention policies"
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "memory_kind"], name="retention_scope_kind_uniq"),
+            models.CheckConstraint(
+                condition=Q(memory_kind="") | Q(scope="memory"), name="retention_kind_only_for_memory"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        life = f"{self.lifetime_days} days" if self.lifetime_days is not None else "kept until deleted"
+        return f"{self.scope}{':' + self.memory_kind if self.memory_kind else ''} — {life}"
+
+
+class PurgeRecord(models.Model):
+    """One execution of the purge: counts per store, never content."""
+
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    counts = models.JSONField(default=dict, blank=True)
+    skipped_held_users = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"Purge {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class LegalHoldQuerySet(models.QuerySet["LegalHold"]):
+    def in_force(self) -> LegalHoldQuerySet:
+        return self.filter(lifted_at__isnull=True)
+
+
+class LegalHold(models.Model):
+    """While in force, the person can be neither erased nor purged."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="legal_holds")
+    reason = models.TextField()
+    placed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="holds_placed"
+    )
+    placed_at = models.DateTimeField(auto_now_add=True)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = LegalHoldQuerySet.as_manager()
+
+    class Meta:
+        indexes = [
+            # "Is this person under hold?" (erasure, purge).
+            models.Index(fields=["user"], name="hold_in_force_idx", condition=Q(lifted_at__isnull=True)),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hold on user {self.user_id}"
+
+
+class ErasureStatus(models.TextChoices):
+    PENDING = "pending", "Pending"
+    HELD = "held", "Waiting: legal hold"
+    RUNNING = "running", "Running"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+
+
+class ErasureRequest(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # Null once the account itself is deleted; subject_ref stays (a pseudonym, no PII).
+    subject = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="erasure_requests"
+    )
+    subject_ref = models.CharField(max_length=64)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="erasures_requested"
+    )
+    self_service = models.BooleanField(default=False)
+    reason = models.TextField(blank=True)
+    delete_account = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=ErasureStatus.choices, default=ErasureStatus.PENDING)
+    dry_run_counts = models.JSONField(default=dict, blank=True)
+    error_message = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=ErasureStatus.values), name="erasure_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Erasure {self.id} ({self.status})"
+
+
+class ErasureReceipt(models.Model):
+    """Proof of an erasure. Holds no personal data; immutable once written."""
+
+    request = models.OneToOneField(ErasureRequest, on_delete=models.PROTECT, related_name="receipt")
+    body = models.JSONField()
+    sha256 = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Receipt {self.sha256[:12]}"

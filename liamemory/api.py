@@ -1,0 +1,67 @@
+"""API conventions shared by every app: one error format, domain errors mapped once.
+
+Every error answers ``{"message": "...", "extra": {...}}``. Services raise domain
+errors (subclasses of :class:`ApplicationError`), never HTTP objects; this handler
+turns them into 4xx answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApplicationError(Exception):
+    """A refusal a user can act on. ``status_code`` picks the HTTP answer."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+
+    def __init__(self, message: str, extra: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra or {}
+
+
+class NotFound(ApplicationError):
+    status_code = status.HTTP_404_NOT_FOUND
+
+
+class Conflict(ApplicationError):
+    status_code = status.HTTP_409_CONFLICT
+
+
+def _first_message(detail: Any) -> str:
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    if isinstance(detail, dict) and detail:
+        key, value = next(iter(detail.items()))
+        inner = _first_message(value)
+        return inner if key == "non_field_errors" else f"{key}: {inner}"
+    return str(detail)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ApplicationError):
+        return Response({"message": exc.message, "extra": exc.extra}, status=exc.status_code)
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound("Not found.")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    detail = response.data
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = {"message": _first_message(detail), "extra": {"fields": detail}}
+    else:
+        message = detail.get("detail", detail) if isinstance(detail, dict) else detail
+        response.data = {"message": str(message), "extra": {}}
+    return response
