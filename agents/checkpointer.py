@@ -53,3 +53,21 @@ def drop_tables(alias: str = "default") -> None:
     with psycopg.connect(conninfo(alias), autocommit=True) as conn:
         for table in CHECKPOINT_TABLES:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def delete_checkpoints(thread_ids: list[str], alias: str = "default") -> dict[str, int]:
+    """Delete every checkpoint row of these threads (no FK ties them to ``Thread``).
+
+    Used by the purge and by erasure. Returns rows deleted per table.
+    """
+    from django.db import connections
+
+    ids = [str(t) for t in thread_ids]
+    counts: dict[str, int] = {}
+    if not ids:
+        return dict.fromkeys(CHECKPOINT_TABLES[:3], 0)
+    with connections[alias].cursor() as cur:
+        for table in CHECKPOINT_TABLES[:3]:
+            cur.execute(f"DELETE FROM {table} WHERE thread_id = ANY(%s)", [ids])
+            counts[table] = cur.rowcount
+    return counts
