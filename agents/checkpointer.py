@@ -41,6 +41,35 @@ def open_saver(alias: str = "default") -> Iterator[object]:
         yield PostgresSaver(conn)
 
 
+_pool = None
+_pool_pid = None
+
+
+def shared_saver() -> object:
+    """A ``PostgresSaver`` over this process's connection pool (created on first use).
+
+    The pool is made lazily and per process id, so a forked Celery worker child never
+    reuses its parent's sockets.
+    """
+    global _pool, _pool_pid
+    import os
+
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    if _pool is None or _pool_pid != os.getpid():
+        _pool = ConnectionPool(
+            conninfo(),
+            min_size=1,
+            max_size=4,
+            kwargs={"autocommit": True, "prepare_threshold": None, "row_factory": dict_row},
+            open=True,
+        )
+        _pool_pid = os.getpid()
+    return PostgresSaver(_pool)
+
+
 def setup_tables(alias: str = "default") -> None:
     """Create or upgrade the checkpointer tables (it builds indexes concurrently)."""
     with open_saver(alias) as saver:
@@ -71,3 +100,11 @@ def delete_checkpoints(thread_ids: list[str], alias: str = "default") -> dict[st
             cur.execute(f"DELETE FROM {table} WHERE thread_id = ANY(%s)", [ids])
             counts[table] = cur.rowcount
     return counts
+
+
+def close_shared_saver() -> None:
+    """Close this process's checkpointer pool (tests, shutdown)."""
+    global _pool, _pool_pid
+    if _pool is not None:
+        _pool.close()
+    _pool, _pool_pid = None, None

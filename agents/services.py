@@ -1,24 +1,252 @@
-"""Writes on runs: claiming, finishing, reaping."""
+"""Writes on runs: submitting a turn, claiming, tracing, finishing, retrying, reaping."""
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
-from agents.models import Run, RunErrorCode, RunStatus
+from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
+from conversations.content import text_block
+from conversations.models import Message, MessageRole, Thread
+from conversations.services import message_append, messages_append
+from liamemory.api import ApplicationError, Conflict
+
+logger = logging.getLogger(__name__)
 
 
-def run_reap_stale(*, now: datetime | None = None) -> dict[str, int]:
+class RunNoLongerActive(Exception):
+    """The run was cancelled, erased or taken over: its results must not be written."""
+
+
+def _enqueue_run(run_id: str) -> None:
+    from agents.tasks import execute_run
+
+    transaction.on_commit(lambda: execute_run.delay(run_id))
+
+
+def _check_content(content: Any) -> str:
+    if not isinstance(content, str) or not content.strip():
+        raise ApplicationError("The message is empty.", {"field": "content"})
+    if len(content) > settings.MESSAGE_MAX_CHARS:
+        raise ApplicationError(
+            f"The message is too long ({len(content)} characters; the limit is {settings.MESSAGE_MAX_CHARS}).",
+            {"field": "content", "limit": settings.MESSAGE_MAX_CHARS},
+        )
+    return content
+
+
+def _ensure_no_run_waiting(thread: Thread) -> None:
+    busy = (
+        Run.objects.filter(thread=thread, status__in=[RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED])
+        .values_list("status", flat=True)
+        .first()
+    )
+    if busy == RunStatus.INTERRUPTED:
+        raise Conflict("This conversation is waiting for a staff approval; try again once it is decided.")
+    if busy:
+        raise Conflict("A reply is still being written for this conversation; wait for it or cancel it.")
+
+
+def turn_submit(*, user, thread: Thread, content: str) -> tuple[Message, Run]:
+    """Save the user's message and a queued run in one transaction; the worker does the rest.
+
+    The message is committed before any model is called, so a model failure never loses
+    it. The partial unique index on runs makes concurrent posts to one thread answer
+    409 rather than start two runs.
+    """
+    content = _check_content(content)
+    _ensure_no_run_waiting(thread)
+    try:
+        with transaction.atomic():
+            message = message_append(thread=thread, role=MessageRole.USER, content=[text_block(content)])
+            run = Run.objects.create(
+                thread=thread,
+                user=user,
+                request_message=message,
+                agent=thread.agent,
+                model=settings.CHAT_MODEL if settings.ANTHROPIC_API_KEY else "offline",
+                expires_at=_run_expiry(thread),
+            )
+            _enqueue_run(str(run.id))
+    except IntegrityError as exc:
+        if "run_one_active_per_thread" in str(exc):
+            raise Conflict("A reply is still being written for this conversation; wait for it or cancel it.") from exc
+        raise
+    return message, run
+
+
+def _run_expiry(thread: Thread) -> datetime | None:
+    try:
+        from governance.retention import run_expires_at
+    except ImportError:
+        return None
+    return run_expires_at(thread=thread, now=timezone.now())
+
+
+def run_retry(*, run: Run) -> Run:
+    """A new run for the same user message, after a failure or a cancel."""
+    if run.status not in (RunStatus.FAILED, RunStatus.CANCELLED):
+        raise Conflict(f"Only a failed or cancelled run can be retried; this one is {run.status}.")
+    _ensure_no_run_waiting(run.thread)
+    try:
+        with transaction.atomic():
+            new = Run.objects.create(
+                thread=run.thread,
+                user=run.user,
+                request_message=run.request_message,
+                agent=run.agent,
+                model=settings.CHAT_MODEL if settings.ANTHROPIC_API_KEY else "offline",
+                retry_of=run,
+                expires_at=_run_expiry(run.thread),
+            )
+            _enqueue_run(str(new.id))
+    except IntegrityError as exc:
+        raise Conflict("A reply is still being written for this conversation.") from exc
+    return new
+
+
+def run_cancel(*, run: Run) -> Run:
+    """Stop a run: a worker still busy with it will find it cancelled and write nothing."""
+    updated = Run.objects.filter(
+        pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED]
+    ).update(status=RunStatus.CANCELLED, finished_at=timezone.now())
+    if not updated:
+        run.refresh_from_db()
+        raise Conflict(f"This run has already ended ({run.status}).")
+    run.refresh_from_db()
+    return run
+
+
+def run_claim(*, run_id: str) -> bool:
+    """Claim a queued run with one conditional UPDATE; False means someone else has it.
+
+    A redelivered task therefore does nothing twice: only one UPDATE finds it queued.
+    """
+    return bool(
+        Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+            status=RunStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
+        )
+    )
+
+
+def trace_record(
+    *,
+    run_id: str,
+    kind: str,
+    name: str,
+    payload: dict[str, Any],
+    tokens_in: int = 0,
+    tokens_out: int = 0,
+    duration_ms: int = 0,
+) -> None:
+    """One trace event, written at once so a failed run still shows every step it took."""
+    TraceEvent.objects.create(
+        run_id=run_id,
+        kind=kind,
+        name=name,
+        payload=payload,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        duration_ms=duration_ms,
+    )
+
+
+def _lock_active_run(run_id: str) -> Run:
+    run = Run.objects.select_for_update().filter(pk=run_id).first()
+    if run is None or run.status != RunStatus.RUNNING:
+        raise RunNoLongerActive(run_id)
+    if not Thread.objects.filter(pk=run.thread_id).exists():
+        raise RunNoLongerActive(run_id)
+    return run
+
+
+def run_complete(
+    *,
+    run_id: str,
+    new_messages: list[dict[str, Any]],
+    usage: dict[str, int],
+    model: str,
+    latency_ms: int,
+    context_info: dict[str, Any],
+    tokens_sent: int,
+    tokens_full_resend: int,
+) -> Run:
+    """Persist the turn's new messages and finish the run, in one atomic write.
+
+    The run row is locked and must still be ``running``: a run cancelled or erased
+    meanwhile writes nothing. Thread totals are bumped incrementally.
+    """
+    with transaction.atomic():
+        run = _lock_active_run(run_id)
+        thread = Thread.objects.get(pk=run.thread_id)
+        messages_append(
+            thread=thread,
+            items=[{"role": m["role"], "content": m["content"], "agent": run.agent, "run": run} for m in new_messages],
+        )
+        Run.objects.filter(pk=run.pk).update(
+            status=RunStatus.COMPLETED,
+            finished_at=timezone.now(),
+            model=model,
+            tokens_in=usage.get("input_tokens", 0),
+            tokens_out=usage.get("output_tokens", 0),
+            tokens_cached=usage.get("cache_read_tokens", 0),
+            tokens_cache_write=usage.get("cache_write_tokens", 0),
+            tokens_full_resend=tokens_full_resend,
+            latency_ms=latency_ms,
+            context_info=context_info,
+        )
+        Thread.objects.filter(pk=thread.pk).update(
+            tokens_sent=F("tokens_sent") + tokens_sent,
+            tokens_full_resend=F("tokens_full_resend") + tokens_full_resend,
+        )
+        _enqueue_summary(str(thread.pk), str(run.pk))
+    run.refresh_from_db()
+    return run
+
+
+def _enqueue_summary(thread_id: str, run_id: str) -> None:
+    if not settings.MEMORY_SUMMARY_ENABLED:
+        return
+    try:
+        from conversations.tasks import summarize_thread
+    except ImportError:
+        return
+    transaction.on_commit(lambda: summarize_thread.delay(thread_id, run_id))
+
+
+def run_fail(*, run_id: str, code: str, message: str, latency_ms: int | None = None) -> None:
+    """Mark a running run failed with a machine-readable code; the user's message stays."""
+    Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        status=RunStatus.FAILED,
+        error_code=code,
+        error_message=message[:2000],
+        finished_at=timezone.now(),
+        latency_ms=latency_ms,
+    )
+
+
+def run_interrupt(*, run_id: str, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
+    """The run waits for a staff decision (its state is in the checkpoint)."""
+    return bool(
+        Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+            status=RunStatus.INTERRUPTED, context_info={**context_info, "approval": payload}
+        )
+    )
+
+
+def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
     """Return runs stuck in ``running`` (their worker died) to ``queued``, or fail them.
 
     A run is stale when it has been running longer than ``RUN_STALE_AFTER``. It is put
     back in the queue until it has used ``RUN_MAX_ATTEMPTS`` attempts, then failed with
     ``worker_lost``. Each update is conditional on the row still being ``running`` and
     stale, so a reaper racing a worker that just finished changes nothing.
-    Returns the ids of the requeued runs so the caller can enqueue them.
     """
     now = now or timezone.now()
     cutoff = now - settings.RUN_STALE_AFTER
@@ -38,4 +266,7 @@ def run_reap_stale(*, now: datetime | None = None) -> dict[str, int]:
         Run.objects.filter(id__in=requeue_ids, status=RunStatus.RUNNING).update(
             status=RunStatus.QUEUED, started_at=None
         )
+        for run_id in requeue_ids:
+            _enqueue_run(str(run_id))
+    logger.info("reaper: %d requeued, %d failed", len(requeue_ids), failed)
     return {"failed": failed, "requeued": len(requeue_ids), "requeued_ids": [str(i) for i in requeue_ids]}

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from celery import shared_task
 
-from agents import services
+from agents import runner, services
+
+
+@shared_task(name="agents.execute_run", soft_time_limit=240, time_limit=300)
+def execute_run(run_id: str) -> None:
+    """Run one chat turn. Safe to deliver twice: the claim lets only one through."""
+    runner.run_execute(run_id=run_id)
+
+
+@shared_task(name="agents.resume_run", soft_time_limit=240, time_limit=300)
+def resume_run(run_id: str, decision: dict[str, Any]) -> None:
+    runner.run_resume(run_id=run_id, decision=decision)
 
 
 @shared_task(name="agents.reap_stale_runs", soft_time_limit=60, time_limit=90)

@@ -1,3 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from agents import api
+
+urlpatterns = [
+    path("threads/<uuid:thread_id>/messages", api.ThreadMessagesApi.as_view(), name="api-thread-messages"),
+    path("runs/<uuid:run_id>", api.RunDetailApi.as_view(), name="api-run-detail"),
+    path("runs/<uuid:run_id>/retry", api.RunRetryApi.as_view(), name="api-run-retry"),
+    path("runs/<uuid:run_id>/cancel", api.RunCancelApi.as_view(), name="api-run-cancel"),
+]

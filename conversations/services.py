@@ -60,3 +60,10 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
 
 def message_append(*, thread: Thread, role: str, content: list[dict[str, Any]], agent: str = "", run=None) -> Message:
     return messages_append(thread=thread, items=[{"role": role, "content": content, "agent": agent, "run": run}])[0]
+
+
+def thread_rename(*, thread: Thread, title: str) -> Thread:
+    thread.title = title.strip()
+    thread.full_clean()
+    thread.save(update_fields=["title"])
+    return thread

@@ -1,3 +1,8 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from conversations import api
+
+urlpatterns = [
+    path("threads", api.ThreadListCreateApi.as_view(), name="api-threads"),
+    path("threads/<uuid:thread_id>", api.ThreadDetailApi.as_view(), name="api-thread-detail"),
+]

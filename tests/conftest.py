@@ -15,6 +15,15 @@ from tests.fake_anthropic import FakeAnthropicServer
 from tests.worker import WorkerProcess
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _close_checkpointer_pool(django_db_setup):
+    """The checkpointer's pool must let go of the test database before it is dropped."""
+    yield
+    from agents.checkpointer import close_shared_saver
+
+    close_shared_saver()
+
+
 @pytest.fixture
 def alice(db):
     """The owner in most tests."""

@@ -202,3 +202,5 @@ LOGGING = {
         "anthropic": {"level": "WARNING"},
     },
 }
+# Above this amount (euros) request_approval waits for a staff decision.
+APPROVAL_THRESHOLD = env.float("APPROVAL_THRESHOLD", default=500.0)

@@ -1,0 +1,83 @@
+"""The turn API: post a message, follow its run, retry or cancel it.
+
+Each view validates input, calls one service or selector, and serializes the answer.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from agents import selectors, services
+from agents.serializers import MessageOutSerializer, RunOutSerializer, TurnInSerializer, TurnOutSerializer
+from conversations.models import Message
+from conversations.selectors import ThreadNotFound, thread_get_for_user
+from liamemory.api import NotFound
+
+
+class MessageCursor(CursorPagination):
+    ordering = "sequence"
+    page_size = 50
+    page_size_query_param = "limit"
+    max_page_size = 200
+
+
+def _thread(request, thread_id):
+    try:
+        return thread_get_for_user(user=request.user, thread_id=thread_id)
+    except ThreadNotFound as exc:
+        raise NotFound("Conversation not found.") from exc
+
+
+class ThreadMessagesApi(APIView):
+    def get_throttles(self):
+        if self.request.method == "POST":
+            self.throttle_scope = "turns"
+            return [ScopedRateThrottle()]
+        return []
+
+    @extend_schema(responses=MessageOutSerializer(many=True), summary="List a conversation's messages")
+    def get(self, request, thread_id):
+        thread = _thread(request, thread_id)
+        paginator = MessageCursor()
+        page = paginator.paginate_queryset(Message.objects.filter(thread=thread), request, view=self)
+        return paginator.get_paginated_response(MessageOutSerializer(page, many=True).data)
+
+    @extend_schema(request=TurnInSerializer, responses={202: TurnOutSerializer}, summary="Post a user message")
+    def post(self, request, thread_id):
+        thread = _thread(request, thread_id)
+        data = TurnInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        message, run = services.turn_submit(user=request.user, thread=thread, content=data.validated_data["content"])
+        body = TurnOutSerializer({"message": message, "run": run}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class RunDetailApi(APIView):
+    @extend_schema(responses=RunOutSerializer, summary="A run: status, reply when completed, error when failed")
+    def get(self, request, run_id):
+        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
+        reply = selectors.run_reply(run=run)
+        return Response(RunOutSerializer(run, context={"reply": reply}).data)
+
+
+class RunRetryApi(APIView):
+    throttle_scope = "turns"
+    throttle_classes = [ScopedRateThrottle]
+
+    @extend_schema(request=None, responses={202: RunOutSerializer}, summary="Retry a failed or cancelled run")
+    def post(self, request, run_id):
+        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
+        new = services.run_retry(run=run)
+        return Response(RunOutSerializer(new).data, status=status.HTTP_202_ACCEPTED)
+
+
+class RunCancelApi(APIView):
+    @extend_schema(request=None, responses=RunOutSerializer, summary="Cancel a queued, running or waiting run")
+    def post(self, request, run_id):
+        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
+        return Response(RunOutSerializer(services.run_cancel(run=run)).data)

@@ -1,0 +1,90 @@
+"""The agents this installation offers, in one registry.
+
+An agent is chosen when a thread is created; every run and assistant message records
+which one answered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memories.models import MemoryKind
+
+COMMON_IDENTITY = (
+    "You are an assistant of liamemory, a service with a long-term memory of each user. "
+    "Be accurate and concise. Answer in the language the user writes in. "
+    "Use the tools for anything that changes (today's date, stored memories, older parts of this "
+    "conversation); never guess them. Never claim to remember something that is not in your context "
+    "or in a tool result."
+)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    name: str
+    title: str
+    instructions: str
+    tools: tuple[str, ...]
+    memory_kinds: tuple[str, ...] = (MemoryKind.FACT,)
+    # Kinds put into every context whatever the message (e.g. relationship rules).
+    pinned_kinds: tuple[str, ...] = ()
+    # Critical constraints repeated as the last message (models attend best to the
+    # start and the end of a long context).
+    constraints: tuple[str, ...] = ()
+    max_steps: int = 6
+    max_tokens: int = 1024
+    extra: dict = field(default_factory=dict)
+
+
+MEMORY_TOOLS = ("remember_fact", "recall_facts", "forget_fact", "search_history")
+
+AGENTS: dict[str, AgentSpec] = {
+    spec.name: spec
+    for spec in (
+        AgentSpec(
+            name="assistant",
+            title="General assistant",
+            instructions=(
+                "You help the user with everyday questions. When the user states a durable fact about "
+                "themselves (preferences, identifiers, constraints), store it with remember_fact. When they "
+                "ask what you know or refer to something said long ago, use recall_facts or search_history."
+            ),
+            tools=(*MEMORY_TOOLS, "get_current_date"),
+            memory_kinds=(MemoryKind.FACT,),
+        ),
+        AgentSpec(
+            name="relationship",
+            title="Relationship agent",
+            instructions=(
+                "You manage the relationship with a client on behalf of a team. Keep durable relationship "
+                "rules (kind 'rule'), how to present yourself on each channel (kind 'platform') and emotional "
+                "KPIs (kind 'kpi') up to date with remember_fact. Follow stored rules strictly. Any payment "
+                "plan or discount above the approval threshold must go through request_approval first."
+            ),
+            tools=(*MEMORY_TOOLS, "get_current_date", "request_approval"),
+            memory_kinds=(MemoryKind.RULE, MemoryKind.PLATFORM, MemoryKind.KPI, MemoryKind.FACT),
+            pinned_kinds=(MemoryKind.RULE,),
+            constraints=(
+                "Never promise a payment plan or discount without an approved request_approval.",
+                "Follow the stored relationship rules.",
+            ),
+        ),
+    )
+}
+
+DEFAULT_AGENT = "assistant"
+
+
+class UnknownAgent(Exception):
+    pass
+
+
+def get_agent(name: str) -> AgentSpec:
+    try:
+        return AGENTS[name]
+    except KeyError as exc:
+        raise UnknownAgent(name) from exc
+
+
+def agent_choices() -> list[tuple[str, str]]:
+    return [(a.name, a.title) for a in AGENTS.values()]

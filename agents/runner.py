@@ -1,0 +1,83 @@
+"""Executes a claimed run through the graph, and resumes one after a staff decision."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from django.conf import settings
+from langgraph.types import Command
+
+from agents import services
+from agents.checkpointer import shared_saver
+from agents.graph import TurnRuntime, build_graph, initial_state
+from agents.llm import AnthropicModel, ChatModel, ModelError
+from agents.models import Run, RunErrorCode, RunStatus
+from agents.offline import OfflineModel
+from agents.registry import get_agent
+
+logger = logging.getLogger(__name__)
+
+
+def model_for_run(run: Run) -> ChatModel:
+    """The run records its model: "offline" for the offline model, else a Claude model name."""
+    if run.model == "offline" or not settings.ANTHROPIC_API_KEY:
+        return OfflineModel()
+    return AnthropicModel(run.model or settings.CHAT_MODEL)
+
+
+def _runtime(run_id: str) -> TurnRuntime:
+    run = Run.objects.select_related("thread", "user", "request_message").get(pk=run_id)
+    return TurnRuntime(run=run, thread=run.thread, user=run.user, agent=get_agent(run.agent), model=model_for_run(run))
+
+
+def _config(rt: TurnRuntime, checkpoint_id: str | None = None) -> dict[str, Any]:
+    configurable = {"thread_id": str(rt.thread.pk), "user_id": rt.user.pk, "run_id": str(rt.run.pk)}
+    if checkpoint_id:
+        configurable["checkpoint_id"] = checkpoint_id
+    return {"configurable": configurable, "recursion_limit": 4 * rt.agent.max_steps + 10}
+
+
+def _drive(run_id: str, graph_input: Any, checkpoint_id: str | None = None) -> None:
+    started = time.monotonic()
+    try:
+        rt = _runtime(run_id)
+        graph = build_graph(shared_saver())
+        config = _config(rt, checkpoint_id)
+        result = graph.invoke(graph_input, config, context=rt)
+        if result.get("__interrupt__"):
+            state = graph.get_state(_config(rt))
+            info = {**(result.get("info") or {}), "checkpoint_id": state.config["configurable"]["checkpoint_id"]}
+            services.run_interrupt(run_id=run_id, payload=result["__interrupt__"][0].value, context_info=info)
+    except services.RunNoLongerActive:
+        logger.info("run %s ended elsewhere (cancelled or erased); its results were dropped", run_id)
+    except ModelError as exc:
+        logger.warning("run %s failed: %s", run_id, exc.code)
+        services.run_fail(
+            run_id=run_id, code=exc.code, message=exc.message, latency_ms=int((time.monotonic() - started) * 1000)
+        )
+    except Run.DoesNotExist:
+        logger.info("run %s no longer exists", run_id)
+    except Exception:
+        logger.exception("run %s failed with an internal error", run_id)
+        services.run_fail(run_id=run_id, code=RunErrorCode.INTERNAL, message="An internal error stopped this reply.")
+
+
+def run_execute(*, run_id: str) -> None:
+    """Claim the run (one conditional UPDATE) and drive the graph; a second delivery does nothing."""
+    if not services.run_claim(run_id=run_id):
+        logger.info("run %s was not queued; nothing to do", run_id)
+        return
+    _drive(run_id, initial_state())
+
+
+def run_resume(*, run_id: str, decision: dict[str, Any]) -> None:
+    """Continue an interrupted run from its checkpoint with a staff decision."""
+    checkpoint_id = (
+        Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).values_list("context_info", flat=True).first() or {}
+    ).get("checkpoint_id")
+    if checkpoint_id is None:
+        logger.info("run %s is not resumable", run_id)
+        return
+    _drive(run_id, Command(resume=decision), checkpoint_id)

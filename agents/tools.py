@@ -1,0 +1,276 @@
+"""Tools the model may call: definitions written for the model, and their execution.
+
+The user, thread and run always come from the run's config (``ToolContext``), never
+from the model's arguments: a model asked to read another user's memory has no way to
+name that user. Every result is structured; a refusal is
+``{"ok": false, "error": "...", "how_to_fix": "..."}`` so the model can act on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from memories.models import MemoryKind
+
+MAX_QUERY_CHARS = 500
+
+
+@dataclass
+class ToolContext:
+    user: Any
+    thread: Any
+    run: Any
+    agent: Any
+    # Messages from this sequence on are already in the context window.
+    window_first_sequence: int
+    memory_allowed: bool
+
+
+DEFINITIONS: dict[str, dict[str, Any]] = {
+    "remember_fact": {
+        "name": "remember_fact",
+        "description": (
+            "Store one short, durable fact about the user for future conversations (at most 180 characters, "
+            "one fact per call, written as a plain statement, e.g. 'prefers replies in Italian'). A fact that "
+            "nearly repeats a stored one updates it; one that contradicts a stored one replaces it. Some kinds "
+            "are held for staff review before you can see them."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "content": {"type": "string", "description": "The fact, at most 180 characters."},
+                "importance": {"type": "integer", "minimum": 1, "maximum": 5, "description": "1 trivial … 5 vital"},
+                "kind": {"type": "string", "enum": list(MemoryKind.values), "description": "Defaults to 'fact'."},
+            },
+            "required": ["content"],
+        },
+    },
+    "recall_facts": {
+        "name": "recall_facts",
+        "description": (
+            "Search the user's long-term memory. Returns stored facts ranked by relevance to the query, each "
+            "with its id. An empty query lists the most important facts."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": "What to look for."}},
+            "required": ["query"],
+        },
+    },
+    "forget_fact": {
+        "name": "forget_fact",
+        "description": "Delete one stored fact of the user by its id (get ids from recall_facts).",
+        "input_schema": {
+            "type": "object",
+            "properties": {"memory_id": {"type": "integer", "description": "The id from recall_facts."}},
+            "required": ["memory_id"],
+        },
+    },
+    "search_history": {
+        "name": "search_history",
+        "description": (
+            "Search older messages of this conversation that are no longer in your context. Returns verbatim "
+            "excerpts with their message id, sequence number and time."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": "Words or a question to look for."}},
+            "required": ["query"],
+        },
+    },
+    "get_current_date": {
+        "name": "get_current_date",
+        "description": "Today's date and the current time (UTC). Use it instead of guessing the date.",
+        "input_schema": {"type": "object", "properties": {}},
+    },
+    "request_approval": {
+        "name": "request_approval",
+        "description": (
+            "Ask a human supervisor to approve an action (a payment plan, a discount, a refund) before you "
+            "promise it. Above the approval threshold the conversation waits for a staff decision; the result "
+            "says whether it was approved."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "reason": {"type": "string", "description": "What you want to do and why."},
+                "amount": {"type": "number", "minimum": 0, "description": "The amount involved, in euros."},
+            },
+            "required": ["reason", "amount"],
+        },
+    },
+}
+
+
+class ApprovalRequired(Exception):
+    """Raised by a tool that must wait for a staff decision; the graph interrupts on it."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        super().__init__("approval required")
+        self.payload = payload
+
+
+def definitions(names: tuple[str, ...] | list[str]) -> list[dict[str, Any]]:
+    return [DEFINITIONS[n] for n in names if n in DEFINITIONS]
+
+
+def refusal(error: str, how_to_fix: str) -> dict[str, Any]:
+    return {"ok": False, "error": error, "how_to_fix": how_to_fix}
+
+
+def _check_args(name: str, args: Any) -> dict[str, Any] | None:
+    """Validate arguments against the tool's schema; a refusal dict when they are wrong."""
+    schema = DEFINITIONS[name]["input_schema"]
+    if not isinstance(args, dict):
+        return refusal("Arguments must be a JSON object.", f"Call {name} with an object matching its schema.")
+    missing = [k for k in schema.get("required", []) if k not in args]
+    if missing:
+        return refusal(f"Missing argument(s): {', '.join(missing)}.", f"Call {name} again with {missing[0]}.")
+    unknown = sorted(set(args) - set(schema["properties"]))
+    if unknown:
+        return refusal(f"Unknown argument(s): {', '.join(unknown)}.", "Use only the arguments the tool defines.")
+    types = {"string": str, "integer": int, "number": (int, float)}
+    for key, value in args.items():
+        expected = types.get(schema["properties"][key].get("type", ""))
+        if expected and (not isinstance(value, expected) or isinstance(value, bool)):
+            return refusal(f"'{key}' must be a {schema['properties'][key]['type']}.", f"Pass '{key}' with that type.")
+        if isinstance(value, str) and len(value) > 4 * MAX_QUERY_CHARS:
+            return refusal(f"'{key}' is too long.", "Send a shorter value.")
+    return None
+
+
+def _memory_off() -> dict[str, Any]:
+    return refusal(
+        "Long-term memory is off for this conversation (the user turned it off, or the thread is incognito).",
+        "Do not store or look up long-term facts here; answer from the conversation itself.",
+    )
+
+
+def _remember_fact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from memories.services import MemoryWriteRefused, memory_remember
+
+    if not ctx.memory_allowed:
+        return _memory_off()
+    kind = args.get("kind", MemoryKind.FACT)
+    try:
+        outcome = memory_remember(
+            user=ctx.user,
+            content=args["content"],
+            kind=kind,
+            importance=args.get("importance", 3),
+            writer_type="agent",
+            writer_name=ctx.agent.name,
+            allowed_kinds=list(ctx.agent.memory_kinds),
+            source_thread=ctx.thread,
+            source_message=ctx.run.request_message,
+            source_run=ctx.run,
+        )
+    except MemoryWriteRefused as refused:
+        return refusal(refused.error, refused.how_to_fix)
+    memory = outcome.memory
+    result = {
+        "ok": True,
+        "action": outcome.action,
+        "memory_id": memory.id,
+        "kind": memory.kind,
+        "content": memory.content,
+        "status": memory.status,
+    }
+    if outcome.action == "pending":
+        result["note"] = "Stored for staff review: you will not see it until it is approved. Tell the user."
+    return result
+
+
+def _recall_facts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from memories import retrieval
+    from memories.models import Memory
+
+    if not ctx.memory_allowed:
+        return _memory_off()
+    query = args["query"].strip()[:MAX_QUERY_CHARS]
+    if query:
+        found = [(h.memory, h.score) for h in retrieval.search_memories(user=ctx.user, query=query, limit=10)]
+    else:
+        found = [(m, 1.0) for m in Memory.objects.for_user(ctx.user).active().order_by("-importance", "-id")[:10]]
+    return {
+        "ok": True,
+        "memories": [
+            {"id": m.id, "kind": m.kind, "content": m.content, "rank": rank}
+            for rank, (m, _score) in enumerate(found, start=1)
+        ],
+    }
+
+
+def _forget_fact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from memories.services import memory_forget
+
+    if not ctx.memory_allowed:
+        return _memory_off()
+    if not memory_forget(user=ctx.user, memory_id=args["memory_id"]):
+        return refusal(
+            f"No stored fact with id {args['memory_id']}.", "Call recall_facts to find the id of the fact to forget."
+        )
+    return {"ok": True, "forgotten": args["memory_id"]}
+
+
+def _search_history(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from memories import retrieval
+
+    query = args["query"].strip()[:MAX_QUERY_CHARS]
+    if not query:
+        return refusal("The query is empty.", "Pass the words you are looking for.")
+    hits = retrieval.search_history(thread=ctx.thread, query=query, before_sequence=ctx.window_first_sequence)
+    return {
+        "ok": True,
+        "excerpts": [
+            {
+                "message_id": h.message_id,
+                "sequence": h.sequence,
+                "role": h.role,
+                "time": h.created_at.isoformat(),
+                "text": h.excerpt,
+            }
+            for h in hits
+        ],
+    }
+
+
+def _get_current_date(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    now = timezone.now()
+    return {
+        "ok": True,
+        "date": now.date().isoformat(),
+        "time_utc": now.strftime("%H:%M"),
+        "weekday": now.strftime("%A"),
+    }
+
+
+def _request_approval(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    amount = float(args["amount"])
+    if amount <= settings.APPROVAL_THRESHOLD:
+        return {"ok": True, "approved": True, "by": "policy", "note": "Below the approval threshold."}
+    raise ApprovalRequired({"tool": "request_approval", "reason": args["reason"][:1000], "amount": amount})
+
+
+EXECUTORS = {
+    "remember_fact": _remember_fact,
+    "recall_facts": _recall_facts,
+    "forget_fact": _forget_fact,
+    "search_history": _search_history,
+    "get_current_date": _get_current_date,
+    "request_approval": _request_approval,
+}
+
+
+def execute(name: str, args: Any, ctx: ToolContext) -> dict[str, Any]:
+    """Run one tool call; unknown tools and bad arguments give a refusal, not an exception."""
+    if name not in EXECUTORS or name not in ctx.agent.tools:
+        return refusal(f"There is no tool named '{name}'.", f"Use one of: {', '.join(ctx.agent.tools)}.")
+    problem = _check_args(name, args)
+    if problem:
+        return problem
+    return EXECUTORS[name](ctx, args)

@@ -1,0 +1,56 @@
+"""Owner endpoints for threads."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from conversations import selectors, services
+from conversations.serializers import ThreadCreateInSerializer, ThreadOutSerializer, ThreadUpdateInSerializer
+from liamemory.api import NotFound
+
+
+class ThreadCursor(CursorPagination):
+    ordering = "-last_activity_at"
+    page_size = 50
+    page_size_query_param = "limit"
+    max_page_size = 200
+
+
+def thread_for_request(request, thread_id):
+    try:
+        return selectors.thread_get_for_user(user=request.user, thread_id=thread_id)
+    except selectors.ThreadNotFound as exc:
+        raise NotFound("Conversation not found.") from exc
+
+
+class ThreadListCreateApi(APIView):
+    @extend_schema(responses=ThreadOutSerializer(many=True), summary="My conversations, newest first")
+    def get(self, request):
+        paginator = ThreadCursor()
+        page = paginator.paginate_queryset(selectors.thread_list_for_user(user=request.user), request, view=self)
+        return paginator.get_paginated_response(ThreadOutSerializer(page, many=True).data)
+
+    @extend_schema(request=ThreadCreateInSerializer, responses={201: ThreadOutSerializer}, summary="Start one")
+    def post(self, request):
+        data = ThreadCreateInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        thread = services.thread_create(owner=request.user, **data.validated_data)
+        return Response(ThreadOutSerializer(thread).data, status=status.HTTP_201_CREATED)
+
+
+class ThreadDetailApi(APIView):
+    @extend_schema(responses=ThreadOutSerializer, summary="One conversation")
+    def get(self, request, thread_id):
+        return Response(ThreadOutSerializer(thread_for_request(request, thread_id)).data)
+
+    @extend_schema(request=ThreadUpdateInSerializer, responses=ThreadOutSerializer, summary="Rename")
+    def patch(self, request, thread_id):
+        thread = thread_for_request(request, thread_id)
+        data = ThreadUpdateInSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        thread = services.thread_rename(thread=thread, title=data.validated_data["title"])
+        return Response(ThreadOutSerializer(thread).data)

@@ -1,0 +1,160 @@
+"""The turn API end to end: post → 202 → a real worker completes the run → reply + traces."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from agents.models import Run, TraceEvent
+from agents.tasks import execute_run, reap_stale_runs
+from conversations.models import Message
+from conversations.services import thread_create
+from tests.utils import wait_for
+
+
+def api(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def _finished(client, run_url):
+    body = client.get(run_url).json()
+    return body if body["status"] not in ("queued", "running") else None
+
+
+@pytest.mark.worker
+def test_post_message_gets_offline_reply_from_worker(worker, alice):
+    client = api(alice)
+    thread = client.post("/api/threads", {"agent": "assistant"}, format="json").json()
+    response = client.post(f"/api/threads/{thread['id']}/messages", {"content": "hello, who are you?"}, format="json")
+    assert response.status_code == 202
+    body = response.json()
+    assert body["message"]["text"] == "hello, who are you?" and body["message"]["sequence"] == 1
+    assert body["run"]["status"] == "queued"
+
+    done = wait_for(lambda: _finished(client, body["run"]["url"]), what="the run to finish")
+    assert done["status"] == "completed", done
+    assert done["reply"]["text"].startswith("(offline model)")
+    assert done["reply"]["agent"] == "assistant" and done["model"] == "offline"
+    kinds = set(TraceEvent.objects.filter(run_id=done["id"]).values_list("kind", flat=True))
+    assert {"retrieval", "context", "model_call"} <= kinds
+    history = client.get(f"/api/threads/{thread['id']}/messages").json()["results"]
+    assert [m["role"] for m in history] == ["user", "assistant"]
+
+
+@pytest.mark.worker
+def test_two_deliveries_of_one_run_write_one_reply(worker, alice):
+    thread = thread_create(owner=alice)
+    response = api(alice).post(f"/api/threads/{thread.id}/messages", {"content": "hi"}, format="json")
+    run_id = response.json()["run"]["id"]
+    execute_run.delay(run_id)  # a redelivery on top of the on-commit enqueue
+    wait_for(lambda: Run.objects.get(pk=run_id).status == "completed", what="the run")
+    execute_run.delay(run_id)
+    wait_for(lambda: worker.log().count(f"run {run_id} was not queued") >= 2, what="both extra deliveries")
+    assert Message.objects.filter(thread=thread, role="assistant").count() == 1
+
+
+@pytest.mark.worker
+def test_run_left_running_by_a_dead_worker_is_reaped_and_completed(worker, alice, settings):
+    thread = thread_create(owner=alice)
+    from agents.services import turn_submit
+
+    # Simulate a worker that claimed the run and died: the row says running, long ago.
+    _msg, run = turn_submit(user=alice, thread=thread, content="are you there?")
+    Run.objects.filter(pk=run.pk).update(
+        status="running", attempts=1, started_at=timezone.now() - settings.RUN_STALE_AFTER - timedelta(seconds=5)
+    )
+    reap_stale_runs.delay()
+    wait_for(lambda: Run.objects.get(pk=run.pk).status == "completed", what="the reaped run to complete")
+    run.refresh_from_db()
+    assert run.attempts == 2
+    assert Message.objects.filter(thread=thread, role="assistant").count() == 1
+
+
+@pytest.mark.django_db
+class TestBadInput:
+    def _thread(self, user):
+        return thread_create(owner=user)
+
+    def _nothing_stored(self, thread):
+        assert not Message.objects.filter(thread=thread).exists()
+        assert not Run.objects.filter(thread=thread).exists()
+
+    def test_empty_message(self, alice):
+        thread = self._thread(alice)
+        r = api(alice).post(f"/api/threads/{thread.id}/messages", {"content": "   "}, format="json")
+        assert r.status_code == 400 and r.json()["message"] == "The message is empty."
+        self._nothing_stored(thread)
+
+    def test_missing_field(self, alice):
+        thread = self._thread(alice)
+        r = api(alice).post(f"/api/threads/{thread.id}/messages", {}, format="json")
+        assert r.status_code == 400 and "content" in r.json()["message"]
+        self._nothing_stored(thread)
+
+    def test_too_long(self, alice, settings):
+        thread = self._thread(alice)
+        r = api(alice).post(
+            f"/api/threads/{thread.id}/messages", {"content": "x" * (settings.MESSAGE_MAX_CHARS + 1)}, format="json"
+        )
+        assert r.status_code == 400 and "too long" in r.json()["message"]
+        self._nothing_stored(thread)
+
+    def test_invalid_json(self, alice):
+        thread = self._thread(alice)
+        r = api(alice).post(f"/api/threads/{thread.id}/messages", "{not json", content_type="application/json")
+        assert r.status_code == 400 and "JSON" in r.json()["message"]
+        self._nothing_stored(thread)
+
+    def test_other_users_thread_is_404_like_missing(self, alice, bob):
+        thread = self._thread(alice)
+        mine = api(bob).post(f"/api/threads/{thread.id}/messages", {"content": "hi"}, format="json")
+        missing = api(bob).post(
+            "/api/threads/00000000-0000-4000-8000-000000000000/messages", {"content": "hi"}, format="json"
+        )
+        assert mine.status_code == missing.status_code == 404
+        assert mine.json() == missing.json()
+        assert api(bob).get(f"/api/threads/{thread.id}/messages").status_code == 404
+        self._nothing_stored(thread)
+
+    def test_post_while_run_in_flight_is_409(self, alice):
+        thread = self._thread(alice)
+        first = api(alice).post(f"/api/threads/{thread.id}/messages", {"content": "one"}, format="json")
+        assert first.status_code == 202
+        second = api(alice).post(f"/api/threads/{thread.id}/messages", {"content": "two"}, format="json")
+        assert second.status_code == 409 and "still being written" in second.json()["message"]
+        assert Message.objects.filter(thread=thread).count() == 1
+
+    def test_retry_of_completed_run_is_409(self, alice):
+        from tests.agents.helpers import run_turn
+
+        thread = self._thread(alice)
+        run = run_turn(alice, thread, "hello")
+        assert run.status == "completed"
+        r = api(alice).post(f"/api/runs/{run.id}/retry")
+        assert r.status_code == 409 and "failed or cancelled" in r.json()["message"]
+        assert Run.objects.filter(thread=thread).count() == 1
+
+    def test_other_users_run_is_404(self, alice, bob):
+        from tests.agents.helpers import run_turn
+
+        run = run_turn(alice, self._thread(alice), "hello")
+        for path in (f"/api/runs/{run.id}", f"/api/runs/{run.id}/retry", f"/api/runs/{run.id}/cancel"):
+            method = api(bob).get if path.endswith(str(run.id)) else api(bob).post
+            assert method(path).status_code == 404
+        run.refresh_from_db()
+        assert run.status == "completed"
+
+    def test_cancel_queued_run_then_worker_does_nothing(self, alice):
+        from agents.runner import run_execute
+
+        thread = self._thread(alice)
+        body = api(alice).post(f"/api/threads/{thread.id}/messages", {"content": "hello"}, format="json").json()
+        r = api(alice).post(f"/api/runs/{body['run']['id']}/cancel")
+        assert r.status_code == 200 and r.json()["status"] == "cancelled"
+        run_execute(run_id=body["run"]["id"])
+        assert not Message.objects.filter(thread=thread, role="assistant").exists()
+        assert json.loads(json.dumps(r.json()))["error"] is None
