@@ -22,3 +22,27 @@ def run_reply(*, run: Run) -> Message | None:
     if run.status != RunStatus.COMPLETED:
         return None
     return Message.objects.filter(run=run, role=MessageRole.ASSISTANT).order_by("-sequence").first()
+
+
+def thread_checkpoints(*, thread, limit: int = 100) -> list[dict]:
+    """The thread's LangGraph checkpoints, newest first: id, step, run, what was next."""
+    from agents.checkpointer import shared_saver
+
+    out = []
+    for tup in shared_saver().list({"configurable": {"thread_id": str(thread.pk)}}, limit=limit):
+        values = tup.checkpoint.get("channel_values", {})
+        out.append(
+            {
+                "checkpoint_id": tup.config["configurable"]["checkpoint_id"],
+                "step": tup.metadata.get("step"),
+                "source": tup.metadata.get("source"),
+                "run_id": tup.metadata.get("run_id"),
+                "created_at": tup.checkpoint.get("ts"),
+                "new_messages": len(values.get("new") or []),
+                "next": list(tup.next) if hasattr(tup, "next") else [],
+                "pending_interrupt": bool(
+                    tup.pending_writes and any(w[1] == "__interrupt__" for w in tup.pending_writes)
+                ),
+            }
+        )
+    return out

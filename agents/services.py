@@ -199,7 +199,8 @@ def run_complete(
             tokens_cache_write=usage.get("cache_write_tokens", 0),
             tokens_full_resend=tokens_full_resend,
             latency_ms=latency_ms,
-            context_info=context_info,
+            # Keep what earlier steps recorded (approval request, staff decision).
+            context_info={**(run.context_info or {}), **context_info},
         )
         Thread.objects.filter(pk=thread.pk).update(
             tokens_sent=F("tokens_sent") + tokens_sent,
@@ -270,3 +271,66 @@ def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
             _enqueue_run(str(run_id))
     logger.info("reaper: %d requeued, %d failed", len(requeue_ids), failed)
     return {"failed": failed, "requeued": len(requeue_ids), "requeued_ids": [str(i) for i in requeue_ids]}
+
+
+def run_approval_decide(*, run: Run, approved: bool, actor, note: str = "") -> Run:
+    """Staff decide an interrupted run; it resumes from its checkpoint with the decision.
+
+    The conditional UPDATE (interrupted → running) lets exactly one decision through.
+    """
+    with transaction.atomic():
+        info = dict(run.context_info or {})
+        info["decision"] = {
+            "approved": approved,
+            "by": getattr(actor, "pk", None),
+            "note": note[:1000],
+            "at": timezone.now().isoformat(),
+        }
+        updated = Run.objects.filter(pk=run.pk, status=RunStatus.INTERRUPTED).update(
+            status=RunStatus.RUNNING, started_at=timezone.now(), context_info=info
+        )
+        if not updated:
+            raise Conflict("This run is not waiting for an approval.")
+        decision = {"approved": approved, "by": "staff", "note": note[:1000]}
+
+        def _enqueue() -> None:
+            from agents.tasks import resume_run
+
+            resume_run.delay(str(run.pk), decision)
+
+        transaction.on_commit(_enqueue)
+    run.refresh_from_db()
+    return run
+
+
+def thread_fork(*, thread: Thread, checkpoint_id: str) -> Thread:
+    """Time travel: a new thread holding the history as it stood at one checkpoint.
+
+    The checkpoint names its run; the fork copies every message before that run's
+    reply plus the turn's own messages that the checkpoint had produced so far.
+    """
+    from agents.checkpointer import shared_saver
+
+    saver = shared_saver()
+    tup = saver.get_tuple(
+        {"configurable": {"thread_id": str(thread.pk), "checkpoint_ns": "", "checkpoint_id": checkpoint_id}}
+    )
+    if tup is None:
+        raise ApplicationError("No such checkpoint in this thread.", {"checkpoint_id": checkpoint_id})
+    run = Run.objects.filter(pk=tup.metadata.get("run_id"), thread=thread).select_related("request_message").first()
+    if run is None or run.request_message is None:
+        raise ApplicationError("This checkpoint belongs to no run of this thread.", {"checkpoint_id": checkpoint_id})
+    pending = tup.checkpoint.get("channel_values", {}).get("new") or []
+    with transaction.atomic():
+        fork = Thread.objects.create(
+            owner=thread.owner,
+            agent=thread.agent,
+            incognito=thread.incognito,
+            title=f"{thread.title or 'Conversation'} (fork)"[:200],
+            expires_at=thread.expires_at,
+        )
+        history = Message.objects.filter(thread=thread, sequence__lte=run.request_message.sequence).order_by("sequence")
+        items = [{"role": m.role, "content": m.content, "agent": m.agent} for m in history]
+        items += [{"role": m["role"], "content": m["content"], "agent": run.agent} for m in pending]
+        messages_append(thread=fork, items=items)
+    return fork

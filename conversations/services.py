@@ -17,6 +17,11 @@ from conversations.tokens import estimate_message
 def thread_create(
     *, owner: AbstractBaseUser, agent: str = "assistant", title: str = "", incognito: bool = False
 ) -> Thread:
+    from agents.registry import AGENTS
+    from liamemory.api import ApplicationError
+
+    if agent not in AGENTS:
+        raise ApplicationError(f"Unknown agent '{agent}'.", {"agents": sorted(AGENTS)})
     thread = Thread(owner=owner, agent=agent, title=title, incognito=incognito)
     thread.full_clean()
     thread.save()

@@ -65,3 +65,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         message = detail.get("detail", detail) if isinstance(detail, dict) else detail
         response.data = {"message": str(message), "extra": {}}
     return response
+
+
+def json_not_found(request, exception=None):
+    """404 for URLs no route matches (e.g. a non-UUID id): JSON under /api/, HTML elsewhere."""
+    from django.http import JsonResponse
+    from django.views.defaults import page_not_found
+
+    if request.path.startswith("/api/"):
+        return JsonResponse({"message": "Not found.", "extra": {"path": request.path}}, status=404)
+    return page_not_found(request, exception)

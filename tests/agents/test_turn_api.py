@@ -158,3 +158,16 @@ class TestBadInput:
         run_execute(run_id=body["run"]["id"])
         assert not Message.objects.filter(thread=thread, role="assistant").exists()
         assert json.loads(json.dumps(r.json()))["error"] is None
+
+
+@pytest.mark.django_db
+def test_non_uuid_ids_answer_json_404(alice):
+    for path in ("/api/threads/123/messages", "/api/runs/not-a-uuid", "/api/threads/zzz"):
+        r = api(alice).get(path)
+        assert r.status_code == 404 and r.json()["message"] == "Not found."
+
+
+@pytest.mark.django_db
+def test_unknown_agent_is_refused(alice):
+    r = api(alice).post("/api/threads", {"agent": "wizard"}, format="json")
+    assert r.status_code == 400 and "agent" in r.json()["message"]

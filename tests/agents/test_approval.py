@@ -1,0 +1,90 @@
+"""Human approval of actions: interrupt → staff decision → resume from the checkpoint."""
+
+import json
+
+import pytest
+
+from agents.models import Run
+from agents.runner import run_resume
+from agents.selectors import thread_checkpoints
+from agents.services import run_approval_decide, thread_fork, turn_submit
+from conversations.models import Message
+from conversations.services import thread_create
+from liamemory.api import Conflict
+from tests.agents.helpers import reply_text, run_turn
+from tests.fake_anthropic import text_reply, tool_use_reply
+
+
+def _interrupted_run(alice, fake_anthropic):
+    thread = thread_create(owner=alice, agent="relationship")
+    fake_anthropic.script(tool_use_reply("request_approval", {"reason": "12-month plan", "amount": 1200}))
+    run = run_turn(alice, thread, "Can I pay 1200 euros over a year?")
+    return thread, run
+
+
+@pytest.mark.django_db
+def test_interrupt_approve_resume_completes_from_checkpoint(alice, staff, fake_anthropic):
+    thread, run = _interrupted_run(alice, fake_anthropic)
+    assert run.status == "interrupted"
+    assert run.context_info["approval"]["amount"] == 1200
+    assert not Message.objects.filter(thread=thread, role="assistant").exists()
+    # A new message cannot slip in while the thread waits.
+    with pytest.raises(Conflict, match="waiting for a staff approval"):
+        turn_submit(user=alice, thread=thread, content="hello?")
+
+    fake_anthropic.script(text_reply("Approved: your 12-month plan is set."))
+    run = run_approval_decide(run=run, approved=True, actor=staff, note="ok")
+    run_resume(run_id=str(run.id), decision={"approved": True, "by": "staff", "note": "ok"})
+    run.refresh_from_db()
+    assert run.status == "completed"
+    assert reply_text(run) == "Approved: your 12-month plan is set."
+    resumed_request = fake_anthropic.message_requests()[-1]
+    result = json.loads(resumed_request["messages"][-1]["content"][0]["content"])
+    assert result["approved"] is True
+    # The model was not called again for the first step: the run resumed, it did not restart.
+    assert len(fake_anthropic.message_requests()) == 2
+
+
+@pytest.mark.django_db
+def test_reject_ends_the_run_with_its_reason(alice, staff, fake_anthropic):
+    _thread, run = _interrupted_run(alice, fake_anthropic)
+    fake_anthropic.script(text_reply("I'm sorry, that plan was not approved."))
+    run = run_approval_decide(run=run, approved=False, actor=staff, note="amount too high")
+    run_resume(run_id=str(run.id), decision={"approved": False, "by": "staff", "note": "amount too high"})
+    run.refresh_from_db()
+    assert run.status == "completed" and run.context_info["decision"]["note"] == "amount too high"
+    result = json.loads(fake_anthropic.message_requests()[-1]["messages"][-1]["content"][0]["content"])
+    assert result == {"ok": True, "approved": False, "by": "staff", "note": "amount too high"}
+
+
+@pytest.mark.django_db
+def test_only_one_decision_goes_through(alice, staff, fake_anthropic):
+    _thread, run = _interrupted_run(alice, fake_anthropic)
+    run_approval_decide(run=run, approved=True, actor=staff)
+    with pytest.raises(Conflict):
+        run_approval_decide(run=Run.objects.get(pk=run.pk), approved=False, actor=staff)
+
+
+@pytest.mark.django_db
+def test_small_amounts_need_no_approval(alice, fake_anthropic):
+    thread = thread_create(owner=alice, agent="relationship")
+    fake_anthropic.script(tool_use_reply("request_approval", {"reason": "small", "amount": 50}), text_reply("Done."))
+    run = run_turn(alice, thread, "50 euros discount?")
+    assert run.status == "completed"
+
+
+@pytest.mark.django_db
+def test_time_travel_lists_checkpoints_and_forks(alice, fake_anthropic):
+    thread = thread_create(owner=alice)
+    fake_anthropic.script(text_reply("first answer"), text_reply("second answer"))
+    first = run_turn(alice, thread, "first question")
+    run_turn(alice, thread, "second question")
+    checkpoints = thread_checkpoints(thread=thread)
+    assert {c["run_id"] for c in checkpoints} == {str(r.id) for r in Run.objects.filter(thread=thread)}
+    final_of_first = next(c for c in checkpoints if c["run_id"] == str(first.id) and c["new_messages"] == 1)
+    fork = thread_fork(thread=thread, checkpoint_id=final_of_first["checkpoint_id"])
+    assert [m.text for m in Message.objects.filter(thread=fork).order_by("sequence")] == [
+        "first question",
+        "first answer",
+    ]
+    assert fork.owner == alice and fork.id != thread.id
