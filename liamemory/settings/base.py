@@ -152,6 +152,8 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(BROKER_DIR),
         "data_folder_out": str(BROKER_DIR),
         "store_processed": False,
+        # Celery's control exchanges; kombu's default is a "control" folder in the CWD.
+        "control_folder": str(BROKER_DIR / "control"),
     }
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
