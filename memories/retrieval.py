@@ -107,17 +107,20 @@ def _tsquery_text(terms: list[str]) -> str:
 # --- fusion -----------------------------------------------------------------------
 
 
-def _ranks(keys: list, values: dict, *, positive_only: bool = True) -> dict:
-    """Rank (1 = best) of each key by value, ties broken by the key order given."""
-    ordered = sorted((k for k in keys if not positive_only or values[k] > 0), key=lambda k: -values[k])
-    return {k: i + 1 for i, k in enumerate(ordered)}
+def _ranks(keys: list, values: dict) -> dict:
+    """Rank (1 = best) of each key with a positive value; equal values share a rank."""
+    ordered = sorted((k for k in keys if values[k] > 0), key=lambda k: -values[k])
+    ranks: dict = {}
+    for position, key in enumerate(ordered, start=1):
+        previous = ordered[position - 2] if position > 1 else None
+        same = previous is not None and values[previous] == values[key]
+        ranks[key] = ranks[previous] if same else position
+    return ranks
 
 
 def _fuse(keys: list, signals: dict[str, dict], weights: dict[str, float]) -> tuple[dict, dict]:
     ranks = {name: _ranks(keys, values) for name, values in signals.items()}
-    fused = {
-        k: sum(weights[name] / (RRF_K + r[k]) for name, r in ranks.items() if k in r) for k in keys
-    }
+    fused = {k: sum(weights[name] / (RRF_K + r[k]) for name, r in ranks.items() if k in r) for k in keys}
     return fused, ranks
 
 
