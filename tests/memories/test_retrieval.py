@@ -1,0 +1,189 @@
+"""Retrieval as the agent and the user see it: the right turn, the right user, no errors."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from conversations.services import messages_append, thread_create
+from memories.models import Memory, MemoryStatus
+from memories.retrieval import search_history, search_memories, search_threads
+from tests.factories import MessageFactory
+
+pytestmark = pytest.mark.django_db
+
+CHITCHAT = [
+    ("user", "Ugh, the meeting took forever today and then the deadline moved again."),
+    ("assistant", "That sounds frustrating. Try to set a small goal for tomorrow and keep the deadline separate."),
+    ("user", "Can you give me three quick tips about cooking pasta? Nothing too long."),
+    ("assistant", "Salt the water well, stir in the first minute, and taste two minutes before the box says."),
+    ("user", "The weather was grey all day, I stayed inside with a podcast."),
+    ("assistant", "Grey days are good for podcasts. Any favourite show lately?"),
+]
+
+
+def _say(thread, turns) -> None:
+    messages_append(thread=thread, items=[{"role": r, "content": [{"type": "text", "text": t}]} for r, t in turns])
+
+
+def _long_thread(owner, *, answer: str, distractors: list[str], filler_rounds: int = 30):
+    """A thread with the answer early, distractors and many turns of chit-chat after it."""
+    thread = thread_create(owner=owner)
+    _say(thread, CHITCHAT)
+    _say(thread, [("user", answer), ("assistant", "Noted, thanks for telling me.")])
+    answer_seq = thread.next_sequence - 2
+    for i in range(filler_rounds):
+        _say(thread, CHITCHAT)
+        if i < len(distractors):
+            _say(thread, [("user", distractors[i]), ("assistant", "I see.")])
+    return thread, answer_seq
+
+
+def test_history_finds_an_old_turn_by_paraphrase_above_distractors(alice):
+    thread, answer_seq = _long_thread(
+        alice,
+        answer="By the way, the parcel with the new lamp shipped to my sister's address in Turin.",
+        distractors=[
+            "My sister called, she is fine.",
+            "The lamp in the kitchen flickers again.",
+            "I read an article about container ships on the news.",
+        ],
+    )
+    assert thread.next_sequence > 150  # far beyond any context window
+
+    hits = search_history(thread=thread, query="What did I say about shipping the lamp to my sister?")
+
+    assert hits, "nothing found"
+    assert hits[0].sequence == answer_seq
+    assert "Turin" in hits[0].excerpt
+    assert hits[0].thread_id == thread.pk and hits[0].role == "user"
+
+
+def test_history_respects_before_sequence(alice):
+    thread, answer_seq = _long_thread(alice, answer="My order number is A-7781.", distractors=[], filler_rounds=3)
+
+    assert [h.sequence for h in search_history(thread=thread, query="order number")][:1] == [answer_seq]
+    assert search_history(thread=thread, query="order number", before_sequence=answer_seq) == []
+    later = search_history(thread=thread, query="order number", before_sequence=answer_seq + 1)
+    assert [h.sequence for h in later] == [answer_seq]
+
+
+def test_history_never_crosses_threads_or_users(alice, bob):
+    text = "My locker code is 4471, please remember it."
+    mine = thread_create(owner=alice)
+    other_of_mine = thread_create(owner=alice)
+    bobs = thread_create(owner=bob)
+    for thread in (mine, other_of_mine, bobs):
+        _say(thread, [*CHITCHAT, ("user", text)])
+
+    hits = search_history(thread=mine, query="locker code")
+    assert hits and {h.thread_id for h in hits} == {mine.pk}
+
+    across = search_threads(user=alice, query="locker code")
+    assert {h.thread_id for h in across} == {mine.pk, other_of_mine.pk}
+    assert {h.thread_id for h in search_threads(user=bob, query="locker code")} == {bobs.pk}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "   ",
+        "what did I say about the",
+        "cosa ti ho detto di questo?",
+        "?!.,;:()[]{}<>|&*'\"\\%_",
+        "':* & !( | <-> DROP TABLE conversations_message; --",
+        "zzzqqq xyzzy",
+        "a" * 5000,
+        "word " * 3000,
+        "emoji 🙂🚀 and \x00 null",
+    ],
+)
+def test_odd_queries_do_not_fail_and_find_nothing(alice, query):
+    thread = thread_create(owner=alice)
+    _say(thread, CHITCHAT)
+    Memory.objects.create(user=alice, content="Prefers tea to coffee")
+
+    assert search_history(thread=thread, query=query) == []
+    assert search_threads(user=alice, query=query) == []
+    assert search_memories(user=alice, query=query) == []
+
+
+def test_history_italian_query_finds_italian_turn(alice):
+    thread, answer_seq = _long_thread(
+        alice,
+        answer="Le spedizioni dei mobili nuovi arriveranno a Bologna giovedì.",
+        distractors=["Il mio vicino di Bologna ha un cane.", "Ho comprato dei mobili usati anni fa."],
+    )
+
+    hits = search_history(thread=thread, query="Cosa ti ho detto sulla spedizione dei mobili?")
+
+    assert hits and hits[0].sequence == answer_seq
+
+
+def test_history_skips_empty_text_rows(alice):
+    thread = thread_create(owner=alice)
+    _say(thread, [("user", "the locker is blue")])
+    MessageFactory(thread=thread, sequence=2, role="assistant", content=[], text="")
+    assert [h.sequence for h in search_history(thread=thread, query="locker")] == [1]
+    assert [h.sequence for h in search_history(thread=thread, query="the")] == []
+
+
+def test_history_uses_two_queries(alice, django_assert_num_queries):
+    thread, _ = _long_thread(alice, answer="My order number is A-7781.", distractors=[], filler_rounds=5)
+    with django_assert_num_queries(2):
+        search_history(thread=thread, query="what was my order number?")
+
+
+def _memory(user, content, **kwargs) -> Memory:
+    return Memory.objects.create(user=user, content=content, **kwargs)
+
+
+def test_memory_recall_ranks_the_relevant_fact_first(alice):
+    _memory(alice, "Likes hiking in the Dolomites")
+    _memory(alice, "Works from home on Fridays")
+    order = _memory(alice, "Order number is A-7781")
+    _memory(alice, "Has a dog named Biscuit")
+
+    hits = search_memories(user=alice, query="what is my order number?")
+    assert hits[0].memory == order
+
+    dog = search_memories(user=alice, query="what's the name of my dogs?")
+    assert dog[0].memory.content == "Has a dog named Biscuit"
+
+
+def test_memory_recall_italian(alice):
+    _memory(alice, "Il suo ordine è il numero A-7781")
+    cane = _memory(alice, "Ha un cane di nome Birillo")
+    assert search_memories(user=alice, query="come si chiama il mio cane?")[0].memory == cane
+
+
+def test_memory_recall_excludes_pending_superseded_expired_and_others(alice, bob):
+    text = "Order number is A-7781"
+    active = _memory(alice, text)
+    _memory(alice, text + " (pending)", status=MemoryStatus.PENDING)
+    _memory(alice, text + " (old)", status=MemoryStatus.SUPERSEDED, superseded_by=active)
+    _memory(alice, text + " (rejected)", status=MemoryStatus.REJECTED)
+    _memory(alice, text + " (expired)", expires_at=timezone.now() - timedelta(minutes=1))
+    _memory(bob, text)
+
+    hits = search_memories(user=alice, query="order number")
+    assert [h.memory for h in hits] == [active]
+    assert [h.memory.user for h in search_memories(user=bob, query="order number")] == [bob]
+
+
+def test_memory_recall_breaks_ties_by_importance_then_recency(alice):
+    low = _memory(alice, "Seat preference: window", importance=2)
+    high = _memory(alice, "Seat preference: aisle", importance=5)
+    newer = _memory(alice, "Seat preference: middle", importance=2)
+
+    hits = search_memories(user=alice, query="seat preference")
+    assert [h.memory for h in hits] == [high, newer, low]
+
+
+def test_memory_recall_filters_kinds(alice):
+    _memory(alice, "Order number is A-7781", kind="fact")
+    rule = _memory(alice, "Never discuss order numbers by email", kind="rule")
+    assert [h.memory for h in search_memories(user=alice, query="order numbers", kinds=["rule"])] == [rule]
