@@ -275,7 +275,8 @@ def _start(request_id: uuid.UUID) -> ErasureRequest | None:
         request.status = ErasureStatus.RUNNING
         request.started_at = request.started_at or now
         request.error_message = ""
-        request.save(update_fields=["status", "started_at", "error_message"])
+        request.executed_counts = {store: request.executed_counts.get(store, 0) for store in sel.STORES}
+        request.save(update_fields=["status", "started_at", "error_message", "executed_counts"])
         # The runner re-checks its run's status under a row lock before every write,
         # so once this commits no run of the person writes anything any more.
         sel.subject_runs(user_id=request.subject_id).filter(
