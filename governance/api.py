@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance import erasure
-from governance.erasure_selectors import erasure_request_list
+from governance.erasure_selectors import erasure_request_list, legal_hold_list
 from governance.models import ErasureReceipt, ErasureRequest, LegalHold
 from liamemory.roles import is_compliance_officer
 
@@ -58,8 +58,10 @@ class ErasureRequestOutput(serializers.ModelSerializer):
         )
 
     def get_receipt(self, obj: ErasureRequest) -> dict | None:
-        receipt = ErasureReceipt.objects.filter(request=obj).first()
-        return ReceiptOutput(receipt).data if receipt else None
+        try:
+            return ReceiptOutput(obj.receipt).data
+        except ErasureReceipt.DoesNotExist:
+            return None
 
 
 class ErasureRequestListCreateApi(APIView):
@@ -148,7 +150,7 @@ class LegalHoldListPlaceApi(APIView):
 
     @extend_schema(responses=LegalHoldOutput(many=True))
     def get(self, request: Request) -> Response:
-        rows = LegalHold.objects.order_by("-placed_at")[:200]
+        rows = legal_hold_list()[:200]
         return Response(LegalHoldOutput(rows, many=True).data)
 
     @extend_schema(request=PlaceInput, responses={201: LegalHoldOutput})

@@ -70,6 +70,10 @@ def erasure_request_list() -> QuerySet[ErasureRequest]:
     return ErasureRequest.objects.select_related("receipt").order_by("-created_at")
 
 
+def legal_hold_list() -> QuerySet[LegalHold]:
+    return LegalHold.objects.order_by("-placed_at")
+
+
 # --- what the person owns ----------------------------------------------------------
 
 
