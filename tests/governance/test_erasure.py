@@ -33,6 +33,7 @@ from governance.erasure import (
     receipt_hash,
 )
 from governance.models import ErasureReceipt, ErasureRequest, ReceiptImmutable
+from governance.models import LegalHold as LegalHoldModel
 from memories.models import Memory, MemoryPreference
 from tests.factories import RunFactory, UserFactory
 from tests.utils import wait_for
@@ -530,3 +531,40 @@ def test_a_table_added_later_is_scanned_and_a_leftover_fails_the_erasure(alice, 
     assert not ErasureReceipt.objects.filter(request=request).exists()
     # The last step is all or nothing: the account is still there to finish the job.
     assert User.objects.filter(pk=alice.pk).exists()
+
+
+@pytest.mark.django_db
+def test_hold_placed_during_an_erasure_stops_it_at_the_next_batch(alice, compliance, settings, monkeypatch):
+    settings.ERASURE_BATCH_SIZE = 1
+    seed(alice)
+    seed(alice)
+    request = erasure_request_create(subject=alice, requested_by=compliance)
+    real = checkpointer.delete_checkpoints
+
+    def hold_arrives(ids):
+        # Fault injection: a compliance officer places a hold while threads are deleted.
+        # (Here the hold is inside the batch's savepoint; in production it is committed
+        # by another connection. Either way the batch sees it before committing.)
+        if not LegalHoldModel.objects.exists():
+            legal_hold_place(user=alice, reason="subpoena", actor=compliance)
+        return real(ids)
+
+    monkeypatch.setattr(checkpointer, "delete_checkpoints", hold_arrives)
+    result = erasure_execute(request_id=request.pk)
+
+    assert result.status == "held"
+    # The batch that saw the hold was rolled back: the threads are all there, no receipt.
+    assert Thread.objects.filter(owner=alice).count() == 2
+    assert ErasureRequest.objects.get(pk=request.pk).executed_counts["threads"] == 0
+    assert not ErasureReceipt.objects.filter(request=request).exists()
+
+
+@pytest.mark.django_db
+def test_erasure_request_list_query_count(alice, bob, compliance, django_assert_max_num_queries):
+    for person in (alice, bob):
+        seed(person)
+        erasure_execute(request_id=erasure_request_create(subject=person, requested_by=compliance).pk)
+    client = api_as(compliance)
+    with django_assert_max_num_queries(6):
+        rows = client.get("/api/erasure-requests").json()
+    assert len(rows) == 2 and all(r["receipt"]["sha256"] for r in rows)
