@@ -92,7 +92,12 @@ class ErasureStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
+OPEN_ERASURE_STATUSES = (ErasureStatus.PENDING, ErasureStatus.HELD, ErasureStatus.RUNNING)
+
+
 class ErasureRequest(models.Model):
+    """One person's erasure. ``reason`` is scrubbed and ``subject`` cleared when it completes."""
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # Null once the account itself is deleted; subject_ref stays (a pseudonym, no PII).
     subject = models.ForeignKey(
@@ -107,6 +112,9 @@ class ErasureRequest(models.Model):
     delete_account = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=ErasureStatus.choices, default=ErasureStatus.PENDING)
     dry_run_counts = models.JSONField(default=dict, blank=True)
+    # What execution removed so far, per store. Updated in the same transaction as each
+    # batch, so a run that dies midway resumes with exact totals.
+    executed_counts = models.JSONField(default=dict, blank=True)
     error_message = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -115,19 +123,59 @@ class ErasureRequest(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(status__in=ErasureStatus.values), name="erasure_status_valid"),
+            # One open request per person; also serves "this person's open request".
+            models.UniqueConstraint(
+                fields=["subject"],
+                condition=Q(status__in=["pending", "held", "running"]),
+                name="erasure_one_open_per_subject",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"Erasure {self.id} ({self.status})"
 
 
+class ReceiptImmutable(Exception):
+    """A receipt is written once and never changed or deleted."""
+
+
+class ErasureReceiptQuerySet(models.QuerySet["ErasureReceipt"]):
+    def update(self, **kwargs):
+        raise ReceiptImmutable("erasure receipts cannot be updated")
+
+    def delete(self):
+        raise ReceiptImmutable("erasure receipts cannot be deleted")
+
+    def bulk_update(self, *args, **kwargs):
+        raise ReceiptImmutable("erasure receipts cannot be updated")
+
+
 class ErasureReceipt(models.Model):
-    """Proof of an erasure. Holds no personal data; immutable once written."""
+    """Proof of an erasure. Holds no personal data; immutable once written.
+
+    Immutability is enforced three times: ``save()``/``delete()`` here, the QuerySet's
+    ``update()``/``delete()``, and a database trigger (migration 0003) for everything else.
+    """
 
     request = models.OneToOneField(ErasureRequest, on_delete=models.PROTECT, related_name="receipt")
     body = models.JSONField()
     sha256 = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = ErasureReceiptQuerySet.as_manager()
+
+    class Meta:
+        # Related-object access goes through the base manager: make it the refusing one too.
+        base_manager_name = "objects"
+
     def __str__(self) -> str:
         return f"Receipt {self.sha256[:12]}"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise ReceiptImmutable("erasure receipts cannot be updated")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ReceiptImmutable("erasure receipts cannot be deleted")

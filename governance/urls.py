@@ -1,3 +1,14 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from governance import api
+
+urlpatterns = [
+    path("erasure-requests", api.ErasureRequestListCreateApi.as_view(), name="erasure-request-list"),
+    path("erasure-requests/<uuid:pk>", api.ErasureRequestDetailApi.as_view(), name="erasure-request-detail"),
+    path("erasure-requests/<uuid:pk>/dry-run", api.ErasureDryRunApi.as_view(), name="erasure-request-dry-run"),
+    path("erasure-requests/<uuid:pk>/execute", api.ErasureExecuteApi.as_view(), name="erasure-request-execute"),
+    path("erasure-requests/<uuid:pk>/receipt", api.ErasureReceiptApi.as_view(), name="erasure-request-receipt"),
+    path("legal-holds", api.LegalHoldListPlaceApi.as_view(), name="legal-hold-list"),
+    path("legal-holds/<int:pk>/lift", api.LegalHoldLiftApi.as_view(), name="legal-hold-lift"),
+    path("me/erase", api.MeEraseApi.as_view(), name="me-erase"),
+]

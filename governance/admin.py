@@ -1,0 +1,166 @@
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from governance.models import ErasureReceipt, ErasureRequest, LegalHold
+from liamemory.api import ApplicationError
+from liamemory.roles import is_compliance_officer
+
+# --- erasure and legal holds (issue 7) ---------------------------------------------
+# Compliance officers only: staff may not even see who is being erased. Receipts are
+# read-only for everyone, superusers included.
+
+
+class ComplianceOnlyAdmin(admin.ModelAdmin):
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return is_compliance_officer(request.user)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return is_compliance_officer(request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return is_compliance_officer(request.user)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class ReceiptInline(admin.StackedInline):
+    model = ErasureReceipt
+    fields = ("sha256", "created_at", "body")
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(ErasureRequest)
+class ErasureRequestAdmin(ComplianceOnlyAdmin):
+    list_display = ("id", "subject", "status", "self_service", "delete_account", "created_at", "finished_at")
+    list_filter = ("status", "self_service", "delete_account")
+    list_select_related = ("subject",)
+    raw_id_fields = ("subject",)
+    fields = (
+        "subject",
+        "reason",
+        "delete_account",
+        "status",
+        "subject_ref",
+        "requested_by",
+        "self_service",
+        "dry_run_counts",
+        "executed_counts",
+        "error_message",
+        "created_at",
+        "started_at",
+        "finished_at",
+    )
+    readonly_fields = fields[3:]
+    actions = ["dry_run", "execute"]
+    inlines = [ReceiptInline]
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
+        return self.fields if obj else self.readonly_fields
+
+    def save_model(self, request: HttpRequest, obj: ErasureRequest, form, change: bool) -> None:
+        from governance.erasure import erasure_request_create
+
+        created = erasure_request_create(
+            subject=obj.subject,
+            requested_by=request.user,
+            reason=obj.reason,
+            delete_account=obj.delete_account,
+        )
+        obj.pk = created.pk
+        obj._state.adding = False
+
+    def save_related(self, request, form, formsets, change) -> None:
+        # The receipt inline is read-only and nothing else is related.
+        return None
+
+    def get_inlines(self, request: HttpRequest, obj=None):
+        return self.inlines if obj else []
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except ApplicationError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            from django.http import HttpResponseRedirect
+
+            return HttpResponseRedirect(request.path)
+
+    @admin.action(description="Dry run: count what would be erased")
+    def dry_run(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
+        from governance.erasure import erasure_dry_run
+
+        for item in queryset:
+            try:
+                counts = erasure_dry_run(request=item)
+            except ApplicationError as exc:
+                self.message_user(request, f"{item.pk}: {exc.message}", messages.WARNING)
+                continue
+            summary = ", ".join(f"{k}={v}" for k, v in counts.items() if v)
+            self.message_user(request, f"{item.pk}: {summary or 'nothing to erase'}")
+
+    @admin.action(description="Execute the erasure (in the background)")
+    def execute(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
+        from governance.erasure import erasure_enqueue
+
+        n = 0
+        for item in queryset.exclude(status="completed"):
+            erasure_enqueue(request=item)
+            n += 1
+        self.message_user(request, f"{n} erasure(s) started; refresh to follow their status.")
+
+
+@admin.register(LegalHold)
+class LegalHoldAdmin(ComplianceOnlyAdmin):
+    list_display = ("id", "user", "placed_by", "placed_at", "lifted_at")
+    list_filter = (("lifted_at", admin.EmptyFieldListFilter),)
+    list_select_related = ("user", "placed_by")
+    raw_id_fields = ("user",)
+    fields = ("user", "reason", "placed_by", "placed_at", "lifted_at")
+    readonly_fields = ("placed_by", "placed_at", "lifted_at")
+    actions = ["lift"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
+        return self.fields if obj else self.readonly_fields
+
+    def save_model(self, request: HttpRequest, obj: LegalHold, form, change: bool) -> None:
+        from governance.erasure import legal_hold_place
+
+        hold = legal_hold_place(user=obj.user, reason=obj.reason, actor=request.user)
+        obj.pk = hold.pk
+        obj._state.adding = False
+
+    @admin.action(description="Lift the selected holds")
+    def lift(self, request: HttpRequest, queryset: QuerySet[LegalHold]) -> None:
+        from governance.erasure import legal_hold_lift
+
+        for hold in queryset.filter(lifted_at__isnull=True):
+            legal_hold_lift(hold=hold, actor=request.user)
+        self.message_user(request, "Holds lifted; waiting erasures were started.")
+
+
+@admin.register(ErasureReceipt)
+class ErasureReceiptAdmin(ComplianceOnlyAdmin):
+    list_display = ("request", "sha256", "created_at")
+    fields = ("request", "sha256", "created_at", "body")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+# --- end of erasure and legal holds ------------------------------------------------

@@ -1,0 +1,374 @@
+"""Reads for erasure: what a person owns, per store, and the schema-wide leftover scan.
+
+Everything here is read-only. The scan reads the table list from the database's
+catalogue, so a table added later is covered without a code change.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.contenttypes.models import ContentType
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
+from django.db import connection
+from django.db.models import Q, QuerySet
+from rest_framework.authtoken.models import Token
+
+from agents.checkpointer import CHECKPOINT_TABLES
+from agents.models import Run, TraceEvent
+from conversations.models import Message, Thread, ThreadSummary
+from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, LegalHold
+from memories.models import Memory, MemoryPreference
+
+# The stores an erasure empties, in the order execution visits them. Dry run and
+# execution report exactly these keys, so the two can be compared one to one.
+STORES = (
+    "admin_log_entries",
+    "memories",
+    "memory_history_scrubbed",
+    "memory_history_actor_cleared",
+    "threads",
+    "messages",
+    "summaries",
+    "runs",
+    "trace_events",
+    "checkpoints",
+    "checkpoint_blobs",
+    "checkpoint_writes",
+    "memory_preferences",
+    "api_tokens",
+    "sessions",
+    "legal_holds_lifted",
+    "references_cleared",
+    "account",
+)
+
+# Canary tokens: long runs of word characters that contain a digit, or very long
+# words. Common words rarely qualify, so a hit after erasure means a real leftover.
+_TOKEN_RE = re.compile(r"[\w\-@.]{10,}")
+MAX_CANARIES = 500
+MIN_USERNAME_NEEDLE = 4
+
+
+def hold_in_force(*, user_id: int) -> bool:
+    return LegalHold.objects.in_force().filter(user_id=user_id).exists()
+
+
+def erasure_request_open_for(*, user: AbstractBaseUser) -> ErasureRequest | None:
+    return ErasureRequest.objects.filter(subject=user, status__in=OPEN_ERASURE_STATUSES).first()
+
+
+def erasure_request_list() -> QuerySet[ErasureRequest]:
+    return ErasureRequest.objects.select_related("receipt").order_by("-created_at")
+
+
+def legal_hold_list() -> QuerySet[LegalHold]:
+    return LegalHold.objects.order_by("-placed_at")
+
+
+# --- what the person owns ----------------------------------------------------------
+
+
+def subject_threads(*, user_id: int) -> QuerySet[Thread]:
+    return Thread.objects.filter(owner_id=user_id)
+
+
+def subject_runs(*, user_id: int) -> QuerySet[Run]:
+    return Run.objects.filter(Q(user_id=user_id) | Q(thread__owner_id=user_id))
+
+
+def subject_history(*, user_id: int) -> QuerySet:
+    """Audit rows about the person's memories that still carry content."""
+    return Memory.history.model.objects.filter(user_id=user_id)
+
+
+def subject_history_as_actor(*, user_id: int) -> QuerySet:
+    """Audit rows about other people's memories in which the person was the actor."""
+    return Memory.history.model.objects.filter(history_user_id=user_id).exclude(user_id=user_id)
+
+
+def subject_sessions(*, user_id: int) -> Iterator[str]:
+    """Session keys whose decoded ``_auth_user_id`` is the person (reads every session)."""
+    store = SessionStore()
+    wanted = str(user_id)
+    for key, data in Session.objects.values_list("session_key", "session_data").iterator(chunk_size=1000):
+        if str(store.decode(data).get("_auth_user_id", "")) == wanted:
+            yield key
+
+
+def subject_log_entries(*, user_id: int) -> QuerySet[LogEntry]:
+    """Admin log rows written by the person or about their account, threads, runs, memories.
+
+    ``object_repr`` and ``change_message`` can quote the object, so the row goes.
+    """
+    ct = ContentType.objects.get_for_model
+    q = Q(user_id=user_id) | Q(content_type=ct(get_user_model()), object_id=str(user_id))
+    for model, ids in (
+        (Thread, subject_threads(user_id=user_id).values_list("id", flat=True)),
+        (Run, subject_runs(user_id=user_id).values_list("id", flat=True)),
+        (Memory, Memory.objects.filter(user_id=user_id).values_list("id", flat=True)),
+    ):
+        q |= Q(content_type=ct(model), object_id__in=[str(i) for i in ids])
+    return LogEntry.objects.filter(q)
+
+
+def subject_references(*, user_id: int, exclude_request_id: uuid.UUID | None = None) -> dict[str, QuerySet]:
+    """Rows of other people's records that name the person in a nullable column."""
+    other_requests = ErasureRequest.objects.filter(requested_by_id=user_id).exclude(subject_id=user_id)
+    if exclude_request_id:
+        other_requests = other_requests.exclude(pk=exclude_request_id)
+    return {
+        "holds_placed": LegalHold.objects.filter(placed_by_id=user_id).exclude(user_id=user_id),
+        "requests_filed": other_requests,
+    }
+
+
+def checkpoint_counts(*, thread_ids: list[str]) -> dict[str, int]:
+    counts = {"checkpoints": 0, "checkpoint_blobs": 0, "checkpoint_writes": 0}
+    if not thread_ids:
+        return counts
+    with connection.cursor() as cur:
+        for table in CHECKPOINT_TABLES[:3]:
+            cur.execute(f"SELECT count(*) FROM {table} WHERE thread_id = ANY(%s)", [thread_ids])
+            counts[table] = cur.fetchone()[0]
+    return counts
+
+
+def erasure_counts(*, user_id: int, delete_account: bool) -> dict[str, int]:
+    """What an erasure of this person would remove now, per store (nothing is changed)."""
+    thread_ids = [str(t) for t in subject_threads(user_id=user_id).values_list("id", flat=True)]
+    runs = subject_runs(user_id=user_id)
+    refs = subject_references(user_id=user_id)
+    counts = {
+        "admin_log_entries": subject_log_entries(user_id=user_id).count(),
+        "memories": Memory.objects.filter(user_id=user_id).count(),
+        "memory_history_scrubbed": subject_history(user_id=user_id).count(),
+        "memory_history_actor_cleared": subject_history_as_actor(user_id=user_id).count(),
+        "threads": len(thread_ids),
+        "messages": Message.objects.filter(thread__owner_id=user_id).count(),
+        "summaries": ThreadSummary.objects.filter(thread__owner_id=user_id).count(),
+        "runs": runs.distinct().count(),
+        "trace_events": TraceEvent.objects.filter(run__in=runs.values("id")).count(),
+        **checkpoint_counts(thread_ids=thread_ids),
+        "memory_preferences": MemoryPreference.objects.filter(user_id=user_id).count(),
+        "api_tokens": Token.objects.filter(user_id=user_id).count(),
+        "sessions": sum(1 for _ in subject_sessions(user_id=user_id)),
+        "legal_holds_lifted": LegalHold.objects.filter(user_id=user_id, lifted_at__isnull=False).count(),
+        "references_cleared": sum(qs.count() for qs in refs.values()),
+        "account": 1 if delete_account else 0,
+    }
+    return {store: counts[store] for store in STORES}
+
+
+# --- canaries ----------------------------------------------------------------------
+
+
+def _tokens(text: str) -> Iterable[str]:
+    for token in _TOKEN_RE.findall(text):
+        token = token.strip(".-")
+        if len(token) >= 10 and (any(c.isdigit() for c in token) or len(token) >= 20):
+            yield token
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def canaries_sample(*, user_id: int) -> set[str]:
+    """Distinctive strings of the person's data, to look for after deletion.
+
+    The result is only ever held in memory: it is personal data itself.
+    """
+    found: set[str] = set()
+    sources: list[Iterable[Any]] = [
+        Message.objects.filter(thread__owner_id=user_id).values_list("text", flat=True).iterator(),
+        ThreadSummary.objects.filter(thread__owner_id=user_id).values_list("text", flat=True).iterator(),
+        Memory.objects.filter(user_id=user_id).values_list("content", flat=True).iterator(),
+        subject_history(user_id=user_id).values_list("content", flat=True).iterator(),
+        TraceEvent.objects.filter(run__in=subject_runs(user_id=user_id).values("id"))
+        .values_list("payload", flat=True)
+        .iterator(),
+        subject_threads(user_id=user_id).values_list("title", flat=True).iterator(),
+    ]
+    for source in sources:
+        for value in source:
+            for text in _strings(value):
+                found.update(_tokens(text))
+    # Longest first: the most distinctive ones survive the cap.
+    return set(sorted(found, key=lambda t: (-len(t), t))[:MAX_CANARIES])
+
+
+def identifiers_of(*, user: AbstractBaseUser) -> tuple[set[str], set[str]]:
+    """(strings naming the person, UUIDs of their threads and runs)."""
+    strings = {s for s in (user.get_username(), getattr(user, "email", "")) if s and len(s) >= MIN_USERNAME_NEEDLE}
+    uuids = {str(t) for t in subject_threads(user_id=user.pk).values_list("id", flat=True)}
+    uuids |= {str(r) for r in subject_runs(user_id=user.pk).values_list("id", flat=True)}
+    strings |= uuids
+    return strings, uuids
+
+
+# --- the schema-wide scan ------------------------------------------------------------
+
+_TEXT_TYPES = {"text", "character varying", "character", "json", "jsonb"}
+_INT_TYPES = {"integer", "bigint", "smallint"}
+_REF_NAMES = re.compile(r"^(user_id|owner_id|.+_user_id|subject_id)$")
+
+
+@dataclass
+class ScanFindings:
+    """What the scan found: counts and places only, never the values."""
+
+    tables_scanned: int = 0
+    columns_scanned: int = 0
+    needles: int = 0
+    references: list[dict[str, Any]] = field(default_factory=list)
+    identifiers: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def references_found(self) -> int:
+        return sum(f["rows"] for f in self.references)
+
+    @property
+    def identifiers_found(self) -> int:
+        return sum(f["rows"] for f in self.identifiers)
+
+    @property
+    def clean(self) -> bool:
+        return not self.references and not self.identifiers
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "tables_scanned": self.tables_scanned,
+            "columns_scanned": self.columns_scanned,
+            "needles_checked": self.needles,
+            "references_found": self.references_found,
+            "strings_found": self.identifiers_found,
+            "clean": self.clean,
+        }
+
+
+def _catalogue() -> dict[str, list[tuple[str, str]]]:
+    with connection.cursor() as cur:
+        cur.execute(
+            """
+            SELECT c.table_name, c.column_name, c.data_type
+            FROM information_schema.columns c
+            JOIN information_schema.tables t
+              ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+            WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'
+            ORDER BY c.table_name, c.ordinal_position
+            """
+        )
+        tables: dict[str, list[tuple[str, str]]] = {}
+        for table, column, data_type in cur.fetchall():
+            tables.setdefault(table, []).append((column, data_type))
+    return tables
+
+
+def _user_fk_columns() -> set[tuple[str, str]]:
+    """Columns that point at the user table: FK constraints, plus ORM-only FKs (no constraint)."""
+    user_model = get_user_model()
+    with connection.cursor() as cur:
+        cur.execute(
+            """
+            SELECT cl.relname, a.attname
+            FROM pg_constraint co
+            JOIN pg_class cl ON cl.oid = co.conrelid
+            JOIN pg_namespace ns ON ns.oid = cl.relnamespace
+            JOIN pg_attribute a ON a.attrelid = co.conrelid AND a.attnum = ANY(co.conkey)
+            WHERE co.contype = 'f' AND ns.nspname = 'public' AND co.confrelid = %s::regclass
+            """,
+            [user_model._meta.db_table],
+        )
+        return set(cur.fetchall())
+
+
+def schema_scan(
+    *,
+    user_id: int,
+    strings: Iterable[str],
+    uuids: Iterable[str],
+    exempt_rows: dict[str, tuple[str, Any]] | None = None,
+    exempt_ref_columns: set[tuple[str, str]] | None = None,
+) -> ScanFindings:
+    """Look in every table of the public schema for the person.
+
+    (a) any column pointing at the user table (by constraint, or named like ``user_id``)
+    holding ``user_id``; (b) any text/JSON/bytea column containing one of ``strings``,
+    any UUID column holding one of ``uuids``. ``exempt_rows`` maps a table to one
+    ``(column, value)`` row left out (the account kept empty, the erasure request itself).
+    """
+    qn = connection.ops.quote_name
+    exempt_rows = exempt_rows or {}
+    exempt_ref_columns = exempt_ref_columns or set()
+    user_table = get_user_model()._meta.db_table
+    fk_columns = _user_fk_columns()
+    needles = sorted({s for s in strings if s})
+    lower_needles = sorted({s.lower() for s in needles})
+    byte_needles = [s.encode() for s in needles]
+    uuid_values = sorted({str(u) for u in uuids})
+    findings = ScanFindings(needles=len(needles))
+
+    for table, columns in _catalogue().items():
+        checks: list[tuple[str, str, str]] = []  # (kind, column, SQL condition)
+        for column, data_type in columns:
+            col = qn(column)
+            if data_type in _TEXT_TYPES and lower_needles:
+                cast = f"{col}::text" if data_type in {"json", "jsonb"} else col
+                checks.append(
+                    (
+                        "string",
+                        column,
+                        f"EXISTS (SELECT 1 FROM unnest(%(lower)s::text[]) n WHERE strpos(lower({cast}), n) > 0)",
+                    )
+                )
+            elif data_type == "bytea" and byte_needles:
+                checks.append(
+                    (
+                        "string",
+                        column,
+                        f"EXISTS (SELECT 1 FROM unnest(%(bytes)s::bytea[]) n WHERE position(n IN {col}) > 0)",
+                    )
+                )
+            elif data_type == "uuid" and uuid_values:
+                checks.append(("string", column, f"{col} = ANY(%(uuids)s::uuid[])"))
+            elif data_type in _INT_TYPES and (table, column) not in exempt_ref_columns:
+                is_ref = (table, column) in fk_columns or bool(_REF_NAMES.match(column))
+                if table == user_table and column == "id":
+                    is_ref = True
+                if is_ref:
+                    checks.append(("reference", column, f"{col} = %(uid)s"))
+        if not checks:
+            continue
+        findings.tables_scanned += 1
+        findings.columns_scanned += len(checks)
+        where = ""
+        params: dict[str, Any] = {"lower": lower_needles, "bytes": byte_needles, "uuids": uuid_values, "uid": user_id}
+        if table in exempt_rows:
+            ex_col, ex_val = exempt_rows[table]
+            where = f" WHERE {qn(ex_col)} IS DISTINCT FROM %(exempt)s"
+            params["exempt"] = ex_val
+        selects = ", ".join(f"count(*) FILTER (WHERE {cond})" for _, _, cond in checks)
+        with connection.cursor() as cur:
+            cur.execute(f"SELECT {selects} FROM {qn(table)}{where}", params)
+            row = cur.fetchone()
+        for (kind, column, _), rows in zip(checks, row, strict=True):
+            if rows:
+                target = findings.references if kind == "reference" else findings.identifiers
+                target.append({"table": table, "column": column, "rows": rows})
+    return findings

@@ -1,0 +1,20 @@
+"""Celery tasks of governance. They take ids and call services."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+# --- erasure (issue 7) --------------------------------------------------------------
+
+
+@shared_task(name="governance.execute_erasure", acks_late=True, soft_time_limit=1800, time_limit=1900)
+def execute_erasure(request_id: str) -> dict[str, str]:
+    """Run one erasure request. Idempotent and resumable, so late acks are safe:
+    a redelivered task continues where the dead worker stopped, or does nothing."""
+    from governance.erasure import erasure_execute
+
+    request = erasure_execute(request_id=request_id)
+    return {"request_id": str(request.pk), "status": request.status}
+
+
+# --- end of erasure -----------------------------------------------------------------
