@@ -39,8 +39,26 @@ def _config(rt: TurnRuntime, checkpoint_id: str | None = None) -> dict[str, Any]
     return {"configurable": configurable, "recursion_limit": 4 * rt.agent.max_steps + 10}
 
 
+def _drop_orphaned_checkpoints(thread_id: Any) -> None:
+    """A run whose thread was erased or deleted meanwhile may have written a checkpoint
+    after the deletion (the saver has its own connection and no foreign key): remove it."""
+    from agents.checkpointer import delete_checkpoints
+    from conversations.models import Thread
+
+    if thread_id and not Thread.objects.filter(pk=thread_id).exists():
+        delete_checkpoints([str(thread_id)])
+
+
 def _drive(run_id: str, graph_input: Any, checkpoint_id: str | None = None) -> None:
     started = time.monotonic()
+    thread_id = Run.objects.filter(pk=run_id).values_list("thread_id", flat=True).first()
+    try:
+        _drive_graph(run_id, graph_input, checkpoint_id, started)
+    finally:
+        _drop_orphaned_checkpoints(thread_id)
+
+
+def _drive_graph(run_id: str, graph_input: Any, checkpoint_id: str | None, started: float) -> None:
     try:
         rt = _runtime(run_id)
         graph = build_graph(shared_saver())

@@ -137,6 +137,11 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "liamemory API",
     "DESCRIPTION": "Conversational memory with governance: threads, turns, memories, erasure.",
     "VERSION": "1.0.0",
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "agents.models.RunStatus",
+        "MemoryStatusEnum": "memories.models.MemoryStatus",
+        "ErasureStatusEnum": "governance.models.ErasureStatus",
+    },
 }
 
 # --- Celery ---------------------------------------------------------------------
