@@ -58,7 +58,11 @@ def memory_list_for_staff(
     if writer_type:
         qs = qs.filter(writer_type=writer_type)
     if q:
-        return qs.annotate(score=TrigramWordSimilarity(q, "content")).filter(score__gt=STAFF_SEARCH_MIN_SIMILARITY).order_by("-score", "-id")
+        return (
+            qs.annotate(score=TrigramWordSimilarity(q, "content"))
+            .filter(score__gt=STAFF_SEARCH_MIN_SIMILARITY)
+            .order_by("-score", "-id")
+        )
     return qs.order_by("-created_at", "-id")
 
 

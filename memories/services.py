@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from liamemory.api import ApplicationError, Conflict
 from memories.matching import analyse
-from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, WriterType
+from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, StaffAccessLog, WriterType
 
 RememberAction = Literal["created", "updated", "superseded", "pending"]
 
@@ -61,6 +61,12 @@ def review_kinds() -> tuple[str, ...]:
 
 def _setting(name: str, default: float) -> float:
     return float(getattr(settings, name, default))
+
+
+def _concrete(memory: Memory) -> Memory:
+    """simple-history listens to ``Memory``'s signals only: a proxy instance (the admin's
+    review queue) would be saved without an audit row, so it is swapped for the real one."""
+    return memory if type(memory) is Memory else Memory.objects.get(pk=memory.pk)
 
 
 def _audit(memory: Memory, *, actor: AbstractBaseUser | None, reason: str) -> None:
@@ -316,6 +322,7 @@ def _writer_for(actor: AbstractBaseUser, memory: Memory) -> str:
 
 def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> Memory:
     """Replace ``memory`` by a corrected text: a new active memory, the old one superseded."""
+    memory = _concrete(memory)
     content = _clean_content(content)
     if memory.status not in (MemoryStatus.ACTIVE, MemoryStatus.PENDING):
         raise Conflict(
@@ -351,6 +358,7 @@ def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> 
 
 def memory_update(*, actor: AbstractBaseUser, memory: Memory, **fields: Any) -> Memory:
     """Edit content, kind, importance or expiry in place (status changes have their own services)."""
+    memory = _concrete(memory)
     unknown = set(fields) - UPDATABLE_FIELDS
     if unknown:
         raise ApplicationError(
@@ -378,6 +386,7 @@ def _require_pending(memory: Memory, verb: str) -> None:
 
 def memory_approve(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
     """Make a pending memory visible to agents."""
+    memory = _concrete(memory)
     _require_pending(memory, "approved")
     memory.status = MemoryStatus.ACTIVE
     _audit(memory, actor=actor, reason="approved")
@@ -387,6 +396,7 @@ def memory_approve(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
 
 def memory_reject(*, actor: AbstractBaseUser, memory: Memory, reason: str = "") -> Memory:
     """Keep a pending memory out of every context; the reason goes into its history."""
+    memory = _concrete(memory)
     _require_pending(memory, "rejected")
     memory.status = MemoryStatus.REJECTED
     _audit(memory, actor=actor, reason=f"rejected: {reason}" if reason else "rejected")
@@ -396,6 +406,7 @@ def memory_reject(*, actor: AbstractBaseUser, memory: Memory, reason: str = "") 
 
 def memory_expire_now(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
     """Hide a memory from agents at once; the retention purge deletes it on its next pass."""
+    memory = _concrete(memory)
     memory.expires_at = timezone.now()
     _audit(memory, actor=actor, reason="expired now")
     memory.save(update_fields=["expires_at", "updated_at"])
@@ -403,6 +414,7 @@ def memory_expire_now(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
 
 
 def memory_delete(*, actor: AbstractBaseUser, memory: Memory) -> None:
+    memory = _concrete(memory)
     _audit(memory, actor=actor, reason=f"deleted by {_writer_for(actor, memory)}")
     memory.delete()
 
@@ -418,3 +430,14 @@ def memory_preference_set(*, user: AbstractBaseUser, enabled: bool) -> MemoryPre
     """Turn long-term memory on or off for ``user`` (stored memories are kept, not read)."""
     pref, _ = MemoryPreference.objects.update_or_create(user=user, defaults={"long_term_enabled": bool(enabled)})
     return pref
+
+
+def staff_access_record(*, viewer: AbstractBaseUser, subject_id: int, what: str, object_ref: object = "") -> None:
+    """Log that staff looked at a person's data (changes are audited by history instead)."""
+    StaffAccessLog.objects.create(
+        subject_id=subject_id,
+        viewer=viewer,
+        viewer_username=getattr(viewer, "username", "")[:150],
+        what=what,
+        object_ref=str(object_ref)[:64],
+    )
