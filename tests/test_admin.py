@@ -334,3 +334,12 @@ def test_superuser_demo_staff_can_use_the_admin_too(client):
     admin_user = UserFactory(username="admin", is_staff=True, is_superuser=True)
     client.force_login(admin_user)
     assert client.get(reverse("admin:memories_pendingmemory_changelist")).status_code == 200
+
+
+@pytest.mark.parametrize("q", ["hello", "00000000-0000-0000-0000-000000000000", "alice"])
+def test_thread_search_accepts_any_text(staff_client, alice, q):
+    thread = make_thread(alice, 1)
+    response = staff_client.get(reverse("admin:conversations_thread_changelist"), {"q": q})
+    assert response.status_code == 200
+    found = [t.pk for t in response.context["cl"].result_list]
+    assert found == ([thread.pk] if q == "alice" else [])
