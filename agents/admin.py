@@ -180,13 +180,20 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
 
 
 @admin.register(TraceEvent)
-class TraceEventAdmin(StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
+class TraceEventAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
+    access_what = StaffAccess.TRACE
     list_display = ("id", "run_link", "kind", "name", "tokens_in", "tokens_out", "duration_ms", "created_at")
     list_filter = ("kind",)
     fields = ("run_link", "kind", "name", "tokens_in", "tokens_out", "duration_ms", "created_at", "payload_view")
     readonly_fields = fields
     ordering = ("-id",)
     list_per_page = 100
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).select_related("run")
+
+    def access_subject_id(self, obj: TraceEvent) -> int:
+        return obj.run.user_id
 
     @admin.display(description="run")
     def run_link(self, obj: TraceEvent) -> str:

@@ -1,20 +1,21 @@
 """The per-person admin page: everything stored about one user, level by level.
 
 Staff only (``admin_site.admin_view``); every view is logged in ``StaffAccessLog``.
-Counts are per person, each served by an index on the owner/user column, so the page
-costs a fixed number of queries however much the person has stored.
+Counts are per person (exact: this is what an export or an erasure will cover), each
+served by an index on the owner/user column; the page costs a fixed number of queries
+however much the person has stored.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Sum
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from agents.models import Run, TraceEvent
-from conversations.models import Thread, ThreadSummary
+from conversations.models import Message, Thread, ThreadSummary
 from memories.models import Memory, MemoryPreference, MemoryStatus, StaffAccess, StaffAccessLog
 from memories.services import staff_access_record
 
@@ -26,14 +27,13 @@ def _person_page(request: HttpRequest, user_id: int) -> HttpResponse:
     if person is None:
         raise Http404("No such person.")
     threads = Thread.objects.filter(owner=person)
-    # Sequences have no gaps: next_sequence - 1 is a thread's message count, no message scan.
-    thread_totals = threads.aggregate(threads=Count("id"), messages=Sum(F("next_sequence") - 1))
     memories_by_status = dict(
         Memory.objects.filter(user=person).values_list("status").annotate(n=Count("id")).values_list("status", "n")
     )
     counts = [
-        ("Threads", thread_totals["threads"] or 0),
-        ("Messages", thread_totals["messages"] or 0),
+        ("Threads", threads.count()),
+        # One person's messages: an index-only scan of (thread, sequence) per thread.
+        ("Messages", Message.objects.filter(thread__owner=person).count()),
         ("Summaries", ThreadSummary.objects.filter(thread__owner=person).count()),
         ("Runs", Run.objects.filter(user=person).count()),
         ("Trace events", TraceEvent.objects.filter(run__user=person).count()),

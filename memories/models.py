@@ -133,7 +133,10 @@ class StaffAccess(models.TextChoices):
     PERSON = "person", "Per-person page"
     MEMORY = "memory", "Memory"
     THREAD = "thread", "Thread"
+    MESSAGE = "message", "Message"
+    SUMMARY = "summary", "Summary"
     RUN = "run", "Run"
+    TRACE = "trace", "Trace event"
 
 
 class StaffAccessLog(models.Model):

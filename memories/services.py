@@ -54,6 +54,23 @@ class RememberOutcome:
     # The memory that was updated in place or superseded by ``memory``, when any.
     previous_id: int | None = None
 
+    def as_tool_result(self) -> dict[str, Any]:
+        """What the remember tool answers, worded for the model."""
+        notes = {
+            "created": "Remembered.",
+            "updated": "A memory already said this; it was updated instead of adding another.",
+            "superseded": f"Remembered. It replaces memory #{self.previous_id}, which said otherwise.",
+            "pending": "Stored for staff review: it will not be used until a staff member approves it. "
+            "Tell the user it is waiting for review.",
+        }
+        return {
+            "ok": True,
+            "memory_id": self.memory.pk,
+            "action": self.action,
+            "status": self.memory.status,
+            "note": notes[self.action],
+        }
+
 
 def review_kinds() -> tuple[str, ...]:
     return tuple(getattr(settings, "MEMORY_REVIEW_KINDS", DEFAULT_REVIEW_KINDS))

@@ -293,7 +293,7 @@ def test_person_page_shows_counts_and_newest_items(staff_client, alice, bob, dja
     MemoryFactory(user=bob, content="bob's secret")
     url = reverse("admin-person", args=[alice.pk])
     assert url == f"/admin/people/{alice.pk}/"
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(18):
         response = staff_client.get(url)
     assert response.status_code == 200
     counts = dict(response.context["counts"])
@@ -343,3 +343,39 @@ def test_thread_search_accepts_any_text(staff_client, alice, q):
     assert response.status_code == 200
     found = [t.pk for t in response.context["cl"].result_list]
     assert found == ([thread.pk] if q == "alice" else [])
+
+
+def test_person_page_links_open_that_persons_lists(staff_client, alice, bob):
+    mine, theirs = make_thread(alice, 1), make_thread(bob, 1)
+    run = RunFactory(thread=mine)
+    RunFactory(thread=theirs)
+    memory = MemoryFactory(user=alice)
+    MemoryFactory(user=bob)
+    html = staff_client.get(reverse("admin-person", args=[alice.pk])).content.decode()
+    expected = {
+        f"{reverse('admin:conversations_thread_changelist')}?owner={alice.pk}": mine.pk,
+        f"{reverse('admin:agents_run_changelist')}?user={alice.pk}": run.pk,
+        f"{reverse('admin:memories_memory_changelist')}?user_id={alice.pk}": memory.pk,
+    }
+    for url, pk in expected.items():
+        assert url in html
+        response = staff_client.get(url)
+        assert [o.pk for o in response.context["cl"].result_list] == [pk]
+
+
+def test_every_change_page_of_a_persons_data_is_logged(staff_client, alice):
+    thread = make_thread(alice, 1)
+    summary = ThreadSummary.objects.create(thread=thread, version=1, text="s", covers_through=1, model="offline")
+    run = RunFactory(thread=thread)
+    event = TraceEvent.objects.create(run=run, kind="model_call", name="m")
+    pages = {
+        "thread": ("admin:conversations_thread_change", thread.pk),
+        "message": ("admin:conversations_message_change", thread.messages.get().pk),
+        "summary": ("admin:conversations_threadsummary_change", summary.pk),
+        "run": ("admin:agents_run_change", run.pk),
+        "trace": ("admin:agents_traceevent_change", event.pk),
+    }
+    for what, (name, pk) in pages.items():
+        assert staff_client.get(reverse(name, args=[pk])).status_code == 200
+        log = StaffAccessLog.objects.get(what=what)
+        assert (log.subject_id, log.object_ref) == (alice.pk, str(pk))

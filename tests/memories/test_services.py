@@ -271,3 +271,19 @@ def test_staff_search_ranks_by_similarity(alice, bob):
     assert set(found) == {"likes green tea", "drinks green tea every morning"}
     assert [m.content for m in memory_list_for_staff(user_id=bob.pk, q="tea")] == ["drinks green tea every morning"]
     assert memory_list_for_staff(status="pending").count() == 0
+
+
+def test_remember_result_tells_the_model_what_happened(alice, settings):
+    settings.MEMORY_REVIEW_KINDS = ("team_policy",)
+    created = remember(alice, "my order number is A-7781")
+    assert created.as_tool_result() == {
+        "ok": True,
+        "memory_id": created.memory.pk,
+        "action": "created",
+        "status": "active",
+        "note": "Remembered.",
+    }
+    superseding = remember(alice, "my order number is B-1200").as_tool_result()
+    assert f"replaces memory #{created.memory.pk}" in superseding["note"]
+    pending = remember(alice, "refunds need a receipt", kind="team_policy").as_tool_result()
+    assert pending["status"] == "pending" and "review" in pending["note"]
