@@ -118,6 +118,12 @@ class CorrectionForm(forms.Form):
     )
 
 
+class RejectionForm(forms.Form):
+    reason = forms.CharField(
+        max_length=80, required=False, help_text="Why: kept in each memory's history (no personal data, please)."
+    )
+
+
 @admin.register(Memory)
 class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, SimpleHistoryAdmin):
     access_what = StaffAccess.MEMORY
@@ -261,12 +267,27 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
     def approve_selected(self, request: HttpRequest, queryset) -> None:
         self._apply(request, queryset, memory_approve, "approved")
 
-    @admin.action(description="Reject selected pending memories")
-    def reject_selected(self, request: HttpRequest, queryset) -> None:
-        def reject(*, actor, memory):
-            return memory_reject(actor=actor, memory=memory, reason="rejected in admin")
+    @admin.action(description="Reject selected pending memories…")
+    def reject_selected(self, request: HttpRequest, queryset):
+        """An intermediate page asks for the reason, which goes into each memory's history."""
+        form = RejectionForm(request.POST if "apply" in request.POST else None)
+        if form.is_valid():
+            reason = form.cleaned_data["reason"]
 
-        self._apply(request, queryset, reject, "rejected")
+            def reject(*, actor, memory):
+                return memory_reject(actor=actor, memory=memory, reason=reason)
+
+            self._apply(request, queryset, reject, "rejected")
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Reject memories",
+            "opts": self.opts,
+            "memories": list(queryset[:200]),
+            "form": form,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/memories/memory/reject.html", context)
 
     @admin.action(description="Expire selected memories now")
     def expire_selected(self, request: HttpRequest, queryset) -> None:

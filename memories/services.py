@@ -139,6 +139,13 @@ def _check_switches(*, user: AbstractBaseUser, source_thread) -> None:
             "Do not retry. Answer from the current conversation only.",
             code="memory_disabled",
         )
+    if source_thread is not None and source_thread.owner_id != user.pk:
+        # Provenance must be the user's own conversation; callers take both from the run.
+        raise MemoryWriteRefused(
+            "The source conversation is not this user's.",
+            "Do not retry. Memories can only come from the user's own conversations.",
+            code="foreign_source",
+        )
     if source_thread is not None and source_thread.incognito:
         raise MemoryWriteRefused(
             "This conversation is incognito: nothing from it is remembered.",

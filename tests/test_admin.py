@@ -196,12 +196,20 @@ def test_approve_and_reject_from_the_review_queue(staff_client, staff, alice):
     queue = staff_client.get(reverse("admin:memories_pendingmemory_changelist"))
     assert {m.pk for m in queue.context["cl"].result_list} == {first.pk, second.pk}
     run_action(staff_client, "approve_selected", [first, active], "admin:memories_pendingmemory_changelist")
-    run_action(staff_client, "reject_selected", [second], "admin:memories_pendingmemory_changelist")
+    confirm = run_action(staff_client, "reject_selected", [second], "admin:memories_pendingmemory_changelist")
+    assert "Reject these memories?" in confirm.content.decode()
+    second.refresh_from_db()
+    assert second.status == "pending"  # nothing happens before the reason page is submitted
+    staff_client.post(
+        reverse("admin:memories_pendingmemory_changelist"),
+        {"action": "reject_selected", "_selected_action": [second.pk], "apply": "1", "reason": "not a policy"},
+    )
     first.refresh_from_db()
     second.refresh_from_db()
     assert (first.status, second.status) == ("active", "rejected")
     assert first.history.first().history_user == staff
     assert first.history.first().history_change_reason == "approved"
+    assert second.history.first().history_change_reason == "rejected: not a policy"
     response = run_action(staff_client, "approve_selected", [active])
     assert "only pending memories" in response.content.decode()
 

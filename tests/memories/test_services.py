@@ -287,3 +287,10 @@ def test_remember_result_tells_the_model_what_happened(alice, settings):
     assert f"replaces memory #{created.memory.pk}" in superseding["note"]
     pending = remember(alice, "refunds need a receipt", kind="team_policy").as_tool_result()
     assert pending["status"] == "pending" and "review" in pending["note"]
+
+
+def test_a_memory_cannot_claim_another_users_conversation(alice, bob):
+    with pytest.raises(MemoryWriteRefused) as err:
+        remember(alice, "lives in Torino", source_thread=ThreadFactory(owner=bob))
+    assert err.value.code == "foreign_source"
+    assert not Memory.objects.exists()
