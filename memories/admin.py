@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.postgres.search import TrigramWordSimilarity
@@ -102,7 +103,11 @@ class SourceFilter(admin.SimpleListFilter):
 
 
 class MemoryForm(forms.ModelForm):
-    content = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 80, "maxlength": 180}))
+    content = forms.CharField(
+        max_length=settings.MEMORY_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+        help_text="One short fact.",
+    )
 
     class Meta:
         model = Memory
@@ -112,8 +117,8 @@ class MemoryForm(forms.ModelForm):
 class CorrectionForm(forms.Form):
     content = forms.CharField(
         label="Corrected text",
-        max_length=180,
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 80, "maxlength": 180}),
+        max_length=settings.MEMORY_MAX_CHARS,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
         help_text="A new active memory with this text replaces the old one, which is kept as superseded.",
     )
 
