@@ -1,25 +1,62 @@
+"""Staff admin for runs and their traces: why a reply said what it said."""
+
+from __future__ import annotations
+
+import json
+
 from django.contrib import admin
+from django.forms.models import BaseInlineFormSet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 
 from agents.models import Run, TraceEvent
+from conversations.models import ThreadSummary
+from liamemory.admin_utils import (
+    AccessLoggedMixin,
+    NoCountAdminMixin,
+    StaffViewOnlyMixin,
+    admin_link,
+    person_link,
+    truncate,
+)
+from memories.models import Memory, StaffAccess
+
+INLINE_TRACE_EVENTS = 300
 
 
-class TraceEventInline(admin.TabularInline):
+def _pretty(value, limit: int = 4000) -> str:
+    return format_html("<pre style='white-space:pre-wrap'>{}</pre>", truncate(json.dumps(value, indent=2), limit))
+
+
+class FirstEventsFormSet(BaseInlineFormSet):
+    """A run's first ``INLINE_TRACE_EVENTS`` events in order (the step limit keeps runs short anyway)."""
+
+    def get_queryset(self):
+        if not hasattr(self, "_queryset"):
+            self._queryset = list(super().get_queryset().order_by("id")[:INLINE_TRACE_EVENTS])
+        return self._queryset
+
+
+class TraceEventInline(StaffViewOnlyMixin, admin.TabularInline):
     model = TraceEvent
-    fields = ("kind", "name", "tokens_in", "tokens_out", "duration_ms", "payload", "created_at")
+    formset = FirstEventsFormSet
+    fields = ("kind", "name", "tokens_in", "tokens_out", "duration_ms", "payload_view", "created_at")
     readonly_fields = fields
-    can_delete = False
     extra = 0
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
+    @admin.display(description="payload")
+    def payload_view(self, obj: TraceEvent) -> str:
+        return _pretty(obj.payload, 2000)
 
 
 @admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
+class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
+    access_what = StaffAccess.RUN
     list_display = (
         "id",
         "thread",
-        "user",
+        "user_link",
         "agent",
         "status",
         "error_code",
@@ -30,17 +67,138 @@ class RunAdmin(admin.ModelAdmin):
         "latency_ms",
         "created_at",
     )
-    list_filter = ("status", "agent", "error_code", "model")
-    search_fields = ("id", "thread__id", "user__username")
+    # Fixed choices only: a DISTINCT over every run's model or agent is a full scan.
+    list_filter = ("status", "error_code")
+    search_fields = ("=id",)
     list_select_related = ("user", "thread")
-    readonly_fields = [f.name for f in Run._meta.fields]
+    ordering = ("-created_at",)
+    fields = (
+        "id",
+        "thread_link",
+        "user_link",
+        "request_link",
+        "agent",
+        "status",
+        "error_code",
+        "error_message",
+        "model",
+        "prompt_context",
+        "tokens_in",
+        "tokens_out",
+        "tokens_cached",
+        "tokens_cache_write",
+        "tokens_full_resend",
+        "latency_ms",
+        "attempts",
+        "retry_link",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "expires_at",
+    )
+    readonly_fields = fields
     inlines = [TraceEventInline]
-    show_full_result_count = False
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).select_related("user", "thread")
+
+    @admin.display(description="user", ordering="user__username")
+    def user_link(self, obj: Run) -> str:
+        return person_link(obj.user_id, obj.user.username)
+
+    @admin.display(description="thread")
+    def thread_link(self, obj: Run) -> str:
+        return admin_link(obj.thread, truncate(str(obj.thread), 80))
+
+    @admin.display(description="request message")
+    def request_link(self, obj: Run) -> str:
+        return admin_link(None, model="conversations.message", pk=obj.request_message_id)
+
+    @admin.display(description="retry of")
+    def retry_link(self, obj: Run) -> str:
+        return admin_link(None, model="agents.run", pk=obj.retry_of_id)
+
+    @admin.display(description="what went into this prompt")
+    def prompt_context(self, obj: Run) -> str:
+        """Run.context_info made navigable: the summary, the memories, the window of messages."""
+        info = obj.context_info or {}
+        if not info:
+            return "Not recorded (the run has not assembled a context yet)."
+        rows = []
+        version = info.get("summary_version")
+        if version:
+            summary = ThreadSummary.objects.filter(thread_id=obj.thread_id, version=version).only("id").first()
+            label = f"v{version} (covers messages 1–{info.get('summary_covers_through', '?')})"
+            rows.append(("Summary", admin_link(summary, label) if summary else f"{label}, since deleted"))
+        else:
+            rows.append(("Summary", "none"))
+        memory_ids = [i for i in info.get("memory_ids") or [] if isinstance(i, int)]
+        if memory_ids:
+            found = {m.pk: m for m in Memory.objects.filter(pk__in=memory_ids).only("id", "kind", "content")}
+            items = format_html_join(
+                "",
+                "<li>{}</li>",
+                (
+                    (
+                        admin_link(found[i], f"#{i} [{found[i].kind}] {truncate(found[i].content, 80)}")
+                        if i in found
+                        else f"#{i} (since deleted)",
+                    )
+                    for i in memory_ids
+                ),
+            )
+            rows.append(("Memories", format_html("<ul style='margin:0'>{}</ul>", items)))
+        else:
+            rows.append(("Memories", "none"))
+        first, last = info.get("window_first_sequence"), info.get("window_last_sequence")
+        if first is not None and last is not None:
+            url = f"{reverse('admin:conversations_message_changelist')}?thread={obj.thread_id}"
+            url += f"&sequence__gte={first}&sequence__lte={last}"
+            window = format_html(
+                '<a href="{}">messages {}–{}</a> ({} sent, {} dropped for the budget)',
+                url,
+                first,
+                last,
+                info.get("window_messages", "?"),
+                info.get("dropped_for_budget", 0),
+            )
+            rows.append(("Window", window))
+        if info.get("uncovered_messages"):
+            rows.append(("Outside window and summary", f"{info['uncovered_messages']} messages (search_history only)"))
+        if "estimated_tokens" in info:
+            rows.append(
+                (
+                    "Tokens",
+                    f"{info['estimated_tokens']} estimated of a {info.get('budget', '?')} budget; "
+                    f"resending the whole history: {info.get('full_resend_tokens', '?')}",
+                )
+            )
+        table = format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows)
+        return format_html(
+            "<table>{}</table><details><summary>raw context_info</summary>{}</details>", table, _pretty(info)
+        )
 
 
 @admin.register(TraceEvent)
-class TraceEventAdmin(admin.ModelAdmin):
-    list_display = ("id", "run", "kind", "name", "tokens_in", "tokens_out", "duration_ms", "created_at")
+class TraceEventAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
+    access_what = StaffAccess.TRACE
+    list_display = ("id", "run_link", "kind", "name", "tokens_in", "tokens_out", "duration_ms", "created_at")
     list_filter = ("kind",)
-    readonly_fields = ("run", "kind", "name", "payload", "tokens_in", "tokens_out", "duration_ms", "created_at")
-    show_full_result_count = False
+    fields = ("run_link", "kind", "name", "tokens_in", "tokens_out", "duration_ms", "created_at", "payload_view")
+    readonly_fields = fields
+    ordering = ("-id",)
+    list_per_page = 100
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).select_related("run")
+
+    def access_subject_id(self, obj: TraceEvent) -> int:
+        return obj.run.user_id
+
+    @admin.display(description="run")
+    def run_link(self, obj: TraceEvent) -> str:
+        return admin_link(None, model="agents.run", pk=obj.run_id)
+
+    @admin.display(description="payload")
+    def payload_view(self, obj: TraceEvent) -> str:
+        return _pretty(obj.payload, 20000)

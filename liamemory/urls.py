@@ -2,10 +2,13 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from liamemory.admin_person import person_page
 from liamemory.health import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # Before admin/ so that the admin catch-all does not take it.
+    path("admin/people/<int:user_id>/", person_page, name="admin-person"),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -189,6 +189,13 @@ MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
 LONG_TERM_MEMORY_ENABLED = env.bool("LONG_TERM_MEMORY_ENABLED", default=True)
 MEMORY_MAX_ACTIVE_PER_USER = env.int("MEMORY_MAX_ACTIVE_PER_USER", default=20)
 MEMORY_MAX_CHARS = 180
+# Kinds an agent (or a workflow) may only propose: stored pending until staff approve.
+MEMORY_REVIEW_KINDS = tuple(env.list("MEMORY_REVIEW_KINDS", default=["client_setup", "team_policy"]))
+# pg_trgm similarity above which a new memory of the same kind updates an existing one.
+MEMORY_DUPLICATE_SIMILARITY = env.float("MEMORY_DUPLICATE_SIMILARITY", default=0.6)
+# Similarity of two memories with their numbers/identifiers and negations removed above
+# which they are taken to be about the same subject (a differing value then supersedes).
+MEMORY_SUBJECT_SIMILARITY = env.float("MEMORY_SUBJECT_SIMILARITY", default=0.8)
 MESSAGE_MAX_CHARS = env.int("MESSAGE_MAX_CHARS", default=32_000)
 TOKENS_RESERVED_FOR_ANSWER = env.int("TOKENS_RESERVED_FOR_ANSWER", default=1_500)
 TOKEN_BUDGET_MARGIN = env.float("TOKEN_BUDGET_MARGIN", default=0.15)

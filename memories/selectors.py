@@ -1,0 +1,84 @@
+"""Reads on long-term memories. Ownership scoping lives here."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.postgres.search import TrigramWordSimilarity
+from django.db.models import QuerySet
+
+from liamemory.api import NotFound
+from memories.models import Memory, MemoryPreference, MemoryStatus
+
+# Staff type whole words: below this word similarity a hit shares only stray trigrams.
+STAFF_SEARCH_MIN_SIMILARITY = 0.3
+
+
+class MemoryNotFound(NotFound):
+    """A memory that does not exist or is not the caller's: the two are indistinguishable."""
+
+    def __init__(self, memory_id: object = None) -> None:
+        super().__init__("Memory not found.", extra={"memory_id": str(memory_id)} if memory_id is not None else {})
+
+
+def memory_list_for_user(
+    *, user: AbstractBaseUser, kind: str | None = None, status: str | None = None
+) -> QuerySet[Memory]:
+    qs = Memory.objects.for_user(user)
+    if kind:
+        qs = qs.filter(kind=kind)
+    if status:
+        qs = qs.filter(status=status)
+    return qs.order_by("-updated_at", "-id")
+
+
+def memory_get_for_user(*, user: AbstractBaseUser, memory_id: int | str) -> Memory:
+    try:
+        return Memory.objects.for_user(user).get(pk=int(memory_id))
+    except (Memory.DoesNotExist, ValueError, TypeError) as exc:
+        raise MemoryNotFound(memory_id) from exc
+
+
+def memory_list_for_staff(
+    *,
+    q: str | None = None,
+    user_id: int | None = None,
+    kind: str | None = None,
+    status: str | None = None,
+    writer_type: str | None = None,
+) -> QuerySet[Memory]:
+    """Every user's memories for staff; ``q`` ranks by trigram word similarity (served by the GIN index)."""
+    qs = Memory.objects.select_related("user")
+    if user_id is not None:
+        qs = qs.filter(user_id=user_id)
+    if kind:
+        qs = qs.filter(kind=kind)
+    if status:
+        qs = qs.filter(status=status)
+    if writer_type:
+        qs = qs.filter(writer_type=writer_type)
+    if q:
+        return (
+            qs.annotate(score=TrigramWordSimilarity(q, "content"))
+            .filter(score__gt=STAFF_SEARCH_MIN_SIMILARITY)
+            .order_by("-score", "-id")
+        )
+    return qs.order_by("-created_at", "-id")
+
+
+def memory_pending_queue() -> QuerySet[Memory]:
+    """Memories waiting for staff review, oldest first (served by the partial pending index)."""
+    return Memory.objects.filter(status=MemoryStatus.PENDING).select_related("user").order_by("created_at", "id")
+
+
+def long_term_enabled_for(*, user: AbstractBaseUser) -> bool:
+    """Whether long-term memory may be read or written for ``user`` (the thread's incognito aside)."""
+    if not settings.LONG_TERM_MEMORY_ENABLED:
+        return False
+    value = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
+    return value is not False
+
+
+def pinned_memories(*, user: AbstractBaseUser, kinds: tuple[str, ...] = ("rule",), limit: int = 10) -> list[Memory]:
+    """Active memories of the pinned kinds, put in every context regardless of the message."""
+    return list(Memory.objects.for_user(user).active().of_kind(*kinds).order_by("-importance", "-id")[:limit])
