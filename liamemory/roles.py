@@ -12,4 +12,11 @@ def is_staff(user: AbstractBaseUser | AnonymousUser) -> bool:
 
 
 def is_compliance_officer(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return bool(user.is_authenticated and user.is_active and user.groups.filter(name=COMPLIANCE_GROUP).exists())
+    if not (user.is_authenticated and user.is_active):
+        return False
+    # Cached on the user object: admin asks several times per request.
+    cached = getattr(user, "_is_compliance_officer", None)
+    if cached is None:
+        cached = user.groups.filter(name=COMPLIANCE_GROUP).exists()
+        user._is_compliance_officer = cached
+    return cached

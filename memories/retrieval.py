@@ -335,7 +335,7 @@ mem AS (
            to_tsvector('english', m.content) || to_tsvector('italian', m.content) AS vm
     FROM memories_memory m
     WHERE m.user_id = %(user)s AND m.status = %(status)s
-      AND (m.expires_at IS NULL OR m.expires_at > now())
+      AND (m.expires_at IS NULL OR m.expires_at > clock_timestamp())
       AND (%(kinds)s::text[] IS NULL OR m.kind = ANY (%(kinds)s::text[]))
 )
 SELECT mem.id,
