@@ -22,7 +22,8 @@ from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.selectors import message_window, summary_current
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
 from memories import retrieval
-from memories.models import Memory, MemoryPreference
+from memories.models import Memory
+from memories.selectors import long_term_enabled_for, pinned_memories
 
 SUMMARY_HEADING = "Summary of the conversation so far:"
 MEMORY_HEADING = "What you already know about this user (long-term memory):"
@@ -38,21 +39,15 @@ class Context:
 
 
 def long_term_memory_allowed(*, user, thread: Thread) -> bool:
-    if not settings.LONG_TERM_MEMORY_ENABLED or thread.incognito:
-        return False
-    pref = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
-    return pref is not False
+    """Off for incognito threads, for users who switched it off, and installation-wide by setting."""
+    return not thread.incognito and long_term_enabled_for(user=user)
 
 
 def relevant_memories(*, user, thread: Thread, agent: AgentSpec, query: str, limit: int = 8) -> list[Memory]:
     """Pinned kinds first, then the memories most similar to the message."""
     if not long_term_memory_allowed(user=user, thread=thread):
         return []
-    pinned = []
-    if agent.pinned_kinds:
-        pinned = list(
-            Memory.objects.for_user(user).active().of_kind(*agent.pinned_kinds).order_by("-importance", "-id")[:limit]
-        )
+    pinned = pinned_memories(user=user, kinds=agent.pinned_kinds, limit=limit) if agent.pinned_kinds else []
     seen = {m.id for m in pinned}
     hits = [h.memory for h in retrieval.search_memories(user=user, query=query, limit=limit) if h.memory.id not in seen]
     return (pinned + hits)[: max(limit, len(pinned))]

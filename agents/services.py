@@ -16,6 +16,7 @@ from conversations.content import text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.services import message_append, messages_append
 from liamemory.api import ApplicationError, Conflict
+from memories.services import memory_touch_used
 
 logger = logging.getLogger(__name__)
 
@@ -206,6 +207,8 @@ def run_complete(
             tokens_sent=F("tokens_sent") + tokens_sent,
             tokens_full_resend=F("tokens_full_resend") + tokens_full_resend,
         )
+        if context_info.get("memory_ids"):
+            memory_touch_used(memory_ids=context_info["memory_ids"])
         _enqueue_summary(str(thread.pk), str(run.pk))
     run.refresh_from_db()
     return run
