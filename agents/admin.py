@@ -10,7 +10,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from agents.models import Run, TraceEvent
+from agents.models import PendingApproval, Run, TraceEvent
+from agents.services import run_approval_decide
 from conversations.models import ThreadSummary
 from liamemory.admin_utils import (
     AccessLoggedMixin,
@@ -20,6 +21,8 @@ from liamemory.admin_utils import (
     person_link,
     truncate,
 )
+from liamemory.api import Conflict
+from liamemory.roles import is_staff
 from memories.models import Memory, StaffAccess
 
 INLINE_TRACE_EVENTS = 300
@@ -202,3 +205,59 @@ class TraceEventAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, 
     @admin.display(description="payload")
     def payload_view(self, obj: TraceEvent) -> str:
         return _pretty(obj.payload, 20000)
+
+
+@admin.register(PendingApproval)
+class PendingApprovalAdmin(StaffViewOnlyMixin, admin.ModelAdmin):
+    """The queue of runs waiting for staff: approve or reject the action they asked for."""
+
+    list_display = ("id", "thread", "user_link", "agent", "requested_action", "amount", "created_at")
+    list_select_related = ("user", "thread")
+    ordering = ("created_at",)
+    fields = ("id", "thread_link", "user_link", "agent", "requested_action", "amount", "created_at")
+    readonly_fields = fields
+    actions = ["approve", "reject"]
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        # Needed for actions to show; the form itself stays read-only.
+        return is_staff(request.user)
+
+    @admin.display(description="user")
+    def user_link(self, obj: Run) -> str:
+        return person_link(obj.user_id, obj.user.username)
+
+    @admin.display(description="thread")
+    def thread_link(self, obj: Run) -> str:
+        return admin_link(obj.thread)
+
+    @admin.display(description="action asked for")
+    def requested_action(self, obj: Run) -> str:
+        return truncate(str((obj.context_info or {}).get("approval", {}).get("reason", "")), 200)
+
+    @admin.display(description="amount (€)")
+    def amount(self, obj: Run):
+        return (obj.context_info or {}).get("approval", {}).get("amount")
+
+    def _decide(self, request: HttpRequest, queryset, approved: bool) -> None:
+        done = 0
+        for run in queryset:
+            try:
+                run_approval_decide(
+                    run=run,
+                    approved=approved,
+                    actor=request.user,
+                    note=f"{'approved' if approved else 'rejected'} in admin",
+                )
+                done += 1
+            except Conflict:
+                pass
+        verb = "approved" if approved else "rejected"
+        self.message_user(request, f"{done} action(s) {verb}; the conversation(s) resume now.")
+
+    @admin.action(description="Approve the requested action")
+    def approve(self, request: HttpRequest, queryset) -> None:
+        self._decide(request, queryset, True)
+
+    @admin.action(description="Reject the requested action")
+    def reject(self, request: HttpRequest, queryset) -> None:
+        self._decide(request, queryset, False)

@@ -127,3 +127,18 @@ class TraceEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}:{self.name}"
+
+
+class PendingApprovalManager(models.Manager["PendingApproval"]):
+    def get_queryset(self) -> RunQuerySet:
+        return super().get_queryset().filter(status=RunStatus.INTERRUPTED)
+
+
+class PendingApproval(Run):
+    """Runs waiting for a staff decision on an action (the admin's approval queue)."""
+
+    objects = PendingApprovalManager()
+
+    class Meta:
+        proxy = True
+        verbose_name = "pending action approval"

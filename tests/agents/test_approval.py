@@ -88,3 +88,25 @@ def test_time_travel_lists_checkpoints_and_forks(alice, fake_anthropic):
         "first answer",
     ]
     assert fork.owner == alice and fork.id != thread.id
+
+
+@pytest.mark.django_db
+def test_staff_approve_from_the_admin_queue(alice, staff, fake_anthropic, client, django_capture_on_commit_callbacks):
+    _thread, run = _interrupted_run(alice, fake_anthropic)
+    client.force_login(staff)
+    page = client.get("/admin/agents/pendingapproval/")
+    assert page.status_code == 200 and "12-month plan" in page.content.decode()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client.post(
+            "/admin/agents/pendingapproval/", {"action": "approve", "_selected_action": [str(run.id)]}, follow=True
+        )
+    assert "1 action(s) approved" in response.content.decode()
+    run.refresh_from_db()
+    assert run.status == "running" and run.context_info["decision"]["approved"] is True
+    assert len(callbacks) == 1  # the resume task is enqueued on commit
+
+
+@pytest.mark.django_db
+def test_end_user_cannot_open_the_approval_queue(alice, client):
+    client.force_login(alice)
+    assert client.get("/admin/agents/pendingapproval/").status_code == 302
