@@ -171,3 +171,17 @@ def test_non_uuid_ids_answer_json_404(alice):
 def test_unknown_agent_is_refused(alice):
     r = api(alice).post("/api/threads", {"agent": "wizard"}, format="json")
     assert r.status_code == 400 and "agent" in r.json()["message"]
+
+
+@pytest.mark.worker
+def test_worker_logs_never_contain_message_or_memory_text(worker, alice):
+    canary = "zebracanary-91734"
+    thread = thread_create(owner=alice)
+    client = api(alice)
+    body = client.post(
+        f"/api/threads/{thread.id}/messages", {"content": f"remember that my locker code is {canary}"}, format="json"
+    ).json()
+    wait_for(lambda: _finished(client, body["run"]["url"]), what="the run to finish")
+    assert canary in client.get(body["run"]["url"]).json()["reply"]["text"]
+    assert "agents.execute_run" in worker.log()  # the log speaks of the task, by id only
+    assert canary not in worker.log()
