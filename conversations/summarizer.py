@@ -119,8 +119,15 @@ def spoken_text(message: Message) -> str:
 
 
 def span_source(*, previous_text: str, messages: Iterable[Message]) -> str:
-    """The text being compressed: the previous summary plus the newly aged-out messages."""
-    return "\n".join([previous_text, *(spoken_text(m) for m in messages)])
+    """The text being compressed: the previous summary plus the newly aged-out messages.
+
+    The previous key-facts line comes first: facts are capped in first-seen order, so
+    the oldest facts, already rescued once, stay ahead of newer ones.
+    """
+    lines = previous_text.splitlines()
+    facts_first = [line for line in lines if line.startswith(KEY_FACTS_PREFIX)]
+    facts_first += [line for line in lines if not line.startswith(KEY_FACTS_PREFIX)]
+    return "\n".join([*facts_first, *(spoken_text(m) for m in messages)])
 
 
 def summary_cut(messages: Sequence[Message], *, window: int) -> int | None:
