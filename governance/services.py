@@ -175,8 +175,11 @@ def purge_expired(*, now: datetime | None = None, batch_size: int = PURGE_BATCH_
             "memories",
             "memory_history",
             "memories_source_expired",
+            "expiry_set_threads",
+            "expiry_set_runs",
+            "expiry_set_memories",
         )
-    } | {k: v for k, v in counts.items() if k.startswith("expiry_set_")}
+    }
     record.skipped_held_users = _held_users_with_expired(now)
     record.finished_at = timezone.now()
     record.full_clean()

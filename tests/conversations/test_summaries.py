@@ -51,9 +51,7 @@ def chat(thread: Thread, turns: int, *, first: str | None = None, offset: int = 
         items += [say("user", f"Hello! {first}"), say("assistant", "Thanks, noted. I will keep that in mind.")]
     for i in range(offset, offset + turns):
         items.append(say("user", f"Hi again. Can you check the courier options for parcel batch {i}?"))
-        items.append(
-            say("assistant", f"Sure! We decided to ship batch {i} with the express courier. Anything else?")
-        )
+        items.append(say("assistant", f"Sure! We decided to ship batch {i} with the express courier. Anything else?"))
     messages_append(thread=thread, items=items)
 
 
