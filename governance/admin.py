@@ -3,6 +3,8 @@ from django.contrib import admin
 from governance.models import PurgeRecord, RetentionPolicy
 from governance.retention import policy_cache_clear
 
+# --- retention and purge (issue 5) ---------------------------------------------------
+
 
 @admin.register(RetentionPolicy)
 class RetentionPolicyAdmin(admin.ModelAdmin):
@@ -38,3 +40,6 @@ class PurgeRecordAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+# --- end of retention and purge ---------------------------------------------------

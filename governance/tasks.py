@@ -6,6 +6,8 @@ from celery import shared_task
 
 from governance import services
 
+# --- retention and purge (issue 5) ---------------------------------------------------
+
 
 # Periodic (django-celery-beat, see migration 0002). Late ack is safe: overlapping or
 # repeated purges delete nothing twice.
@@ -14,3 +16,6 @@ def purge_expired() -> dict[str, int]:
     """Delete what expired (threads, runs, memories and what lives with them)."""
     record = services.purge_expired()
     return {**record.counts, "skipped_held_users": record.skipped_held_users}
+
+
+# --- end of retention and purge ---------------------------------------------------
