@@ -67,12 +67,18 @@ def thread_expires_at(*, thread, now: datetime | None = None) -> datetime | None
     return _expiry(now, lifetime(scope))
 
 
-def run_expires_at(*, run=None, now: datetime | None = None) -> datetime | None:
+def run_expires_at(*, run=None, thread=None, now: datetime | None = None) -> datetime | None:
     """A run (with its trace events) lives ``lifetime`` after it is stored or finished.
 
-    A run can never outlive its thread: the thread's purge takes its runs along.
+    A run never outlives its thread (the thread's purge takes its runs along), so a
+    run of an incognito thread gets the incognito lifetime when that is shorter.
     """
-    return _expiry(now, lifetime(RetentionScope.RUN))
+    life = lifetime(RetentionScope.RUN)
+    thread = thread if thread is not None else getattr(run, "thread", None)
+    if thread is not None and thread.incognito:
+        short = lifetime(RetentionScope.INCOGNITO_THREAD)
+        life = short if life is None or (short is not None and short < life) else life
+    return _expiry(now, life)
 
 
 def memory_expires_at(*, kind: str, incognito: bool = False, now: datetime | None = None) -> datetime | None:

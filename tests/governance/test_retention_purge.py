@@ -82,6 +82,8 @@ def test_memories_are_kept_until_forgotten_unless_their_kind_has_a_policy():
     assert memory_expires_at(kind="fact", now=now) is None
     assert memory_expires_at(kind="fact", incognito=True, now=now) == now + DAY
     assert run_expires_at(now=now) == now + 30 * DAY
+    assert run_expires_at(thread=Thread(incognito=False), now=now) == now + 30 * DAY
+    assert run_expires_at(thread=Thread(incognito=True), now=now) == now + DAY
     assert thread_expires_at(thread=Thread(incognito=True), now=now) == now + DAY
 
 
