@@ -83,10 +83,8 @@ def turn_submit(*, user, thread: Thread, content: str) -> tuple[Message, Run]:
 
 
 def _run_expiry(thread: Thread) -> datetime | None:
-    try:
-        from governance.retention import run_expires_at
-    except ImportError:
-        return None
+    from governance.retention import run_expires_at
+
     return run_expires_at(thread=thread, now=timezone.now())
 
 
@@ -217,10 +215,8 @@ def run_complete(
 def _enqueue_summary(thread_id: str, run_id: str) -> None:
     if not settings.MEMORY_SUMMARY_ENABLED:
         return
-    try:
-        from conversations.tasks import summarize_thread
-    except ImportError:
-        return
+    from conversations.tasks import summarize_thread
+
     transaction.on_commit(lambda: summarize_thread.delay(thread_id, run_id))
 
 

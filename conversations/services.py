@@ -12,6 +12,7 @@ from django.utils import timezone
 from conversations.content import blocks_to_text
 from conversations.models import Message, Thread
 from conversations.tokens import estimate_message
+from governance.retention import thread_expires_at
 
 
 def thread_create(
@@ -23,6 +24,7 @@ def thread_create(
     if agent not in AGENTS:
         raise ApplicationError(f"Unknown agent '{agent}'.", {"agents": sorted(AGENTS)})
     thread = Thread(owner=owner, agent=agent, title=title, incognito=incognito)
+    thread.expires_at = thread_expires_at(thread=thread, now=timezone.now())
     thread.full_clean()
     thread.save()
     return thread
@@ -36,7 +38,7 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
     never collide on a sequence and never leave a gap.
     """
     with transaction.atomic():
-        locked = Thread.objects.select_for_update().only("id", "next_sequence").get(pk=thread.pk)
+        locked = Thread.objects.select_for_update().only("id", "next_sequence", "incognito").get(pk=thread.pk)
         start = locked.next_sequence
         rows = []
         for offset, item in enumerate(items):
@@ -54,12 +56,17 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
                 )
             )
         Message.objects.bulk_create(rows)
+        now = timezone.now()
+        # Touching a thread renews its retention.
+        expires_at = thread_expires_at(thread=locked, now=now)
         Thread.objects.filter(pk=thread.pk).update(
             next_sequence=start + len(rows),
-            last_activity_at=timezone.now(),
+            last_activity_at=now,
+            expires_at=expires_at,
             history_tokens=F("history_tokens") + sum(r.token_estimate for r in rows),
         )
     thread.next_sequence = start + len(rows)
+    thread.last_activity_at, thread.expires_at = now, expires_at
     return rows
 
 

@@ -1,4 +1,4 @@
-"""Celery tasks of governance. They take ids and call services."""
+"""Celery tasks of governance. They take ids (or nothing) and call services."""
 
 from __future__ import annotations
 
@@ -18,3 +18,17 @@ def execute_erasure(request_id: str) -> dict[str, str]:
 
 
 # --- end of erasure -----------------------------------------------------------------
+
+
+# --- retention and purge (issue 5) ---------------------------------------------------
+
+
+# Periodic (django-celery-beat, see migration 0002). Late ack is safe: overlapping or
+# repeated purges delete nothing twice.
+@shared_task(name="governance.purge_expired", acks_late=True, soft_time_limit=900, time_limit=960, ignore_result=True)
+def purge_expired() -> dict[str, int]:
+    """Delete what expired (threads, runs, memories and what lives with them)."""
+    from governance import services
+
+    record = services.purge_expired()
+    return {**record.counts, "skipped_held_users": record.skipped_held_users}

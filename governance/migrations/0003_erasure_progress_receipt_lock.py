@@ -28,7 +28,7 @@ DROP FUNCTION IF EXISTS governance_receipt_immutable();
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('governance', '0001_initial'),
+        ('governance', '0002_default_policies_and_schedule'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

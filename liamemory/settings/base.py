@@ -186,6 +186,11 @@ MODEL_TIMEOUT_SECONDS = env.float("MODEL_TIMEOUT_SECONDS", default=60.0)
 MODEL_MAX_RETRIES = env.int("MODEL_MAX_RETRIES", default=2)
 MEMORY_WINDOW = env.int("MEMORY_WINDOW", default=20)
 MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
+# Every Nth summary version is rebuilt from the verbatim messages instead of from the
+# previous summary, so errors do not compound (a summary of a summary drifts).
+SUMMARY_REBUILD_EVERY = env.int("SUMMARY_REBUILD_EVERY", default=5)
+# Token budget of a summary's body (the "Key facts:" line comes on top, capped).
+SUMMARY_MAX_TOKENS = env.int("SUMMARY_MAX_TOKENS", default=800)
 LONG_TERM_MEMORY_ENABLED = env.bool("LONG_TERM_MEMORY_ENABLED", default=True)
 MEMORY_MAX_ACTIVE_PER_USER = env.int("MEMORY_MAX_ACTIVE_PER_USER", default=20)
 MEMORY_MAX_CHARS = 180

@@ -1,0 +1,158 @@
+"""Writing a new rolling-summary version of a thread (the summary task's service)."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from agents.models import Run, TraceEvent, TraceKind
+from conversations.models import Message, MessageRole, Thread, ThreadSummary
+from conversations.selectors import summary_current
+from conversations.summarizer import summarize, summary_cut
+from conversations.summary_policy import SummaryDecision, summary_decide
+from conversations.tokens import estimate_text
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class SummaryOutcome:
+    # created | waited | up_to_date | busy | gone | disabled
+    status: str
+    summary: ThreadSummary | None = None
+    decision: SummaryDecision | None = None
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+def _claim_thread(thread_id: str) -> bool:
+    """A per-thread claim for the rest of the current transaction.
+
+    Transaction-scoped advisory lock: a second delivery of the same task (or an
+    overlapping one) gets False and leaves, so two deliveries make one version. It
+    locks no row, so turns appending messages to the thread never wait on it. A
+    worker killed mid-summary drops its connection; Postgres then rolls its
+    transaction back and releases the lock, and the redelivered task can claim it.
+    Works behind a transaction-mode pooler, unlike a session-level lock.
+    """
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))", [f"summary:{thread_id}"])
+        return bool(cur.fetchone()[0])
+
+
+def _trace(run_id: str | None, payload: dict[str, Any], *, tokens_in: int, tokens_out: int, started: float) -> None:
+    """A ``summary`` trace event on the run that triggered this: figures, never text."""
+    if not run_id or not Run.objects.filter(pk=run_id).exists():
+        return
+    event = TraceEvent(
+        run_id=run_id,
+        kind=TraceKind.SUMMARY,
+        name="summarize_thread",
+        payload=payload,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
+    event.full_clean()
+    event.save()
+
+
+def thread_summary_update(
+    *,
+    thread_id: uuid.UUID | str,
+    run_id: uuid.UUID | str | None = None,
+    force: bool = False,
+    use_model: bool | None = None,
+) -> SummaryOutcome:
+    """Fold the messages older than the window into a new summary version, if it pays.
+
+    Idempotent: the cut is computed from the thread's state, so a repeated call
+    finds nothing new to cover. ``force`` skips the pays-or-waits decision (it never
+    skips the claim). ``use_model`` None: the fast model when an API key is set.
+    Raises ``agents.llm.ModelError`` when the fast model fails; nothing is written.
+    """
+    if not settings.MEMORY_SUMMARY_ENABLED:
+        return SummaryOutcome("disabled")
+    thread_id, run_id = str(thread_id), (str(run_id) if run_id else None)
+    started = time.monotonic()
+    # One transaction around the whole job, the model call included: it holds the
+    # claim (no row lock), and a failure or a soft time limit rolls everything back.
+    with transaction.atomic():
+        if not _claim_thread(thread_id):
+            return SummaryOutcome("busy")
+        thread = Thread.objects.filter(pk=thread_id).first()
+        if thread is None:
+            return SummaryOutcome("gone")
+        previous = summary_current(thread=thread)
+        covered = previous.covers_through if previous else 0
+        tail = list(Message.objects.filter(thread=thread, sequence__gt=covered).order_by("sequence"))
+        cut = summary_cut(tail, window=settings.MEMORY_WINDOW)
+        if cut is None or cut <= covered:
+            return SummaryOutcome("up_to_date")
+        aged = [m for m in tail if m.sequence <= cut]
+        decision = summary_decide(
+            previous_summary_tokens=previous.token_estimate if previous else 0,
+            aged_out_tokens=sum(m.token_estimate for m in aged),
+            window_tokens=sum(m.token_estimate for m in tail if m.sequence > cut),
+            turns_so_far=Message.objects.filter(thread=thread, role=MessageRole.USER).count(),
+        )
+        payload: dict[str, Any] = {"decision": decision.reason, "forced": force and not decision.compress}
+        payload.update(decision.figures)
+        if not (decision.compress or force):
+            payload.update(outcome="waited", uncovered_messages=len(aged))
+            _trace(run_id, payload, tokens_in=0, tokens_out=0, started=started)
+            logger.info("summary waits thread=%s uncovered=%d", thread_id, len(aged))
+            return SummaryOutcome("waited", decision=decision, payload=payload)
+
+        version = (previous.version if previous else 0) + 1
+        # Drift control: every Nth version starts again from the verbatim messages.
+        rebuild = previous is not None and version % max(1, settings.SUMMARY_REBUILD_EVERY) == 0
+        if rebuild:
+            source = list(Message.objects.filter(thread=thread, sequence__lte=cut).order_by("sequence"))
+            previous_text = ""
+        else:
+            source, previous_text = aged, (previous.text if previous else "")
+        result = summarize(previous_text=previous_text, messages=source, use_model=use_model)
+        summary = ThreadSummary(
+            thread=thread,
+            version=version,
+            text=result.text,
+            covers_through=cut,
+            model=result.model,
+            token_estimate=estimate_text(result.text),
+            rebuilt_from_source=rebuild,
+        )
+        summary.full_clean()
+        summary.save()
+        payload.update(
+            outcome="created",
+            version=version,
+            covers_through=cut,
+            model=result.model,
+            rebuilt_from_source=rebuild,
+            messages_compressed=len(source),
+            summary_tokens=summary.token_estimate,
+            facts_added=result.facts_added,
+        )
+        _trace(
+            run_id,
+            payload,
+            tokens_in=result.usage.input_tokens,
+            tokens_out=result.usage.output_tokens,
+            started=started,
+        )
+    logger.info(
+        "summary created thread=%s version=%d covers_through=%d model=%s facts_added=%d rebuilt=%s",
+        thread_id,
+        version,
+        cut,
+        result.model,
+        result.facts_added,
+        rebuild,
+    )
+    return SummaryOutcome("created", summary=summary, decision=decision, payload=payload)

@@ -1,0 +1,337 @@
+"""The rolling summary: written in the background, keeps what matters, one version per change."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from agents.models import TraceEvent
+from conversations.content import text_block
+from conversations.models import Message, Thread, ThreadSummary
+from conversations.selectors import summary_current
+from conversations.services import messages_append, thread_create
+from conversations.summarizer import EXTRACTIVE_MODEL, KEY_FACTS_PREFIX, summary_cut
+from conversations.summary_policy import (
+    PRIOR_REMAINING_TURNS,
+    expected_remaining_turns,
+    finished_thread_lengths,
+    policy_cache_clear,
+)
+from conversations.summary_services import thread_summary_update
+from conversations.tasks import summarize_thread
+from tests.factories import RunFactory
+from tests.fake_anthropic import delay_reply, error_reply, text_reply
+from tests.utils import wait_for
+
+FACTS = ("A-7781", "€1,250.00", "2026-03-14")
+EARLY = "My order A-7781 of €1,250.00 must be delivered by 2026-03-14, that is the deadline."
+
+
+@pytest.fixture(autouse=True)
+def _fresh_policy_cache():
+    policy_cache_clear()
+    yield
+    policy_cache_clear()
+
+
+def say(role: str, text: str) -> dict:
+    return {"role": role, "content": [text_block(text)]}
+
+
+def chat(thread: Thread, turns: int, *, first: str | None = None, offset: int = 0) -> None:
+    """``turns`` user/assistant exchanges with greetings, rephrasings and a few decisions."""
+    items = []
+    if first:
+        items += [say("user", f"Hello! {first}"), say("assistant", "Thanks, noted. I will keep that in mind.")]
+    for i in range(offset, offset + turns):
+        items.append(say("user", f"Hi again. Can you check the courier options for parcel batch {i}?"))
+        items.append(say("assistant", f"Sure! We decided to ship batch {i} with the express courier. Anything else?"))
+    messages_append(thread=thread, items=items)
+
+
+# --- In the background, on the real worker ------------------------------------------------
+
+
+@pytest.mark.worker
+def test_long_conversation_is_summarized_in_the_background(worker, alice, settings):
+    thread = thread_create(owner=alice)
+    chat(thread, 20, first=EARLY)  # 42 messages
+    run = RunFactory(thread=thread, status="completed")
+
+    summarize_thread.delay(str(thread.id), str(run.id))
+
+    summary = wait_for(lambda: summary_current(thread=thread), timeout=60, what="the background summary")
+    assert summary.version == 1
+    # Everything but the last MEMORY_WINDOW rows is covered.
+    assert summary.covers_through == 42 - settings.MEMORY_WINDOW
+    assert summary.model == EXTRACTIVE_MODEL
+    for fact in FACTS:
+        assert fact in summary.text
+    assert "Hello" not in summary.text and "Anything else" not in summary.text
+    event = TraceEvent.objects.get(run=run, kind="summary")
+    assert event.payload["outcome"] == "created"
+    assert event.payload["decision"] in {"pays", "over_budget"}
+    assert event.payload["covers_through"] == summary.covers_through
+    assert event.payload["expected_remaining_turns"] > 0
+    # Figures, never the summary text.
+    assert summary.text not in json.dumps(event.payload)
+    assert "A-7781" not in json.dumps(event.payload)
+
+
+# --- What the summary keeps -------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_identifiers_survive_ten_compressions(alice, settings):
+    settings.MEMORY_WINDOW = 4
+    settings.SUMMARY_MAX_TOKENS = 120  # small: old lines must be dropped from the body
+    settings.SUMMARY_REBUILD_EVERY = 5
+    thread = thread_create(owner=alice)
+    chat(thread, 3, first=EARLY)
+
+    versions = []
+    for round_ in range(10):
+        chat(thread, 4, offset=100 * round_)
+        outcome = thread_summary_update(thread_id=thread.id)
+        assert outcome.status == "created", outcome.payload
+        versions.append(outcome.summary)
+        for fact in FACTS:
+            assert fact in outcome.summary.text, (round_, outcome.summary.text)
+
+    assert [v.version for v in versions] == list(range(1, 11))
+    assert [v.version for v in versions if v.rebuilt_from_source] == [5, 10]
+    last = versions[-1]
+    # The early sentence itself was dropped to fit the budget; the key-facts line kept its facts.
+    assert "must be delivered" not in last.text
+    facts_line = next(line for line in last.text.splitlines() if line.startswith(KEY_FACTS_PREFIX))
+    assert all(fact in facts_line for fact in FACTS)
+    assert "Hi again" not in last.text and "Anything else" not in last.text
+
+
+@pytest.mark.django_db
+def test_the_cut_never_separates_a_tool_call_from_its_result(alice, settings):
+    settings.MEMORY_WINDOW = 3
+    thread = thread_create(owner=alice)
+    chat(thread, 3)  # 6 messages
+    tool_use = {"type": "tool_use", "id": "toolu_1", "name": "recall_facts", "input": {"query": "order"}}
+    messages_append(
+        thread=thread,
+        items=[
+            say("user", "What do you remember about my order?"),  # 7
+            {"role": "assistant", "content": [tool_use]},  # 8
+            {"role": "tool", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "A-7781"}]},
+            say("assistant", "Your order is A-7781."),  # 10
+            say("user", "Thanks, we decided to keep it."),  # 11
+        ],
+    )
+    rows = list(Message.objects.filter(thread=thread).order_by("sequence"))
+    # The last 3 rows would start at the tool result (#9): the cut moves before the tool_use.
+    assert summary_cut(rows, window=3) == 7
+
+    outcome = thread_summary_update(thread_id=thread.id, force=True)
+    assert outcome.summary.covers_through == 7
+
+
+@pytest.mark.django_db
+def test_two_deliveries_make_one_version(alice):
+    thread = thread_create(owner=alice)
+    chat(thread, 20, first=EARLY)
+
+    first = summarize_thread.apply(args=[str(thread.id)]).get()
+    second = summarize_thread.apply(args=[str(thread.id)]).get()
+
+    assert first["status"] == "created"
+    assert second == {"status": "up_to_date"}
+    assert ThreadSummary.objects.filter(thread=thread).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_overlapping_deliveries_make_one_version(alice, fake_anthropic):
+    thread = thread_create(owner=alice)
+    chat(thread, 20, first=EARLY)
+    # The first delivery is slow in the model call; the second arrives meanwhile.
+    fake_anthropic.script(delay_reply(2, text_reply("- Order A-7781 ships express.")), text_reply("- Other."))
+    results: list[str] = []
+
+    def deliver() -> None:
+        try:
+            results.append(thread_summary_update(thread_id=thread.id).status)
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=deliver)
+    first.start()
+    wait_for(lambda: fake_anthropic.requests, what="the first delivery's model call")
+    second = threading.Thread(target=deliver)
+    second.start()
+    second.join(10)
+    first.join(10)
+
+    assert sorted(results) == ["busy", "created"]
+    assert ThreadSummary.objects.filter(thread=thread).count() == 1
+    assert len(fake_anthropic.message_requests()) == 1
+
+
+@pytest.mark.django_db
+def test_summary_switched_off_does_nothing(alice, settings):
+    settings.MEMORY_SUMMARY_ENABLED = False
+    thread = thread_create(owner=alice)
+    chat(thread, 20, first=EARLY)
+    run = RunFactory(thread=thread, status="completed")
+
+    result = summarize_thread.apply(args=[str(thread.id), str(run.id)]).get()
+
+    assert result == {"status": "disabled"}
+    assert not ThreadSummary.objects.filter(thread=thread).exists()
+    assert not TraceEvent.objects.filter(run=run).exists()
+
+
+# --- The fast model ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_fast_model_summary_gets_lost_identifiers_back(alice, fake_anthropic, settings):
+    thread = thread_create(owner=alice)
+    chat(thread, 20, first=EARLY)
+    run = RunFactory(thread=thread, status="completed")
+    # The model paraphrases and loses the exact figures.
+    fake_anthropic.script(text_reply("- The user wants an order delivered before a deadline.", input_tokens=900))
+
+    outcome = thread_summary_update(thread_id=thread.id, run_id=run.id)
+
+    (request,) = fake_anthropic.message_requests()
+    assert request["model"] == settings.FAST_MODEL
+    assert "identifiers" in request["system"][0]["text"]
+    assert "A-7781" in request["messages"][0]["content"]
+    summary = outcome.summary
+    assert summary.model == settings.FAST_MODEL
+    assert summary.text.startswith("- The user wants an order delivered")
+    facts_line = summary.text.splitlines()[-1]
+    assert facts_line.startswith(KEY_FACTS_PREFIX)
+    assert all(fact in facts_line for fact in FACTS)
+    event = TraceEvent.objects.get(run=run, kind="summary")
+    assert event.payload["facts_added"] >= 3
+    assert event.payload["model"] == settings.FAST_MODEL
+    assert event.tokens_in == 900
+
+
+@pytest.mark.django_db
+def test_rate_limited_model_is_retried_then_the_extractive_summary_is_used(alice, fake_anthropic, settings):
+    settings.MODEL_MAX_RETRIES = 0  # the SDK's own retries off: count the task's
+    thread = thread_create(owner=alice)
+    chat(thread, 20, first=EARLY)
+    fake_anthropic.script(*[error_reply(429, "rate_limit_error") for _ in range(10)])
+
+    summarize_thread.apply(args=[str(thread.id)])
+
+    # One call and five retries, each refused; then the context is kept bounded anyway.
+    assert len(fake_anthropic.message_requests()) == 6
+    summary = summary_current(thread=thread)
+    assert summary.version == 1
+    assert summary.model == EXTRACTIVE_MODEL
+    assert "A-7781" in summary.text
+
+
+# --- Pays or waits ----------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_expected_remaining_turns_come_from_finished_threads(alice):
+    assert expected_remaining_turns(turns_so_far=10, lengths=finished_thread_lengths()) == (PRIOR_REMAINING_TURNS, 0)
+
+    for _ in range(10):
+        finished = thread_create(owner=alice)
+        chat(finished, 12)
+    Thread.objects.update(last_activity_at=timezone.now() - timedelta(days=3))
+    policy_cache_clear()
+
+    lengths = finished_thread_lengths()
+    assert lengths == [12] * 10
+    remaining, observed = expected_remaining_turns(turns_so_far=10, lengths=lengths)
+    # Ten threads that went two turns further, shrunk towards the prior of ten.
+    assert observed == 10
+    assert remaining == pytest.approx((10 * 2 + 5 * PRIOR_REMAINING_TURNS) / 15)
+
+
+@pytest.mark.django_db
+def test_a_small_aged_out_span_behind_a_large_summary_waits(alice, settings):
+    settings.MEMORY_WINDOW = 4
+    thread = thread_create(owner=alice)
+    chat(thread, 3)  # 6 messages: #1 summarized, #2 aged out, #3-#6 the window
+    ThreadSummary.objects.create(
+        thread=thread, version=1, text="- long summary", covers_through=1, model=EXTRACTIVE_MODEL, token_estimate=700
+    )
+    run = RunFactory(thread=thread, status="completed")
+
+    outcome = thread_summary_update(thread_id=thread.id, run_id=run.id)
+
+    assert outcome.status == "waited"
+    assert ThreadSummary.objects.filter(thread=thread).count() == 1
+    event = TraceEvent.objects.get(run=run, kind="summary")
+    assert event.payload["decision"] == "waits"
+    assert event.payload["cost_compress"] >= event.payload["cost_keep"]
+    assert event.payload["uncovered_messages"] == 1
+
+
+# --- Redelivery after a worker dies (Redis) -----------------------------------------------------
+
+REDELIVERY_QUEUE = "liamemory-test-redelivery"
+REDELIVERY_BROKER = "redis://127.0.0.1:6379/12"
+VISIBILITY = 3
+
+
+@pytest.mark.redis
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_worker_killed_mid_summary_gives_exactly_one_version(alice, fake_anthropic, settings, tmp_path):
+    import redis
+
+    from liamemory.celery import app
+    from tests.worker import WorkerProcess
+
+    redis.Redis.from_url(REDELIVERY_BROKER).flushdb()
+    # A queue of its own, so the session's worker never takes this task.
+    settings.CELERY_TASK_DEFAULT_QUEUE = REDELIVERY_QUEUE
+    env = {
+        "CELERY_BROKER_URL": REDELIVERY_BROKER,
+        "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY),
+        "LIAMEMORY_FAKE_ANTHROPIC_URL": fake_anthropic.url,
+    }
+    thread = thread_create(owner=alice)
+    chat(thread, 20, first=EARLY)
+    fake_anthropic.script(
+        delay_reply(30, text_reply("- never delivered")), text_reply("- Order A-7781 ships by 2026-03-14.")
+    )
+
+    first = WorkerProcess(tmp_path / "first.log", extra_env=env).start()
+    second = WorkerProcess(tmp_path / "second.log", extra_env=env)
+    try:
+        with app.connection_for_write(REDELIVERY_BROKER) as conn:
+            summarize_thread.apply_async(args=[str(thread.id)], queue=REDELIVERY_QUEUE, connection=conn)
+        wait_for(lambda: fake_anthropic.requests, timeout=30, what="the first worker's model call")
+        delivered_at = time.monotonic()
+        first.kill()
+        assert not ThreadSummary.objects.filter(thread=thread).exists()
+
+        # The unacknowledged task becomes visible again after the visibility timeout;
+        # a worker restores such tasks when it starts.
+        time.sleep(max(0.0, delivered_at + VISIBILITY + 1 - time.monotonic()))
+        second.start()
+        wait_for(
+            lambda: ThreadSummary.objects.filter(thread=thread).exists(), timeout=60, what="the redelivered summary"
+        )
+        time.sleep(VISIBILITY + 2)  # room for a duplicate, were there one
+    finally:
+        first.stop()
+        second.stop()
+
+    summaries = list(ThreadSummary.objects.filter(thread=thread))
+    assert len(summaries) == 1
+    assert summaries[0].text.startswith("- Order A-7781 ships")
+    assert len(fake_anthropic.message_requests()) == 2
