@@ -168,10 +168,8 @@ def _preference_enabled(user: AbstractBaseUser) -> bool:
 
 def _expires_at(*, kind: str):
     """The expiry retention policy gives a memory of ``kind`` (None: kept until forgotten)."""
-    try:
-        from governance.retention import memory_expires_at
-    except ImportError:  # retention not installed yet: memories keep no expiry
-        return None
+    from governance.retention import memory_expires_at
+
     return memory_expires_at(kind=kind)
 
 
