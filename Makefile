@@ -29,3 +29,9 @@ lint: $(STAMP)
 clean-db:
 	-$(BIN)/python -m liamemory.embedded_db stop
 	rm -rf var/pgdata var/broker
+
+# Benchmarks (not tests): `make bench`, or `make bench QUICK=1` for a small version.
+bench: migrate
+	$(BIN)/python -m pip install -q -r requirements-bench.txt
+	$(BIN)/python -m bench.tokens $(if $(QUICK),--quick,)
+	$(BIN)/python -m bench.retrieval.run $(if $(QUICK),--quick,)
