@@ -54,3 +54,10 @@ class ThreadDetailApi(APIView):
         data.is_valid(raise_exception=True)
         thread = services.thread_rename(thread=thread, title=data.validated_data["title"])
         return Response(ThreadOutSerializer(thread).data)
+
+    @extend_schema(request=None, responses={204: None}, summary="Delete, with what was derived only from it")
+    def delete(self, request, thread_id):
+        from governance.deletion import thread_delete
+
+        thread_delete(thread=thread_for_request(request, thread_id), actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

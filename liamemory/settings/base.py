@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_celery_beat",
     "simple_history",
     "liamemory",
@@ -137,6 +138,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "liamemory API",
     "DESCRIPTION": "Conversational memory with governance: threads, turns, memories, erasure.",
     "VERSION": "1.0.0",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "agents.models.RunStatus",
         "MemoryStatusEnum": "memories.models.MemoryStatus",

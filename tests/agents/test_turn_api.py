@@ -185,3 +185,26 @@ def test_worker_logs_never_contain_message_or_memory_text(worker, alice):
     assert canary in client.get(body["run"]["url"]).json()["reply"]["text"]
     assert "agents.execute_run" in worker.log()  # the log speaks of the task, by id only
     assert canary not in worker.log()
+
+
+@pytest.mark.django_db
+def test_owner_deletes_a_thread_and_the_memories_drawn_only_from_it(alice, bob):
+    from memories.models import Memory
+    from tests.agents.helpers import run_turn
+
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "remember that my order is A-7781")
+    assert Memory.objects.filter(user=alice).count() == 1
+    assert api(bob).delete(f"/api/threads/{thread.id}").status_code == 404
+    assert api(alice).delete(f"/api/threads/{thread.id}").status_code == 204
+    assert not Message.objects.filter(thread_id=thread.id).exists()
+    assert not Memory.objects.filter(user=alice).exists()
+    assert api(alice).get(f"/api/threads/{thread.id}").status_code == 404
+
+
+@pytest.mark.django_db
+def test_api_docs_load_no_outside_asset(alice, client):
+    client.force_login(alice)
+    page = client.get("/api/docs/").content.decode()
+    assert "cdn" not in page.lower() and "/static/drf_spectacular_sidecar/" in page
+    assert client.get("/api/schema/").status_code == 200
