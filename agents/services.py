@@ -66,20 +66,30 @@ def turn_submit(*, user, thread: Thread, content: str) -> tuple[Message, Run]:
     try:
         with transaction.atomic():
             message = message_append(thread=thread, role=MessageRole.USER, content=[text_block(content)])
-            run = Run.objects.create(
-                thread=thread,
-                user=user,
-                request_message=message,
-                agent=thread.agent,
-                model=settings.CHAT_MODEL if settings.ANTHROPIC_API_KEY else "offline",
-                expires_at=_run_expiry(thread),
-            )
-            _enqueue_run(str(run.id))
+            run = _queue_run(thread=thread, user=user, request_message=message)
     except IntegrityError as exc:
         if "run_one_active_per_thread" in str(exc):
             raise Conflict("A reply is still being written for this conversation; wait for it or cancel it.") from exc
         raise
     return message, run
+
+
+def _queue_run(*, thread: Thread, user, request_message: Message, retry_of: Run | None = None) -> Run:
+    """A queued run for ``request_message``, enqueued once the transaction commits.
+
+    The run records its model: Claude when an API key is configured, else the offline model.
+    """
+    run = Run.objects.create(
+        thread=thread,
+        user=user,
+        request_message=request_message,
+        agent=thread.agent,
+        model=settings.CHAT_MODEL if settings.ANTHROPIC_API_KEY else "offline",
+        retry_of=retry_of,
+        expires_at=_run_expiry(thread),
+    )
+    _enqueue_run(str(run.id))
+    return run
 
 
 def _run_expiry(thread: Thread) -> datetime | None:
@@ -95,16 +105,7 @@ def run_retry(*, run: Run) -> Run:
     _ensure_no_run_waiting(run.thread)
     try:
         with transaction.atomic():
-            new = Run.objects.create(
-                thread=run.thread,
-                user=run.user,
-                request_message=run.request_message,
-                agent=run.agent,
-                model=settings.CHAT_MODEL if settings.ANTHROPIC_API_KEY else "offline",
-                retry_of=run,
-                expires_at=_run_expiry(run.thread),
-            )
-            _enqueue_run(str(new.id))
+            new = _queue_run(thread=run.thread, user=run.user, request_message=run.request_message, retry_of=run)
     except IntegrityError as exc:
         raise Conflict("A reply is still being written for this conversation.") from exc
     return new
