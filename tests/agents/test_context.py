@@ -179,3 +179,28 @@ def test_cutting_never_orphans_a_tool_result(shape, spec, cut, drops):
     if window:
         assert window[0].get("role") == "user"
         assert window[-1] == items[-1]  # the newest item is always kept
+
+
+@pytest.mark.django_db
+def test_after_a_background_summary_the_next_context_is_window_plus_summary(alice, settings):
+    from conversations.summary_services import thread_summary_update
+
+    settings.MEMORY_WINDOW = 6
+    thread = thread_create(owner=alice)
+    messages_append(
+        thread=thread,
+        items=[
+            {"role": "user", "content": [text_block("My order A-7781 ships to Milan.")]},
+            {"role": "assistant", "content": [text_block("Noted.")]},
+        ],
+    )
+    _turns(thread, 30)
+    thread_summary_update(thread_id=thread.pk, force=True, use_model=False)
+    request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block("status?")]}])[0]
+    thread.refresh_from_db()
+    ctx = build_context(thread=thread, agent=get_agent("assistant"), user=alice, request_message=request)
+    assert ctx.info["summary_version"] == 1
+    assert "A-7781" in ctx.system[1]["text"]
+    # Only the message that aged out since the summary (the new request pushed it) is uncovered.
+    assert len(ctx.messages) <= 6 and ctx.info["uncovered_messages"] <= 1
+    assert ctx.info["estimated_tokens"] < ctx.info["full_resend_tokens"]
