@@ -46,3 +46,13 @@ def thread_checkpoints(*, thread, limit: int = 100) -> list[dict]:
             }
         )
     return out
+
+
+def run_latest_for_thread(*, thread) -> Run | None:
+    """The thread's newest run (served by the thread/created index): what the chat page shows as pending or failed."""
+    return Run.objects.filter(thread=thread).order_by("-created_at").first()
+
+
+def run_messages(*, run: Run) -> list[Message]:
+    """The assistant and system messages a run wrote, in order (tool results left out)."""
+    return list(Message.objects.filter(run=run).exclude(role=MessageRole.TOOL).order_by("sequence"))

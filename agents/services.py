@@ -14,7 +14,7 @@ from django.utils import timezone
 from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
 from conversations.content import text_block
 from conversations.models import Message, MessageRole, Thread
-from conversations.services import message_append, messages_append
+from conversations.services import message_append, messages_append, thread_autotitle
 from liamemory.api import ApplicationError, Conflict
 from memories.services import memory_touch_used
 
@@ -66,6 +66,8 @@ def turn_submit(*, user, thread: Thread, content: str) -> tuple[Message, Run]:
     try:
         with transaction.atomic():
             message = message_append(thread=thread, role=MessageRole.USER, content=[text_block(content)])
+            if not thread.title:
+                thread_autotitle(thread=thread, text=content)
             run = _queue_run(thread=thread, user=user, request_message=message)
     except IntegrityError as exc:
         if "run_one_active_per_thread" in str(exc):

@@ -7,7 +7,7 @@ import uuid
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
-from conversations.models import Message, Thread, ThreadSummary
+from conversations.models import Message, MessageRole, Thread, ThreadSummary
 
 
 class ThreadNotFound(Exception):
@@ -23,6 +23,18 @@ def thread_get_for_user(*, user: AbstractBaseUser, thread_id: uuid.UUID | str) -
 
 def thread_list_for_user(*, user: AbstractBaseUser) -> QuerySet[Thread]:
     return Thread.objects.for_user(user).order_by("-last_activity_at")
+
+
+def threads_by_id_for_user(*, user: AbstractBaseUser, ids: list[uuid.UUID]) -> dict[uuid.UUID, Thread]:
+    """The user's threads among ``ids`` (for labelling search hits); others' ids are dropped."""
+    return {t.pk: t for t in Thread.objects.for_user(user).filter(pk__in=ids)}
+
+
+def message_list_for_display(*, thread: Thread, limit: int = 500) -> list[Message]:
+    """The thread's last ``limit`` user, assistant and system messages, in order (tool rows left out)."""
+    rows = list(Message.objects.for_thread(thread).exclude(role=MessageRole.TOOL).order_by("-sequence")[:limit])
+    rows.reverse()
+    return rows
 
 
 def message_window(*, thread: Thread, size: int) -> list[Message]:

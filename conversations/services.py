@@ -79,3 +79,19 @@ def thread_rename(*, thread: Thread, title: str) -> Thread:
     thread.full_clean()
     thread.save(update_fields=["title"])
     return thread
+
+
+AUTO_TITLE_CHARS = 60
+
+
+def thread_autotitle(*, thread: Thread, text: str) -> str:
+    """Give an untitled thread a title from its first message (a rename always wins).
+
+    The conditional UPDATE leaves a title the user set meanwhile alone.
+    """
+    words = " ".join(text.split())
+    if len(words) > AUTO_TITLE_CHARS:
+        words = words[:AUTO_TITLE_CHARS].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
+    if words and Thread.objects.filter(pk=thread.pk, title="").update(title=words):
+        thread.title = words
+    return thread.title

@@ -17,6 +17,8 @@ urlpatterns = [
     path("api/", include("conversations.urls")),
     path("api/", include("memories.urls")),
     path("api/", include("governance.urls")),
+    # The end-user pages; last, so every prefix above keeps its routes.
+    path("", include("web.urls")),
 ]
 
 handler404 = "liamemory.api.json_not_found"

@@ -46,10 +46,13 @@ INSTALLED_APPS = [
     "memories",
     "agents",
     "governance",
+    "web",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files from the app itself, with DEBUG on or off (runserver, gunicorn alike).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -57,6 +60,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
 
 ROOT_URLCONF = "liamemory.urls"
@@ -101,6 +105,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -109,6 +115,29 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# One machine needs no collectstatic step: whitenoise finds files where the apps keep
+# them. A deployment that runs collectstatic may turn this off.
+WHITENOISE_USE_FINDERS = env.bool("WHITENOISE_USE_FINDERS", default=True)
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# --- Content-Security-Policy (the end-user pages) --------------------------------
+# Everything from this origin only, no inline script or style, no framing: a stored
+# reply can make the browser fetch nothing from outside. Admin and the API docs pages
+# (Django's and drf-spectacular's own templates) are left out of it.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/admin/", "/api/docs/"],
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 # --- Security (production profile) ---------------------------------------------
 SESSION_COOKIE_SECURE = PRODUCTION

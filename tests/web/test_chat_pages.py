@@ -1,0 +1,252 @@
+"""The conversation pages through Django's test client: owner, stranger, CSRF, bad input."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from agents.models import Run
+from agents.runner import run_execute
+from agents.services import run_fail, turn_submit
+from conversations.models import Message, Thread
+from conversations.services import thread_create
+from tests.agents.helpers import run_turn
+
+pytestmark = pytest.mark.django_db
+JSON = {"HTTP_ACCEPT": "application/json"}
+
+
+@pytest.fixture
+def as_alice(client, alice) -> Client:
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def as_bob(bob) -> Client:
+    c = Client()
+    c.force_login(bob)
+    return c
+
+
+def test_pages_need_sign_in(client):
+    for url in ["/", "/memory/", "/privacy/", "/search?q=x"]:
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+
+
+def test_sign_in_and_out_with_a_password(client, alice):
+    page = client.get("/accounts/login/")
+    assert page.status_code == 200 and b"Sign in" in page.content
+    assert "default-src 'self'" in page["Content-Security-Policy"]
+    bad = client.post("/accounts/login/", {"username": "alice", "password": "wrong"})
+    assert bad.status_code == 200 and b"form-error" in bad.content
+    ok = client.post("/accounts/login/", {"username": "alice", "password": "pw-for-tests-only"})
+    assert ok.status_code == 302 and ok["Location"] == "/"
+    assert client.get("/").status_code == 200
+    out = client.post("/accounts/logout/")
+    assert out.status_code == 302 and client.get("/").status_code == 302
+
+
+def test_list_shows_my_conversations_newest_first_never_bobs(as_alice, alice, bob):
+    older = thread_create(owner=alice, title="Older chat")
+    newer = thread_create(owner=alice, title="Newer chat")
+    thread_create(owner=bob, title="Bob private chat")
+    turn_submit(user=alice, thread=newer, content="hi")
+    page = as_alice.get("/").content.decode()
+    assert page.index("Newer chat") < page.index("Older chat")
+    assert "Bob private chat" not in page
+    assert f"/c/{older.pk}/" in page
+
+
+def test_new_conversation_with_agent_and_incognito(as_alice, alice):
+    response = as_alice.post("/c/new", {"agent": "relationship", "incognito": "on"})
+    thread = Thread.objects.get(owner=alice)
+    assert response.status_code == 302 and response["Location"] == f"/c/{thread.pk}/"
+    assert thread.agent == "relationship" and thread.incognito
+    page = as_alice.get(response["Location"]).content.decode()
+    assert "Relationship agent" in page and "incognito" in page
+
+
+def test_new_conversation_with_unknown_agent_is_a_form_error(as_alice, alice):
+    response = as_alice.post("/c/new", {"agent": "nope"})
+    assert response.status_code == 400 and b"Select a valid choice" in response.content
+    assert not Thread.objects.filter(owner=alice).exists()
+
+
+def test_every_form_needs_the_csrf_token(alice):
+    c = Client(enforce_csrf_checks=True)
+    c.force_login(alice)
+    thread = thread_create(owner=alice)
+    for url, data in [
+        ("/c/new", {"agent": "assistant"}),
+        (f"/c/{thread.pk}/send", {"content": "hi"}),
+        (f"/c/{thread.pk}/rename", {"title": "x"}),
+        (f"/c/{thread.pk}/delete", {}),
+        ("/memory/switch", {}),
+        ("/privacy/erase", {"confirm": "on"}),
+    ]:
+        assert c.post(url, data).status_code == 403, url
+    assert Thread.objects.filter(pk=thread.pk).exists() and not Message.objects.exists()
+    page = c.get(f"/c/{thread.pk}/").content.decode()
+    assert page.count('name="csrfmiddlewaretoken"') >= 3
+
+
+def test_chat_page_shows_history_agent_and_tokens(as_alice, alice):
+    thread = thread_create(owner=alice)
+    run = run_turn(alice, thread, "remember that my order is A-7781")
+    assert run.status == "completed"
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert "remember that my order is A-7781" in page
+    assert "General assistant" in page and "saved to memory" in page
+    assert "Tokens sent by this conversation" in page and "Resending the full history" in page
+    assert "script-src 'self'" in as_alice.get(f"/c/{thread.pk}/")["Content-Security-Policy"]
+
+
+def test_bob_gets_404_for_alices_conversation_and_runs(as_bob, alice):
+    thread = thread_create(owner=alice, title="Alice secret")
+    _, run = turn_submit(user=alice, thread=thread, content="my secret")
+    for method, url in [
+        ("get", f"/c/{thread.pk}/"),
+        ("post", f"/c/{thread.pk}/send"),
+        ("post", f"/c/{thread.pk}/rename"),
+        ("get", f"/c/{thread.pk}/delete"),
+        ("post", f"/c/{thread.pk}/delete"),
+        ("get", f"/runs/{run.pk}"),
+        ("post", f"/runs/{run.pk}/cancel"),
+        ("post", f"/runs/{run.pk}/retry"),
+    ]:
+        response = getattr(as_bob, method)(url, {"content": "x", "title": "x"} if method == "post" else None)
+        assert response.status_code == 404, url
+        assert b"Alice secret" not in response.content and b"my secret" not in response.content
+    assert Thread.objects.filter(pk=thread.pk, title="Alice secret").exists()
+    assert Run.objects.get(pk=run.pk).status == "queued"
+    assert b"Not found" in as_bob.get(f"/c/{thread.pk}/").content
+
+
+def test_send_answers_json_with_the_message_and_the_run_and_titles_the_thread(as_alice, alice):
+    thread = thread_create(owner=alice)
+    response = as_alice.post(f"/c/{thread.pk}/send", {"content": "Plan the trip to Lisbon in May"}, **JSON)
+    assert response.status_code == 202
+    body = response.json()
+    run = Run.objects.get(pk=body["run"]["id"])
+    assert body["run"]["status"] == "queued" and body["run"]["url"] == f"/runs/{run.pk}"
+    assert "Plan the trip to Lisbon" in body["message"]["html"]
+    assert body["title"] == "Plan the trip to Lisbon in May"
+    thread.refresh_from_db()
+    assert thread.title == "Plan the trip to Lisbon in May"
+
+    run_execute(run_id=str(run.pk))
+    state = as_alice.get(f"/runs/{run.pk}").json()
+    assert state["status"] == "completed" and state["done"]
+    assert "(offline model)" in state["replies"][-1]["html"]
+    assert state["tokens"]["sent"] > 0
+
+
+def test_send_without_javascript_redirects_back(as_alice, alice):
+    thread = thread_create(owner=alice)
+    response = as_alice.post(f"/c/{thread.pk}/send", {"content": "hello"})
+    assert response.status_code == 302 and response["Location"] == f"/c/{thread.pk}/"
+
+
+@pytest.mark.parametrize(("content", "fragment"), [("   ", "Write something first"), ("x" * 32_001, "at most")])
+def test_bad_message_is_a_form_error_and_nothing_is_stored(as_alice, alice, content, fragment):
+    thread = thread_create(owner=alice)
+    page = as_alice.post(f"/c/{thread.pk}/send", {"content": content})
+    assert page.status_code == 400 and fragment in page.content.decode()
+    as_json = as_alice.post(f"/c/{thread.pk}/send", {"content": content}, **JSON)
+    assert as_json.status_code == 400 and fragment in as_json.json()["message"]
+    assert not Message.objects.filter(thread=thread).exists()
+
+
+def test_second_message_while_a_reply_is_pending_is_refused_with_the_reason(as_alice, alice):
+    thread = thread_create(owner=alice)
+    turn_submit(user=alice, thread=thread, content="first")
+    response = as_alice.post(f"/c/{thread.pk}/send", {"content": "second"}, **JSON)
+    assert response.status_code == 409 and "still being written" in response.json()["message"]
+    page = as_alice.post(f"/c/{thread.pk}/send", {"content": "second, again"})
+    assert page.status_code == 409 and "second, again" in page.content.decode()  # the text stays in the form
+
+
+def test_failed_run_shows_a_friendly_error_and_retry_starts_a_new_run(as_alice, alice):
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="are you there?")
+    Run.objects.filter(pk=run.pk).update(status="running")
+    run_fail(run_id=str(run.pk), code="rate_limited", message="429 from provider")
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert "busy with too many requests" in page and "Try again" in page and "are you there?" in page
+    assert "429 from provider" not in page
+    state = as_alice.get(f"/runs/{run.pk}").json()
+    assert state["status"] == "failed" and state["error"]["code"] == "rate_limited"
+
+    retried = as_alice.post(f"/runs/{run.pk}/retry", **JSON)
+    assert retried.status_code == 202 and retried.json()["status"] == "queued"
+    new = Run.objects.get(pk=retried.json()["id"])
+    assert new.retry_of_id == run.pk and new.request_message_id == run.request_message_id
+
+
+def test_stop_cancels_and_regenerate_follows(as_alice, alice):
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="long question")
+    stopped = as_alice.post(f"/runs/{run.pk}/cancel", **JSON)
+    assert stopped.status_code == 200 and stopped.json()["status"] == "cancelled"
+    assert "Regenerate" in as_alice.get(f"/c/{thread.pk}/").content.decode()
+    again = as_alice.post(f"/runs/{run.pk}/cancel", **JSON)
+    assert again.status_code == 409 and "already ended" in again.json()["message"]
+    assert as_alice.post(f"/runs/{run.pk}/retry").status_code == 302
+
+
+def test_interrupted_run_says_it_waits_for_approval(as_alice, alice):
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="give a discount of 900")
+    Run.objects.filter(pk=run.pk).update(status="interrupted")
+    assert "Waiting for approval" in as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert as_alice.get(f"/runs/{run.pk}").json()["done"] is False
+
+
+def test_rename_and_bad_rename(as_alice, alice):
+    thread = thread_create(owner=alice, title="Old")
+    assert as_alice.post(f"/c/{thread.pk}/rename", {"title": "  New name "}).status_code == 302
+    thread.refresh_from_db()
+    assert thread.title == "New name"
+    response = as_alice.post(f"/c/{thread.pk}/rename", {"title": "   "}, follow=True)
+    thread.refresh_from_db()
+    assert thread.title == "New name" and "at least one character" in response.content.decode()
+
+
+def test_delete_asks_first_then_deletes(as_alice, alice):
+    thread = thread_create(owner=alice, title="To go")
+    run_turn(alice, thread, "remember that my cat is called Miso")
+    confirm = as_alice.get(f"/c/{thread.pk}/delete")
+    assert confirm.status_code == 200 and "Delete for good" in confirm.content.decode()
+    assert Thread.objects.filter(pk=thread.pk).exists()
+    done = as_alice.post(f"/c/{thread.pk}/delete", {"next": "privacy"})
+    assert done.status_code == 302 and done["Location"] == "/privacy/"
+    assert not Thread.objects.filter(pk=thread.pk).exists()
+    assert not alice.memories.exists()  # its only source went
+
+
+def test_search_finds_my_messages_only(as_alice, as_bob, alice, bob):
+    mine = thread_create(owner=alice, title="Trip")
+    turn_submit(user=alice, thread=mine, content="the flight to Reykjavik leaves at 7")
+    theirs = thread_create(owner=bob, title="Bob trip")
+    turn_submit(user=bob, thread=theirs, content="my Reykjavik hotel is the Borg")
+    page = as_alice.get("/search", {"q": "Reykjavik"}).content.decode()
+    assert "flight to" in page and f"/c/{mine.pk}/#msg-" in page
+    assert "Borg" not in page and "Bob trip" not in page
+    assert "Nothing found" in as_alice.get("/search", {"q": "Zanzibar"}).content.decode()
+    assert as_alice.get("/search", {"q": ""}).status_code == 400
+
+
+def test_static_files_are_served(client):
+    css = client.get("/static/web/app.css")
+    assert css.status_code == 200
+    js = client.get("/static/web/app.js")
+    assert js.status_code == 200 and b"requestSubmit" in b"".join(js.streaming_content)
+
+
+def test_api_admin_and_healthz_still_routed(as_alice):
+    assert as_alice.get("/api/memories").status_code in (200, 404, 405)
+    assert as_alice.get("/api/threads").status_code == 200
+    assert as_alice.get("/admin/").status_code == 302
+    assert as_alice.get("/api/nothing-here").json()["message"] == "Not found."

@@ -1,0 +1,116 @@
+"""What the pages show of messages and runs: plain data for templates and the poll JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.urls import reverse
+from django.utils.safestring import SafeString
+
+from agents.models import Run, RunStatus
+from agents.registry import AGENTS
+from conversations.models import Message, MessageRole, Thread
+from web.markdown import render_markdown
+
+# Friendly words for a failed run, by error code. The user's message is always kept.
+FRIENDLY_ERRORS: dict[str, str] = {
+    "model_unavailable": "The model is not available right now.",
+    "rate_limited": "The model is busy with too many requests just now.",
+    "timeout": "The model took too long to answer.",
+    "too_long": "This conversation has grown too long for the model. Start a new conversation to go on.",
+    "bad_request": "The model could not accept this request.",
+    "step_limit": "The reply needed too many steps and was stopped.",
+    "rejected": "A staff member declined the action this reply asked for.",
+    "worker_lost": "The reply was interrupted several times.",
+    "internal": "Something went wrong on our side.",
+}
+GENERIC_ERROR = "Something went wrong while writing the reply."
+# Tool calls shown as a small note under a reply, in words a user reads.
+TOOL_LABELS = {
+    "remember_fact": "saved to memory",
+    "recall_facts": "looked in memory",
+    "forget_fact": "removed from memory",
+    "search_history": "searched this conversation",
+    "get_current_date": "checked the date",
+    "request_approval": "asked for staff approval",
+}
+ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED)
+
+
+def agent_title(name: str) -> str:
+    spec = AGENTS.get(name)
+    return spec.title if spec else name
+
+
+@dataclass
+class MessageView:
+    id: int
+    sequence: int
+    role: str
+    html: SafeString
+    agent: str = ""
+    tools: list[str] = field(default_factory=list)
+
+
+def message_view(message: Message) -> MessageView:
+    texts, tools = [], []
+    for block in message.content or []:
+        if block.get("type") == "text":
+            texts.append(block.get("text", ""))
+        elif block.get("type") == "tool_use":
+            tools.append(TOOL_LABELS.get(block.get("name", ""), "used a tool"))
+    text = "\n\n".join(t for t in texts if t)
+    if message.role == MessageRole.USER:
+        # What the user typed is shown as typed (escaped, line breaks kept by CSS), not as markdown.
+        from django.utils.html import escape
+
+        html = SafeString(escape(text))
+    else:
+        html = render_markdown(text)
+    return MessageView(
+        id=message.pk,
+        sequence=message.sequence,
+        role=message.role,
+        html=html,
+        agent=agent_title(message.agent) if message.agent else "",
+        tools=sorted(set(tools)),
+    )
+
+
+def messages_for_display(messages: list[Message]) -> list[MessageView]:
+    """Assistant rows with neither text nor a tool note (a bare tool step) are left out."""
+    views = [message_view(m) for m in messages]
+    return [v for v in views if str(v.html).strip() or v.tools]
+
+
+def run_error_text(run: Run) -> str:
+    return FRIENDLY_ERRORS.get(run.error_code, GENERIC_ERROR)
+
+
+def thread_tokens(thread: Thread) -> dict[str, Any]:
+    sent, full = thread.tokens_sent, thread.tokens_full_resend
+    saved = 0 if not full else max(0, round(100 * (1 - sent / full)))
+    return {"sent": sent, "full": full, "saved_percent": saved}
+
+
+def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, Any]:
+    """The poll answer: status, the replies' safe HTML when completed, a friendly error when failed."""
+    state: dict[str, Any] = {
+        "id": str(run.pk),
+        "status": run.status,
+        "agent": agent_title(run.agent),
+        "done": run.status not in ACTIVE_STATUSES,
+        "url": reverse("web:run-status", kwargs={"run_id": run.pk}),
+        "retry_url": reverse("web:run-retry", kwargs={"run_id": run.pk}),
+        "cancel_url": reverse("web:run-cancel", kwargs={"run_id": run.pk}),
+        "tokens": thread_tokens(thread),
+        "replies": [
+            {"id": v.id, "role": v.role, "html": str(v.html), "agent": v.agent, "tools": v.tools}
+            for v in messages_for_display(replies)
+        ],
+        "error": None,
+    }
+    if run.status == RunStatus.FAILED:
+        state["error"] = {"code": run.error_code, "text": run_error_text(run)}
+    return state

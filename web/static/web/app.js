@@ -1,0 +1,237 @@
+// liamemory chat page: send without reload, poll the run, stop, retry. Plain JavaScript, no build step.
+(function () {
+  "use strict";
+
+  var composer = document.getElementById("composer");
+  if (!composer) return;
+
+  var textarea = composer.querySelector("textarea");
+  var sendButton = document.getElementById("send");
+  var errorBox = document.getElementById("composer-error");
+  var messages = document.getElementById("messages");
+  var statusBox = document.getElementById("run-status");
+  var tokensBox = document.getElementById("tokens");
+  var titleBox = document.getElementById("thread-title");
+  var agentTitle = composer.dataset.agent || "Assistant";
+  var draftKey = "liamemory:draft:" + composer.dataset.thread;
+  var csrf = composer.querySelector("input[name=csrfmiddlewaretoken]").value;
+  var pollTimer = null;
+  var busy = false;
+
+  // Nothing typed is lost: the draft survives a reload, a failed send and a failed run.
+  try {
+    var saved = window.sessionStorage.getItem(draftKey);
+    if (saved && !textarea.value) textarea.value = saved;
+  } catch (e) { /* storage may be off */ }
+  function saveDraft() {
+    try { window.sessionStorage.setItem(draftKey, textarea.value); } catch (e) { /* ignore */ }
+  }
+  function clearDraft() {
+    try { window.sessionStorage.removeItem(draftKey); } catch (e) { /* ignore */ }
+  }
+  textarea.addEventListener("input", saveDraft);
+
+  // Enter sends, Shift+Enter adds a line (and nothing is sent while an input method composes).
+  textarea.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      if (!sendButton.disabled) composer.requestSubmit();
+    }
+  });
+
+  function scrollToEnd() {
+    window.scrollTo({ top: document.body.scrollHeight });
+  }
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  function removeEmptyHint() {
+    var hint = document.getElementById("empty-hint");
+    if (hint) hint.remove();
+  }
+
+  function addUserMessage(text) {
+    removeEmptyHint();
+    var article = el("article", "msg msg-user msg-pending");
+    article.appendChild(el("div", "bubble", text));
+    messages.appendChild(article);
+    scrollToEnd();
+    return article;
+  }
+
+  // Reply HTML comes from the server, already rendered from markdown and sanitized.
+  function addReply(reply) {
+    if (document.getElementById("msg-" + reply.id)) return;
+    var article = el("article", "msg msg-" + reply.role);
+    article.id = "msg-" + reply.id;
+    article.appendChild(el("p", "who", reply.role === "assistant" ? reply.agent || agentTitle : "Note"));
+    var bubble = el("div", "bubble md");
+    bubble.innerHTML = reply.html;
+    article.appendChild(bubble);
+    if (reply.tools && reply.tools.length) article.appendChild(el("p", "tools", reply.tools.join(" · ")));
+    messages.appendChild(article);
+  }
+
+  function setTokens(tokens) {
+    if (!tokens || !tokens.sent) return;
+    tokensBox.textContent = "";
+    tokensBox.append("Tokens sent by this conversation: ");
+    tokensBox.appendChild(el("strong", "", String(tokens.sent)));
+    tokensBox.append(". Resending the full history every turn would have cost ");
+    tokensBox.appendChild(el("strong", "", String(tokens.full)));
+    tokensBox.append(" (" + tokens.saved_percent + "% saved).");
+  }
+
+  function actionButton(label, url, action, primary) {
+    var button = el("button", primary ? "btn btn-primary" : "btn", label);
+    button.type = "button";
+    button.addEventListener("click", function () { runAction(url, action); });
+    return button;
+  }
+
+  function showState(run) {
+    statusBox.textContent = "";
+    statusBox.dataset.status = run.status;
+    var box;
+    if (run.status === "queued" || run.status === "running") {
+      box = el("div", "thinking");
+      var dots = el("span", "dots");
+      dots.setAttribute("aria-hidden", "true");
+      dots.append(el("i"), el("i"), el("i"));
+      box.appendChild(dots);
+      box.appendChild(el("span", "run-text", (run.agent || agentTitle) + " is thinking…"));
+      if (run.cancel_url) {
+        var stop = actionButton("Stop", run.cancel_url, "cancel", false);
+        stop.className = "btn btn-quiet";
+        box.appendChild(stop);
+      }
+    } else if (run.status === "interrupted") {
+      box = el("div", "waiting");
+      box.appendChild(el("span", "run-text",
+        "Waiting for approval: a staff member must approve the action this reply asked for. " +
+        "It goes on by itself once they decide."));
+    } else if (run.status === "failed") {
+      box = el("div", "run-error");
+      box.setAttribute("role", "alert");
+      box.appendChild(el("span", "run-text", (run.error ? run.error.text : "Something went wrong.") + " Your message is saved."));
+      box.appendChild(actionButton("Try again", run.retry_url, "retry", true));
+    } else if (run.status === "cancelled") {
+      box = el("div", "stopped");
+      box.appendChild(el("span", "run-text", "Stopped."));
+      box.appendChild(actionButton("Regenerate", run.retry_url, "retry", false));
+    }
+    if (box) statusBox.appendChild(box);
+  }
+
+  function setBusy(value) {
+    busy = value;
+    sendButton.disabled = value;
+  }
+
+  function poll(url, delay) {
+    window.clearTimeout(pollTimer);
+    pollTimer = window.setTimeout(function () {
+      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+        .then(function (response) {
+          if (!response.ok) throw new Error("status " + response.status);
+          return response.json();
+        })
+        .then(function (run) { follow(run); })
+        .catch(function () { poll(url, 3000); });
+    }, delay);
+  }
+
+  function follow(run) {
+    (run.replies || []).forEach(addReply);
+    setTokens(run.tokens);
+    if (run.status === "completed") {
+      statusBox.textContent = "";
+      statusBox.dataset.status = "completed";
+      setBusy(false);
+      scrollToEnd();
+      textarea.focus();
+      return;
+    }
+    showState(run);
+    scrollToEnd();
+    if (run.done) {
+      setBusy(false);
+      return;
+    }
+    setBusy(true);
+    poll(run.url, run.status === "interrupted" ? 3000 : 700);
+  }
+
+  function post(url, body) {
+    return fetch(url, {
+      method: "POST",
+      body: body,
+      headers: { Accept: "application/json", "X-CSRFToken": csrf },
+      credentials: "same-origin",
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (data) {
+        if (!response.ok) throw new Error(data.message || "The server answered " + response.status + ".");
+        return data;
+      });
+    });
+  }
+
+  function runAction(url, action) {
+    errorBox.textContent = "";
+    post(url, new FormData()).then(function (run) {
+      follow(run);
+    }).catch(function (error) {
+      errorBox.textContent = error.message;
+    });
+    if (action === "retry") setBusy(true);
+  }
+
+  composer.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var text = textarea.value;
+    if (!text.trim() || busy) return;
+    errorBox.textContent = "";
+    setBusy(true);
+    var pending = addUserMessage(text);
+    showState({ status: "queued", agent: agentTitle, cancel_url: "" });
+    post(composer.action, new FormData(composer)).then(function (data) {
+      pending.id = "msg-" + data.message.id;
+      pending.classList.remove("msg-pending");
+      textarea.value = "";
+      clearDraft();
+      if (data.title && titleBox) {
+        titleBox.textContent = data.title;
+        document.title = data.title + " · liamemory";
+      }
+      follow(data.run);
+    }).catch(function (error) {
+      // The text stays in the composer; only the optimistic bubble goes.
+      pending.remove();
+      statusBox.textContent = "";
+      errorBox.textContent = error.message;
+      setBusy(false);
+      textarea.focus();
+    });
+  });
+
+  // Forms the server rendered for the current run (stop, try again) work without reload too.
+  statusBox.addEventListener("submit", function (event) {
+    var form = event.target.closest("form.js-run-action");
+    if (!form) return;
+    event.preventDefault();
+    runAction(form.action, form.dataset.action);
+  });
+
+  var status = statusBox.dataset.status;
+  if (status === "queued" || status === "running" || status === "interrupted") {
+    setBusy(true);
+    poll(statusBox.dataset.url, 300);
+  }
+  if (!window.location.hash) scrollToEnd();
+  textarea.focus();
+})();

@@ -1,0 +1,213 @@
+"""Conversation pages: the list, new, rename, delete, search, the chat page and its runs.
+
+Views are thin: they read through selectors, write through services, and turn domain
+errors into form errors (pages) or ``{"message": ...}`` answers (the chat's fetch calls).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from agents import selectors as run_selectors
+from agents import services as run_services
+from conversations.selectors import (
+    ThreadNotFound,
+    message_list_for_display,
+    thread_get_for_user,
+    thread_list_for_user,
+    threads_by_id_for_user,
+)
+from conversations.services import thread_create, thread_rename
+from governance.deletion import thread_delete
+from liamemory.api import ApplicationError, NotFound
+from memories.retrieval import search_threads
+from memories.selectors import long_term_enabled_for
+from web import presenters
+from web.forms import MessageForm, NewConversationForm, RenameForm, SearchForm
+
+LIST_LIMIT = 200
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _thread_or_404(request: HttpRequest, thread_id):
+    try:
+        return thread_get_for_user(user=request.user, thread_id=thread_id)
+    except ThreadNotFound as exc:
+        raise Http404("Conversation not found.") from exc
+
+
+def _run_or_404(request: HttpRequest, run_id):
+    try:
+        return run_selectors.run_get_for_user(user=request.user, run_id=run_id)
+    except NotFound as exc:
+        raise Http404("Not found.") from exc
+
+
+def _run_state(run) -> dict:
+    thread = _thread_for_run(run)
+    return presenters.run_state(run, replies=run_selectors.run_messages(run=run), thread=thread)
+
+
+def _thread_for_run(run):
+    # Fresh from the database: the worker has just moved the thread's token totals.
+    return thread_get_for_user(user=run.user, thread_id=run.thread_id)
+
+
+@login_required
+@require_GET
+def conversation_list(request: HttpRequest) -> HttpResponse:
+    return _render_list(request, NewConversationForm())
+
+
+def _render_list(request: HttpRequest, form: NewConversationForm, status: int = 200) -> HttpResponse:
+    threads = list(thread_list_for_user(user=request.user)[:LIST_LIMIT])
+    context = {"threads": threads, "form": form, "search_form": SearchForm(), "agents": presenters.AGENTS}
+    return render(request, "web/conversation_list.html", context, status=status)
+
+
+@login_required
+@require_POST
+def conversation_create(request: HttpRequest) -> HttpResponse:
+    form = NewConversationForm(request.POST)
+    if not form.is_valid():
+        return _render_list(request, form, status=400)
+    try:
+        thread = thread_create(
+            owner=request.user, agent=form.cleaned_data["agent"], incognito=form.cleaned_data["incognito"]
+        )
+    except ApplicationError as exc:
+        form.add_error(None, exc.message)
+        return _render_list(request, form, status=400)
+    return redirect("web:chat", thread_id=thread.pk)
+
+
+@login_required
+@require_GET
+def chat(request: HttpRequest, thread_id) -> HttpResponse:
+    thread = _thread_or_404(request, thread_id)
+    return _render_chat(request, thread, MessageForm())
+
+
+def _render_chat(request: HttpRequest, thread, form: MessageForm, status: int = 200) -> HttpResponse:
+    latest = run_selectors.run_latest_for_thread(thread=thread)
+    pending = latest if latest and latest.status not in ("completed",) else None
+    context = {
+        "thread": thread,
+        "agent_title": presenters.agent_title(thread.agent),
+        "chat_messages": presenters.messages_for_display(message_list_for_display(thread=thread)),
+        "form": form,
+        "rename_form": RenameForm(initial={"title": thread.title}),
+        "run": pending,
+        "run_error": presenters.run_error_text(pending) if pending and pending.status == "failed" else "",
+        "tokens": presenters.thread_tokens(thread),
+        "memory_on": long_term_enabled_for(user=request.user) and not thread.incognito,
+    }
+    return render(request, "web/chat.html", context, status=status)
+
+
+@login_required
+@require_POST
+def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
+    thread = _thread_or_404(request, thread_id)
+    form = MessageForm(request.POST)
+    if not form.is_valid():
+        if _wants_json(request):
+            return JsonResponse({"message": form.errors["content"][0]}, status=400)
+        return _render_chat(request, thread, form, status=400)
+    try:
+        message, run = run_services.turn_submit(user=request.user, thread=thread, content=form.cleaned_data["content"])
+    except ApplicationError as exc:
+        if _wants_json(request):
+            return JsonResponse({"message": exc.message}, status=exc.status_code)
+        form.add_error("content", exc.message)
+        return _render_chat(request, thread, form, status=exc.status_code)
+    if _wants_json(request):
+        view = presenters.message_view(message)
+        body = {
+            "message": {"id": view.id, "html": str(view.html)},
+            "run": presenters.run_state(run, replies=[], thread=thread),
+            "title": thread.title,
+        }
+        return JsonResponse(body, status=202)
+    return redirect("web:chat", thread_id=thread.pk)
+
+
+@login_required
+@require_GET
+def run_status(request: HttpRequest, run_id) -> JsonResponse:
+    return JsonResponse(_run_state(_run_or_404(request, run_id)))
+
+
+@login_required
+@require_POST
+def run_retry(request: HttpRequest, run_id) -> HttpResponse:
+    run = _run_or_404(request, run_id)
+    try:
+        new = run_services.run_retry(run=run)
+    except ApplicationError as exc:
+        if _wants_json(request):
+            return JsonResponse({"message": exc.message}, status=exc.status_code)
+        messages.error(request, exc.message)
+        return redirect("web:chat", thread_id=run.thread_id)
+    if _wants_json(request):
+        return JsonResponse(_run_state(new), status=202)
+    return redirect("web:chat", thread_id=run.thread_id)
+
+
+@login_required
+@require_POST
+def run_cancel(request: HttpRequest, run_id) -> HttpResponse:
+    run = _run_or_404(request, run_id)
+    try:
+        run = run_services.run_cancel(run=run)
+    except ApplicationError as exc:
+        if _wants_json(request):
+            return JsonResponse({"message": exc.message}, status=exc.status_code)
+        messages.error(request, exc.message)
+        return redirect("web:chat", thread_id=run.thread_id)
+    if _wants_json(request):
+        return JsonResponse(_run_state(run))
+    return redirect("web:chat", thread_id=run.thread_id)
+
+
+@login_required
+@require_POST
+def conversation_rename(request: HttpRequest, thread_id) -> HttpResponse:
+    thread = _thread_or_404(request, thread_id)
+    form = RenameForm(request.POST)
+    if not form.is_valid() or not form.cleaned_data["title"].strip():
+        messages.error(request, "A title needs at least one character (200 at most).")
+        return redirect("web:chat", thread_id=thread.pk)
+    thread_rename(thread=thread, title=form.cleaned_data["title"])
+    messages.success(request, "Renamed.")
+    return redirect("web:chat", thread_id=thread.pk)
+
+
+@login_required
+def conversation_delete(request: HttpRequest, thread_id) -> HttpResponse:
+    thread = _thread_or_404(request, thread_id)
+    if request.method != "POST":
+        return render(request, "web/conversation_delete.html", {"thread": thread})
+    thread_delete(thread=thread, actor=request.user)
+    messages.success(request, f"Deleted “{thread.title or 'Untitled conversation'}” and what was learned only from it.")
+    return redirect("web:privacy" if request.POST.get("next") == "privacy" else "web:conversations")
+
+
+@login_required
+@require_GET
+def search(request: HttpRequest) -> HttpResponse:
+    form = SearchForm(request.GET)
+    results = []
+    if form.is_valid():
+        hits = search_threads(user=request.user, query=form.cleaned_data["q"], limit=30)
+        threads = threads_by_id_for_user(user=request.user, ids=[h.thread_id for h in hits])
+        results = [{"hit": h, "thread": threads[h.thread_id]} for h in hits if h.thread_id in threads]
+    status = 400 if form.is_bound and not form.is_valid() and request.GET else 200
+    return render(request, "web/search.html", {"form": form, "results": results}, status=status)
