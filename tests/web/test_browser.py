@@ -1,0 +1,191 @@
+"""The five end-user scenarios in a real browser (headless Debian Chromium, Playwright).
+
+The product runs once as a live server on the test database, with a real Celery worker.
+Runs use the offline model unless a test points them at the fake Messages API.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from conversations.models import Thread
+from tests.factories import UserFactory
+from tests.fake_anthropic import error_reply, text_reply
+from tests.web.conftest import screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PASSWORD = "pw-for-tests-only"
+
+
+def sign_in(page, username: str) -> None:
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="New conversation")).to_be_visible()
+
+
+def start_conversation(page, agent: str = "General assistant") -> None:
+    page.goto("/")
+    page.get_by_label("Agent").select_option(label=agent)
+    page.get_by_role("button", name="Start").click()
+    expect(page.get_by_label("Message", exact=True)).to_be_focused()
+
+
+def say(page, text: str) -> None:
+    """Type like a user and press Enter (the composer sends on Enter)."""
+    composer = page.get_by_label("Message", exact=True)
+    composer.fill(text)
+    composer.press("Enter")
+    expect(page.locator(".msg-user .bubble").last).to_have_text(text)
+
+
+def last_reply(page):
+    return page.locator(".msg-assistant .bubble").last
+
+
+def test_remember_an_order_then_recall_it_in_a_new_conversation(new_page, worker_for_live_server, alice):
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that my order is A-7781")
+    expect(page.locator("#run-status")).to_contain_text("thinking")  # shown before the reply arrives
+    expect(last_reply(page)).to_contain_text("A-7781")
+    expect(page.locator(".msg-assistant .who").last).to_have_text("General assistant")
+    expect(page.locator("#thread-title")).to_have_text("remember that my order is A-7781")
+    expect(page.locator("#tokens")).to_contain_text("Resending the full history")
+
+    start_conversation(page)
+    say(page, "what is my order number?")
+    expect(last_reply(page)).to_contain_text("A-7781")
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    screenshot(page, "chat")
+
+    page.goto("/")
+    titles = page.locator(".thread-title").all_inner_texts()
+    assert titles == ["what is my order number?", "remember that my order is A-7781"]  # newest first
+
+
+def test_memory_page_shows_the_source_and_deleting_forgets(new_page, worker_for_live_server, alice):
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that my order is A-7781")
+    expect(last_reply(page)).to_contain_text("A-7781")
+
+    page.get_by_role("link", name="What I remember").click()
+    fact = page.locator(".memory", has_text="A-7781")
+    expect(fact).to_be_visible()
+    expect(page.get_by_role("heading", name="Fact")).to_be_visible()
+    screenshot(page, "memory")
+    fact.get_by_role("link", name=re.compile("From a conversation")).click()
+    expect(page).to_have_url(re.compile(r"/c/[0-9a-f-]+/#msg-\d+$"))
+    expect(page.locator(page.url.split("#")[1].join(["#", ""]))).to_contain_text("my order is A-7781")
+
+    page.go_back()
+    page.locator(".memory", has_text="A-7781").get_by_role("button", name=re.compile("^Delete")).click()
+    expect(page.get_by_text("Forgotten.")).to_be_visible()
+    expect(page.locator(".memory", has_text="A-7781")).to_have_count(0)
+
+    start_conversation(page)
+    say(page, "what is my order number?")
+    expect(last_reply(page)).to_be_visible()
+    expect(last_reply(page)).not_to_contain_text("A-7781")
+
+
+def test_another_user_opening_my_conversation_url_gets_404(new_page, worker_for_live_server, alice):
+    UserFactory(username="bob")
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "my secret plan is codenamed BLUEBIRD")
+    alice_url = page.url
+
+    bob_page = new_page()
+    sign_in(bob_page, "bob")
+    response = bob_page.goto(alice_url)
+    assert response.status == 404
+    expect(bob_page.get_by_role("heading", name="Not found")).to_be_visible()
+    expect(bob_page.locator("body")).not_to_contain_text("BLUEBIRD")
+    assert bob_page.goto(alice_url.rstrip("/") + "/delete").status == 404
+    assert Thread.objects.filter(owner__username="alice").count() == 1
+
+
+def test_markdown_image_in_a_reply_makes_no_outside_request(
+    new_page, worker_for_live_server, fake_anthropic, settings, outside, alice
+):
+    settings.ANTHROPIC_API_KEY = "test-key"  # runs from now on ask for Claude: the fake server
+    fake_anthropic.script(
+        text_reply(
+            "Here is **your chart**: ![sales chart](https://images.example.com/chart.png)\n\n"
+            '<img src="https://tracker.example.net/pixel.gif"> and [the report](https://example.org/report)'
+        )
+    )
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "show me the chart")
+    reply = last_reply(page)
+    expect(reply).to_contain_text("your chart")
+    expect(reply.locator("strong")).to_have_text("your chart")
+    link = reply.get_by_role("link", name="sales chart (image)")
+    expect(link).to_have_attribute("href", "https://images.example.com/chart.png")
+    expect(link).to_have_attribute("rel", "noopener nofollow noreferrer")
+    assert page.locator("img").count() == 0
+    page.reload()
+    expect(last_reply(page)).to_contain_text("your chart")
+    assert page.locator("img").count() == 0
+    assert outside.urls == []
+    assert len(fake_anthropic.message_requests()) == 1
+
+
+def test_model_failure_shows_the_error_keeps_the_text_and_retry_works(
+    new_page, worker_for_live_server, fake_anthropic, settings, alice
+):
+    settings.ANTHROPIC_API_KEY = "test-key"
+    fake_anthropic.script(*[error_reply(529, "overloaded_error")] * 3, text_reply("Back online: hello!"))
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "hello, are you there?")
+    error = page.locator(".run-error")
+    expect(error).to_contain_text("The model is not available right now")
+    expect(error).to_contain_text("Your message is saved")
+    expect(page.locator(".msg-user .bubble")).to_have_text(["hello, are you there?"])
+
+    # A draft typed meanwhile survives a reload.
+    page.get_by_label("Message", exact=True).fill("and one more thing")
+    page.reload()
+    expect(page.get_by_label("Message", exact=True)).to_have_value("and one more thing")
+    expect(page.locator(".msg-user .bubble")).to_have_text(["hello, are you there?"])
+    expect(page.locator(".run-error")).to_be_visible()
+
+    page.get_by_role("button", name="Try again").click()
+    expect(last_reply(page)).to_have_text("Back online: hello!")
+    expect(page.locator(".run-error")).to_have_count(0)
+    expect(page.get_by_label("Message", exact=True)).to_have_value("and one more thing")
+
+
+def test_phone_width_and_keyboard_only(new_page, worker_for_live_server, alice):
+    page = new_page(width=390, height=844)
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that I prefer window seats")
+    expect(last_reply(page)).to_contain_text("window seats")
+    for url in [page.url, "/", "/memory/", "/privacy/"]:
+        page.goto(url)
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, url
+    screenshot(page, "privacy-phone")
+
+    # Keyboard only: the first Tab reaches the skip link, which lands on the content.
+    page.goto("/")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.closest('main') !== null")
+    assert focused
