@@ -79,9 +79,18 @@ def message_view(message: Message) -> MessageView:
 
 
 def messages_for_display(messages: list[Message]) -> list[MessageView]:
-    """Assistant rows with neither text nor a tool note (a bare tool step) are left out."""
-    views = [message_view(m) for m in messages]
-    return [v for v in views if str(v.html).strip() or v.tools]
+    """One bubble per spoken message: a tool step without text lends its note to the next reply."""
+    shown: list[MessageView] = []
+    carried: list[str] = []
+    for view in map(message_view, messages):
+        if not str(view.html).strip():
+            carried += view.tools
+            continue
+        if carried and view.role == MessageRole.ASSISTANT:
+            view.tools = sorted(set(carried + view.tools))
+            carried = []
+        shown.append(view)
+    return shown
 
 
 def run_error_text(run: Run) -> str:

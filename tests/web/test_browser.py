@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from conversations.models import Thread
 from tests.factories import UserFactory
 from tests.fake_anthropic import error_reply, text_reply
-from tests.web.conftest import screenshot
+from tests.web.conftest import SCREENSHOTS, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "pw-for-tests-only"
@@ -62,7 +62,6 @@ def test_remember_an_order_then_recall_it_in_a_new_conversation(new_page, worker
     say(page, "what is my order number?")
     expect(last_reply(page)).to_contain_text("A-7781")
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
-    screenshot(page, "chat")
 
     page.goto("/")
     titles = page.locator(".thread-title").all_inner_texts()
@@ -80,7 +79,6 @@ def test_memory_page_shows_the_source_and_deleting_forgets(new_page, worker_for_
     fact = page.locator(".memory", has_text="A-7781")
     expect(fact).to_be_visible()
     expect(page.get_by_role("heading", name="Fact")).to_be_visible()
-    screenshot(page, "memory")
     fact.get_by_role("link", name=re.compile("From a conversation")).click()
     expect(page).to_have_url(re.compile(r"/c/[0-9a-f-]+/#msg-\d+$"))
     expect(page.locator(page.url.split("#")[1].join(["#", ""]))).to_contain_text("my order is A-7781")
@@ -175,11 +173,14 @@ def test_phone_width_and_keyboard_only(new_page, worker_for_live_server, alice):
     start_conversation(page)
     say(page, "remember that I prefer window seats")
     expect(last_reply(page)).to_contain_text("window seats")
+    chat_url = page.url
     for url in [page.url, "/", "/memory/", "/privacy/"]:
         page.goto(url)
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, url
     screenshot(page, "privacy-phone")
+    page.goto(chat_url)
+    screenshot(page, "chat-phone")
 
     # Keyboard only: the first Tab reaches the skip link, which lands on the content.
     page.goto("/")
@@ -189,3 +190,35 @@ def test_phone_width_and_keyboard_only(new_page, worker_for_live_server, alice):
     page.keyboard.press("Tab")
     focused = page.evaluate("document.activeElement.closest('main') !== null")
     assert focused
+
+
+@pytest.mark.skipif(not SCREENSHOTS, reason="writes the README screenshots only when LIAMEMORY_SCREENSHOTS is set")
+def test_screenshots_for_the_readme(new_page, worker_for_live_server, fake_anthropic, settings, alice):
+    from conversations.services import thread_rename
+    from memories.services import memory_remember
+
+    settings.ANTHROPIC_API_KEY = ""  # the offline model first: it really stores the memory
+    page = new_page(width=1100, height=860)
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that I prefer window seats")
+    expect(last_reply(page)).to_contain_text("window seats")
+    settings.ANTHROPIC_API_KEY = "test-key"
+    fake_anthropic.script(
+        text_reply(
+            "Here is a plan for **Lisbon in May**:\n\n"
+            "1. **Day 1**: Alfama and the castle, dinner with fado\n"
+            "2. **Day 2**: Belém, the tower and *pastéis de nata*\n"
+            "3. **Day 3**: a day trip to Sintra by train\n\n"
+            "Nothing is booked yet. When we book the flights I will ask for a window seat, as you prefer."
+        )
+    )
+    say(page, "Plan three days in Lisbon in May for me")
+    expect(last_reply(page)).to_contain_text("Nothing is booked yet")
+    thread_rename(thread=Thread.objects.get(owner=alice), title="Three days in Lisbon")
+    memory_remember(user=alice, content="Reply in short paragraphs", kind="rule", writer_type="user", actor=alice)
+    page.reload()
+    expect(last_reply(page)).to_contain_text("Nothing is booked yet")
+    screenshot(page, "chat")
+    page.goto("/memory/")
+    screenshot(page, "memory")

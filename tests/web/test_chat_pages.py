@@ -99,6 +99,7 @@ def test_chat_page_shows_history_agent_and_tokens(as_alice, alice):
     page = as_alice.get(f"/c/{thread.pk}/").content.decode()
     assert "remember that my order is A-7781" in page
     assert "General assistant" in page and "saved to memory" in page
+    assert page.count('class="msg msg-assistant"') == 1  # the tool step lends its note to the reply
     assert "Tokens sent by this conversation" in page and "Resending the full history" in page
     assert "script-src 'self'" in as_alice.get(f"/c/{thread.pk}/")["Content-Security-Policy"]
 
