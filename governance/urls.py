@@ -13,4 +13,5 @@ urlpatterns = [
     path("me/erase", api.MeEraseApi.as_view(), name="me-erase"),
     path("me/export", api_data.MeExportApi.as_view(), name="me-export"),
     path("people/<int:user_id>/export", api_data.PersonExportApi.as_view(), name="person-export"),
+    path("people/<int:user_id>/import", api_data.PersonImportApi.as_view(), name="person-import"),
 ]
