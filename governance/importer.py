@@ -23,6 +23,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+import jsonschema_rs
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -75,8 +76,9 @@ class ImportConflict(Conflict):
 
 
 @lru_cache(maxsize=1)
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(export_schema())
+def _validators() -> tuple[Any, Draft202012Validator]:
+    schema = export_schema()
+    return jsonschema_rs.validator_for(schema), Draft202012Validator(schema)
 
 
 def _parse_ts(value: str | None) -> datetime | None:
@@ -84,8 +86,20 @@ def _parse_ts(value: str | None) -> datetime | None:
 
 
 def _schema_errors(document: Any) -> list[dict[str, str]]:
-    found = sorted(_validator().iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    return [{"path": e.json_path, "message": e.message} for e in found]
+    """Problems with their JSON paths. A valid document is checked by jsonschema-rs alone
+    (some hundred times faster on a large import); the reference implementation words
+    the errors of an invalid one."""
+    fast, reference = _validators()
+    if fast.is_valid(document):
+        return []
+    found = sorted(reference.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if found:
+        return [{"path": e.json_path, "message": e.message} for e in found]
+    return [{"path": _json_path(e.instance_path), "message": e.message} for e in fast.iter_errors(document)]
+
+
+def _json_path(parts: list) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
 
 
 def _meaning_errors(document: dict[str, Any]) -> list[dict[str, str]]:
@@ -212,15 +226,29 @@ def _load(threads: list[dict[str, Any]], owner: AbstractBaseUser) -> ImportResul
 
 
 def _insert_keeping_timestamps(model, rows: list, fields: list[str]) -> None:
-    """``bulk_create``, then the document's times written back: ``auto_now_add`` replaced them on insert."""
+    """``bulk_create``, then the document's times written back in one UPDATE per batch
+    (``auto_now_add`` replaced them on insert; ``bulk_update``'s CASE is quadratic)."""
     if not rows:
         return
     wanted = [[getattr(row, f) for f in fields] for row in rows]
     model.objects.bulk_create(rows, batch_size=BATCH)
+    table = model._meta.db_table
+    pk_type = "uuid" if model is Thread else "bigint"
+    assignments = ", ".join(f"{f} = v.{f}" for f in fields)
+    columns = ", ".join(fields)
+    arrays = ", ".join("%s::timestamptz[]" for _ in fields)
+    sql = (
+        f"UPDATE {table} t SET {assignments}"
+        f" FROM unnest(%s::{pk_type}[], {arrays}) AS v(id, {columns}) WHERE t.id = v.id"
+    )
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), BATCH):
+            chunk = range(start, min(start + BATCH, len(rows)))
+            params = [[rows[i].pk for i in chunk]] + [[wanted[i][k] for i in chunk] for k in range(len(fields))]
+            cursor.execute(sql, params)
     for row, values in zip(rows, wanted, strict=True):
         for f, value in zip(fields, values, strict=True):
             setattr(row, f, value)
-    model.objects.bulk_update(rows, fields, batch_size=BATCH)
 
 
 def _thread(data: dict[str, Any], owner: AbstractBaseUser, now: datetime) -> Thread:
