@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from rest_framework import exceptions, status
+from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -75,3 +76,21 @@ def json_not_found(request, exception=None):
     if request.path.startswith("/api/"):
         return JsonResponse({"message": "Not found.", "extra": {"path": request.path}}, status=404)
     return page_not_found(request, exception)
+
+
+class StrictCursorPagination(CursorPagination):
+    """Cursor pagination that refuses a bad page size instead of silently clamping it."""
+
+    page_size = 50
+    page_size_query_param = "limit"
+    max_page_size = 200
+
+    def get_page_size(self, request) -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        if not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size:
+            raise exceptions.ValidationError(
+                {self.page_size_query_param: [f"Must be a whole number from 1 to {self.max_page_size}."]}
+            )
+        return int(raw)

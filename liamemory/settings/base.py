@@ -151,6 +151,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256 * 1024)
+# Largest export document accepted as an uploaded file by the import API (the command has no limit).
+IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 
 # --- REST framework -------------------------------------------------------------
 REST_FRAMEWORK = {
