@@ -11,10 +11,12 @@ from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from conversations.selectors import thread_list_for_user
 from governance.erasure import erasure_self_service
+from governance.export import person_export
 from liamemory.api import ApplicationError
 from memories import services as memory_services
 from memories.models import MemoryKind, MemoryStatus
@@ -98,6 +100,17 @@ def memory_switch(request: HttpRequest) -> HttpResponse:
 def privacy_page(request: HttpRequest) -> HttpResponse:
     threads = list(thread_list_for_user(user=request.user)[:200])
     return render(request, "web/privacy.html", {"threads": threads, "erase_form": EraseForm()})
+
+
+@login_required
+@require_GET
+def privacy_export(request: HttpRequest) -> HttpResponse:
+    """The person's whole data as one JSON file (the export format, with its committed schema)."""
+    document = person_export(user=request.user)
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    response = HttpResponse(json.dumps(document, indent=2, ensure_ascii=False), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="liamemory-export-{stamp}.json"'
+    return response
 
 
 @login_required

@@ -20,5 +20,6 @@ urlpatterns = [
     path("memory/<int:memory_id>/delete", account_views.memory_delete, name="memory-delete"),
     path("memory/<int:memory_id>/correct", account_views.memory_correct_view, name="memory-correct"),
     path("privacy/", account_views.privacy_page, name="privacy"),
+    path("privacy/export", account_views.privacy_export, name="privacy-export"),
     path("privacy/erase", account_views.privacy_erase, name="privacy-erase"),
 ]

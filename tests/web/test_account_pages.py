@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.test import Client
 
@@ -86,7 +88,21 @@ def test_privacy_page_lists_my_conversations_to_delete(as_alice, alice, bob):
     thread_create(owner=bob, title="Not alice's")
     page = as_alice.get("/privacy/").content.decode()
     assert "Mine to delete" in page and "Not alice's" not in page
-    assert f"/c/{mine.pk}/delete?next=privacy" in page
+    assert f"/c/{mine.pk}/delete?next=privacy" in page and "Download my data" in page
+
+
+def test_export_downloads_my_data_only(as_alice, as_bob, alice, bob):
+    thread = thread_create(owner=alice, title="Alice trip")
+    run_turn(alice, thread, "remember that my order is A-7781")
+    thread_create(owner=bob, title="Bob trip")
+    response = as_alice.get("/privacy/export")
+    assert response.status_code == 200 and response["Content-Type"] == "application/json"
+    assert response["Content-Disposition"].startswith('attachment; filename="liamemory-export-')
+    document = json.loads(response.content)
+    text = response.content.decode()
+    assert document["format"] and document["version"]
+    assert "Alice trip" in text and "A-7781" in text and "Bob trip" not in text
+    assert "Alice trip" not in as_bob.get("/privacy/export").content.decode()
 
 
 def test_delete_all_my_data_needs_confirmation(as_alice, alice):

@@ -6,7 +6,9 @@ Runs use the offline model unless a test points them at the fake Messages API.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -222,3 +224,28 @@ def test_screenshots_for_the_readme(new_page, worker_for_live_server, fake_anthr
     screenshot(page, "chat")
     page.goto("/memory/")
     screenshot(page, "memory")
+
+
+def test_export_download_then_delete_all_my_data_shows_the_receipt(new_page, worker_for_live_server, alice):
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that my order is A-7781")
+    expect(last_reply(page)).to_contain_text("A-7781")
+
+    page.get_by_role("link", name="Privacy").click()
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download my data").click()
+    exported = Path(download.value.path()).read_text()
+    assert "A-7781" in exported and json.loads(exported)["format"]
+
+    page.get_by_role("button", name="Delete all my data").click()  # not confirmed: nothing happens
+    expect(page.get_by_role("heading", name="Privacy", exact=True)).to_be_visible()
+    assert Thread.objects.filter(owner=alice).exists()
+    page.get_by_label("I understand").check()
+    page.get_by_role("button", name="Delete all my data").click()
+    expect(page.get_by_role("heading", name="Your data was erased")).to_be_visible()
+    expect(page.locator("body")).not_to_contain_text("A-7781")
+    assert not Thread.objects.filter(owner=alice).exists()
+    page.goto("/")
+    expect(page).to_have_url(re.compile(r"/accounts/login/"))
