@@ -46,14 +46,18 @@ def timings(values_ms: list[float]) -> dict[str, float]:
     }
 
 
-def timed(fn: Callable[[], Any], repeat: int, warmup: int = 2) -> dict[str, float]:
+def timed(fn: Callable[[], Any], repeat: int, warmup: int = 2, max_seconds: float = 60.0) -> dict[str, float]:
+    """Time ``repeat`` calls (fewer, but at least 5, when they take longer than ``max_seconds``)."""
     for _ in range(warmup):
         fn()
-    samples = []
+    samples: list[float] = []
+    deadline = time.monotonic() + max_seconds
     for _ in range(repeat):
         started = time.perf_counter()
         fn()
         samples.append((time.perf_counter() - started) * 1000)
+        if len(samples) >= 5 and time.monotonic() > deadline:
+            break
     return timings(samples)
 
 

@@ -58,9 +58,10 @@ class Spec:
 
 def _words_sql(seed_expr: str, count: int) -> str:
     """SQL for ``count`` pseudo-random words from WORDS, picked by hashing ``seed_expr``."""
-    array = "ARRAY[" + ",".join(f"'{w}'" for w in WORDS) + "]"
+    array, n = "ARRAY[" + ",".join(f"'{w}'" for w in WORDS) + "]", len(WORDS)
     return (
-        f"(SELECT string_agg(({array})[1 + abs(hashint4(({seed_expr}) * 131 + j)) % {len(WORDS)}], ' ') "
+        f"(SELECT string_agg(({array})"
+        f"[1 + mod(mod(hashint8(({seed_expr})::bigint * 131 + j)::bigint, {n}) + {n}, {n})], ' ') "
         f"FROM generate_series(1, {count}) j)"
     )
 
@@ -114,7 +115,7 @@ def _fill_threads(s: str, spec: Spec, user_id: int) -> None:
                 "VALUES (%s, %s, %s, 'assistant', false, now(), now(), 0, 0, %s, %s)",
                 [tid, user_id, f"main {n}", n + 1, n * 30],
             )
-            _insert_messages(cur, s, f"'{tid}'::uuid", n, f"hashtext('{tid}')")
+            _insert_messages(cur, s, f"'{tid}'::uuid", n, f"mod(hashtext('{tid}'), 100000)")
             if n > 40:
                 text = "- " + "\n- ".join(
                     f"User (#{k}): order {chr(65 + k % 8)}-{1000 + k * 37 % 9000} costs €{k * 13 % 900}.50"
@@ -138,7 +139,7 @@ def _fill_threads(s: str, spec: Spec, user_id: int) -> None:
             cur.execute(
                 f"INSERT INTO {s}.conversations_message (thread_id, sequence, role, content, text, agent, "
                 "token_estimate, created_at) "
-                "SELECT md5(%s || t)::uuid, q, CASE WHEN q % 2 = 1 THEN 'user' ELSE 'assistant' END, "
+                "SELECT md5(%s || t)::uuid, q, CASE WHEN mod(q, 2) = 1 THEN 'user' ELSE 'assistant' END, "
                 "jsonb_build_array(jsonb_build_object('type', 'text', 'text', x.txt)), x.txt, '', 30, now() "
                 "FROM generate_series(1, %s) t CROSS JOIN generate_series(1, %s) q "
                 f"CROSS JOIN LATERAL (SELECT {_words_sql('t * 1000 + q', 14)} AS txt) x",
@@ -150,7 +151,7 @@ def _insert_messages(cur, s: str, tid_sql: str, n: int, salt_sql: str) -> None:
     cur.execute(
         f"INSERT INTO {s}.conversations_message (thread_id, sequence, role, content, text, agent, "
         "token_estimate, created_at) "
-        f"SELECT {tid_sql}, q, CASE WHEN q % 2 = 1 THEN 'user' ELSE 'assistant' END, "
+        f"SELECT {tid_sql}, q, CASE WHEN mod(q, 2) = 1 THEN 'user' ELSE 'assistant' END, "
         "jsonb_build_array(jsonb_build_object('type', 'text', 'text', x.txt)), x.txt, '', 30, now() "
         f"FROM generate_series(1, {n}) q CROSS JOIN LATERAL (SELECT {_words_sql(f'q + {salt_sql}', 14)} AS txt) x"
     )
@@ -168,7 +169,7 @@ def _fill_memories(s: str, spec: Spec, user_id: int) -> None:
             f"INSERT INTO {s}.memories_memory (user_id, kind, content, importance, status, source_expired, "
             "writer_type, writer_name, created_at, updated_at) "
             f"SELECT CASE WHEN m <= 25 THEN %s ELSE {OTHER_USER_BASE} + m / 20 END, 'fact', {content}, "
-            "1 + m % 5, CASE WHEN m <= 25 AND m > 20 THEN 'superseded' ELSE 'active' END, false, 'agent', "
+            "1 + mod(m, 5), CASE WHEN m <= 25 AND m > 20 THEN 'superseded' ELSE 'active' END, false, 'agent', "
             "'assistant', now(), now() FROM generate_series(1, %s) m",
             [user_id, spec.memories],
         )
