@@ -106,14 +106,17 @@ def build_context(*, thread: Thread, agent: AgentSpec, user, request_message: Me
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
     memories = relevant_memories(user=user, thread=thread, agent=agent, query=request_message.text)
     system = _system_blocks(agent, summary, memories)
-    tools = agent_tools.definitions(agent.tools)
+    tools = agent_tools.definitions(agent.tools, kinds=agent.memory_kinds)
 
     budget = history_budget(
         context_window=settings.MODEL_CONTEXT_WINDOW,
         reserved_for_answer=settings.TOKENS_RESERVED_FOR_ANSWER,
         margin=settings.TOKEN_BUDGET_MARGIN,
     )
-    fixed = sum(estimate_text(b["text"]) for b in system) + estimate_messages(tools)
+    # The cacheable prefix (tools, identity, instructions) is sent by any design; the
+    # full-history baseline is that prefix plus every message, with no summary or memories.
+    prefix = estimate_text(system[0]["text"]) + estimate_messages(tools)
+    fixed = prefix + sum(estimate_text(b["text"]) for b in system[1:])
     dropped_items = 0
     while fixed + estimate_messages(messages) > budget:
         messages, n = drop_oldest_turn(messages)
@@ -139,7 +142,8 @@ def build_context(*, thread: Thread, agent: AgentSpec, user, request_message: Me
             # Older than the window yet in no summary: still reachable by search_history.
             "uncovered_messages": max(0, first_seq - 1 - covered),
             "estimated_tokens": estimated,
-            "full_resend_tokens": fixed + thread.history_tokens + estimate_message({"role": "user", "content": ""}),
+            "prefix_tokens": prefix,
+            "full_resend_tokens": prefix + thread.history_tokens + estimate_message({"role": "user", "content": ""}),
             "budget": budget,
         },
     )

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 from memories.models import MemoryKind
 
+# Identity, instructions and tool definitions are sent on every turn: every sentence
+# must earn its tokens (bench/tokens.py counts them).
 COMMON_IDENTITY = (
-    "You are an assistant of liamemory, a service with a long-term memory of each user. "
-    "Be accurate and concise. Answer in the language the user writes in. "
-    "Use the tools for anything that changes (today's date, stored memories, older parts of this "
-    "conversation); never guess them. Never claim to remember something that is not in your context "
-    "or in a tool result."
+    "You are an assistant of liamemory, which remembers each user across conversations. Be accurate and "
+    "concise; answer in the user's language. Never guess what changes (today's date, stored facts, older "
+    "parts of this conversation): use the tools. Claim to remember only what your context or a tool shows."
 )
 
 
@@ -45,9 +45,8 @@ AGENTS: dict[str, AgentSpec] = {
             name="assistant",
             title="General assistant",
             instructions=(
-                "You help the user with everyday questions. When the user states a durable fact about "
-                "themselves (preferences, identifiers, constraints), store it with remember_fact. When they "
-                "ask what you know or refer to something said long ago, use recall_facts or search_history."
+                "Help with everyday questions. Store durable facts the user states about themselves "
+                "(preferences, identifiers, constraints) with remember_fact."
             ),
             tools=(*MEMORY_TOOLS, "get_current_date"),
             memory_kinds=(MemoryKind.FACT,),
@@ -56,10 +55,10 @@ AGENTS: dict[str, AgentSpec] = {
             name="relationship",
             title="Relationship agent",
             instructions=(
-                "You manage the relationship with a client on behalf of a team. Keep durable relationship "
-                "rules (kind 'rule'), how to present yourself on each channel (kind 'platform') and emotional "
-                "KPIs (kind 'kpi') up to date with remember_fact. Follow stored rules strictly. Any payment "
-                "plan or discount above the approval threshold must go through request_approval first."
+                "You manage the relationship with a client for a team. Keep relationship rules (kind 'rule'), "
+                "how to present yourself on each channel ('platform') and emotional KPIs ('kpi') up to date "
+                "with remember_fact. Follow stored rules strictly. Any payment plan or discount above the "
+                "approval threshold goes through request_approval first."
             ),
             tools=(*MEMORY_TOOLS, "get_current_date", "request_approval"),
             memory_kinds=(MemoryKind.RULE, MemoryKind.PLATFORM, MemoryKind.KPI, MemoryKind.FACT),

@@ -30,75 +30,69 @@ class ToolContext:
     memory_allowed: bool
 
 
+# Sent with every model call (and so paid for on every turn): each description says
+# what the model cannot infer from the name and schema, and no more. These are the
+# full schemas, used to check arguments; ``definitions()`` narrows ``kind`` per agent.
 DEFINITIONS: dict[str, dict[str, Any]] = {
     "remember_fact": {
         "name": "remember_fact",
         "description": (
-            "Store one short, durable fact about the user for future conversations (at most 180 characters, "
-            "one fact per call, written as a plain statement, e.g. 'prefers replies in Italian'). A fact that "
-            "nearly repeats a stored one updates it; one that contradicts a stored one replaces it. Some kinds "
-            "are held for staff review before you can see them."
+            "Store one durable fact about the user as a plain statement of at most 180 characters, e.g. "
+            "'prefers replies in Italian'. A near-repeat updates the stored fact; a contradiction replaces it."
         ),
         "input_schema": {
             "type": "object",
             "properties": {
-                "content": {"type": "string", "description": "The fact, at most 180 characters."},
-                "importance": {"type": "integer", "minimum": 1, "maximum": 5, "description": "1 trivial … 5 vital"},
-                "kind": {"type": "string", "enum": list(MemoryKind.values), "description": "Defaults to 'fact'."},
+                "content": {"type": "string"},
+                "importance": {"type": "integer", "minimum": 1, "maximum": 5},
+                "kind": {"type": "string", "enum": list(MemoryKind.values)},
             },
             "required": ["content"],
         },
     },
     "recall_facts": {
         "name": "recall_facts",
-        "description": (
-            "Search the user's long-term memory. Returns stored facts ranked by relevance to the query, each "
-            "with its id. An empty query lists the most important facts."
-        ),
+        "description": "Search the user's stored facts, best first, with ids. An empty query lists the most important.",
         "input_schema": {
             "type": "object",
-            "properties": {"query": {"type": "string", "description": "What to look for."}},
+            "properties": {"query": {"type": "string"}},
             "required": ["query"],
         },
     },
     "forget_fact": {
         "name": "forget_fact",
-        "description": "Delete one stored fact of the user by its id (get ids from recall_facts).",
+        "description": "Delete one of the user's stored facts by its id.",
         "input_schema": {
             "type": "object",
-            "properties": {"memory_id": {"type": "integer", "description": "The id from recall_facts."}},
+            "properties": {"memory_id": {"type": "integer"}},
             "required": ["memory_id"],
         },
     },
     "search_history": {
         "name": "search_history",
-        "description": (
-            "Search older messages of this conversation that are no longer in your context. Returns verbatim "
-            "excerpts with their message id, sequence number and time."
-        ),
+        "description": "Search older messages of this conversation, beyond your context; returns verbatim excerpts.",
         "input_schema": {
             "type": "object",
-            "properties": {"query": {"type": "string", "description": "Words or a question to look for."}},
+            "properties": {"query": {"type": "string"}},
             "required": ["query"],
         },
     },
     "get_current_date": {
         "name": "get_current_date",
-        "description": "Today's date and the current time (UTC). Use it instead of guessing the date.",
+        "description": "Today's date and time (UTC).",
         "input_schema": {"type": "object", "properties": {}},
     },
     "request_approval": {
         "name": "request_approval",
         "description": (
-            "Ask a human supervisor to approve an action (a payment plan, a discount, a refund) before you "
-            "promise it. Above the approval threshold the conversation waits for a staff decision; the result "
-            "says whether it was approved."
+            "Ask staff to approve an action (payment plan, discount, refund) before you promise it. Above the "
+            "threshold the conversation waits for their decision; the result says whether it was approved."
         ),
         "input_schema": {
             "type": "object",
             "properties": {
                 "reason": {"type": "string", "description": "What you want to do and why."},
-                "amount": {"type": "number", "minimum": 0, "description": "The amount involved, in euros."},
+                "amount": {"type": "number", "minimum": 0, "description": "In euros."},
             },
             "required": ["reason", "amount"],
         },
@@ -114,8 +108,26 @@ class ApprovalRequired(Exception):
         self.payload = payload
 
 
-def definitions(names: tuple[str, ...] | list[str]) -> list[dict[str, Any]]:
-    return [DEFINITIONS[n] for n in names if n in DEFINITIONS]
+def definitions(names: tuple[str, ...] | list[str], kinds: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """The definitions sent to the model; ``kind`` offers only the kinds the agent may write.
+
+    An agent that writes one kind gets no ``kind`` argument at all (it defaults to that
+    kind); a kind it may not write would only be refused.
+    """
+    out = [DEFINITIONS[n] for n in names if n in DEFINITIONS]
+    if kinds is None:
+        return out
+    narrowed = []
+    for definition in out:
+        if definition["name"] == "remember_fact":
+            properties = dict(definition["input_schema"]["properties"])
+            if len(kinds) > 1:
+                properties["kind"] = {"type": "string", "enum": list(kinds)}
+            else:
+                properties.pop("kind")
+            definition = {**definition, "input_schema": {**definition["input_schema"], "properties": properties}}
+        narrowed.append(definition)
+    return narrowed
 
 
 def refusal(error: str, how_to_fix: str) -> dict[str, Any]:
@@ -155,7 +167,8 @@ def _remember_fact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
     if not ctx.memory_allowed:
         return _memory_off()
-    kind = args.get("kind", MemoryKind.FACT)
+    single = ctx.agent.memory_kinds[0] if len(ctx.agent.memory_kinds) == 1 else MemoryKind.FACT
+    kind = args.get("kind", single)
     try:
         outcome = memory_remember(
             user=ctx.user,

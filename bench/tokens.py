@@ -4,31 +4,25 @@ Replays a deterministic conversation (sessions of small talk in which order code
 amounts and dates are stated along the way) through the product's real context
 builder, with the rolling summary updated between turns as the background task
 would (``thread_summary_update``, extractive summarizer, no API key). For every turn
-it records the estimated input tokens of the assembled context and what resending
-the whole history would have cost, and at the end how many of the stated
-identifiers the final context still holds (summary, window or memories).
+it records the estimated input tokens of the assembled context, split into the
+cacheable prefix (tools, identity, instructions), summary + memories, and the window;
+and what resending the whole history would have cost (the same prefix plus every
+message). Ratios are reported over the first 300 turns (the issue's minimum) and over
+all of them, each with how many of the identifiers stated so far the context still
+holds (summary, window or memories).
 
-    .venv/bin/python -m bench.tokens            # 400 turns
+    .venv/bin/python -m bench.tokens            # 400 turns (ratios at 300 and 400)
     .venv/bin/python -m bench.tokens --quick    # 120 turns
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
 
-
-def _setup() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "liamemory.settings.base")
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
-        os.environ.pop(name, None)
-    import django
-
-    django.setup()
-
+from bench.common import setup, write_result
 
 FILLER = [
     "How was your weekend? Mine was quiet, mostly reading.",
@@ -40,9 +34,15 @@ FILLER = [
     "My neighbour is renovating, the noise is terrible.",
     "I am thinking about learning to play the guitar.",
 ]
+# Anthropic caches a prefix only from this many tokens on (Sonnet 4.5; 4,096 on Haiku 4.5).
+MIN_CACHEABLE_TOKENS = 1024
 
 
-def conversation(turns: int, seed: int = 7) -> tuple[list[tuple[str, str]], list[str]]:
+def conversation(turns: int, seed: int = 7) -> tuple[list[tuple[str, str]], list[tuple[int, str]]]:
+    """The turns (user, reply) and the identifiers stated, each with the turn that stated it.
+
+    The first n turns are the same whatever ``turns`` is.
+    """
     rng = random.Random(seed)
     facts, pairs = [], []
     for i in range(turns):
@@ -50,7 +50,7 @@ def conversation(turns: int, seed: int = 7) -> tuple[list[tuple[str, str]], list
             code = f"{rng.choice('ABCDEFGH')}-{rng.randint(1000, 9999)}"
             amount = f"€{rng.randint(100, 9999)}.{rng.randint(10, 99)}"
             day = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
-            facts += [code, amount, day]
+            facts += [(i, code), (i, amount), (i, day)]
             user = f"For the record: order {code} costs {amount} and must arrive by {day}."
             reply = f"Noted: order {code}, {amount}, due {day}."
         else:
@@ -60,13 +60,25 @@ def conversation(turns: int, seed: int = 7) -> tuple[list[tuple[str, str]], list
     return pairs, facts
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--turns", type=int)
-    args = parser.parse_args()
-    _setup()
+def _context_text(ctx) -> str:
+    return " ".join(b["text"] for b in ctx.system) + " " + str(ctx.messages)
 
+
+def _upkeep_tokens(thread, outcome, previous_covered: int, previous_tokens: int) -> int:
+    """What this summary version would have cost with the fast model: its prompt, estimated."""
+    from conversations.models import Message
+    from conversations.summarizer import SYSTEM_PROMPT
+    from conversations.tokens import estimate_text
+
+    rebuilt = outcome.payload.get("rebuilt_from_source")
+    low = 0 if rebuilt else previous_covered
+    rows = Message.objects.filter(thread=thread, sequence__gt=low, sequence__lte=outcome.summary.covers_through)
+    spans = sum(rows.values_list("token_estimate", flat=True))
+    return estimate_text(SYSTEM_PROMPT) + (0 if rebuilt else previous_tokens) + spans
+
+
+def replay(turns: int, checkpoints: list[int]) -> dict:
+    from django.conf import settings
     from django.contrib.auth import get_user_model
 
     from agents.context import build_context
@@ -74,36 +86,118 @@ def main() -> int:
     from conversations.content import text_block
     from conversations.services import messages_append, thread_create
     from conversations.summary_services import thread_summary_update
+    from conversations.tokens import estimate_messages, estimate_text
 
-    turns = args.turns or (120 if args.quick else 400)
     pairs, facts = conversation(turns)
     user, _ = get_user_model().objects.get_or_create(username="bench-tokens")
     user.threads.all().delete()
     thread = thread_create(owner=user)
     agent = get_agent("assistant")
-    sent, full = [], []
-    ctx = None
-    for user_text, reply in pairs:
+    rows, held, upkeep = [], {}, 0
+    covered, summary_tokens = 0, 0
+    for i, (user_text, reply) in enumerate(pairs):
         request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block(user_text)]}])[0]
         thread.refresh_from_db()
         ctx = build_context(thread=thread, agent=agent, user=user, request_message=request)
-        sent.append(ctx.info["estimated_tokens"])
-        full.append(ctx.info["full_resend_tokens"])
+        rows.append(
+            {
+                "sent": ctx.info["estimated_tokens"],
+                "full": ctx.info["full_resend_tokens"],
+                "prefix": ctx.info["prefix_tokens"],
+                "summary_and_memories": sum(estimate_text(b["text"]) for b in ctx.system[1:]),
+                "window": estimate_messages(ctx.messages),
+            }
+        )
+        if i + 1 in checkpoints:
+            text = _context_text(ctx)
+            stated = [f for t, f in facts if t <= i]
+            held[i + 1] = (sum(1 for f in stated if f in text), len(stated))
         messages_append(thread=thread, items=[{"role": "assistant", "content": [text_block(reply)]}])
-        thread_summary_update(thread_id=thread.pk, use_model=False)
-
-    context_text = " ".join(b["text"] for b in ctx.system) + " " + str(ctx.messages)
-    kept = sum(1 for f in facts if f in context_text)
-    total_sent, total_full = sum(sent), sum(full)
-    print(f"turns: {turns}")
-    print(f"input tokens per turn: median {statistics.median(sent):.0f}, last {sent[-1]}, max {max(sent)}")
-    print(f"full resend per turn:  median {statistics.median(full):.0f}, last {full[-1]}")
-    print(
-        f"total sent {total_sent:,} vs full resend {total_full:,}: ratio {total_sent / total_full:.3f} "
-        f"(target <= 0.10: {'met' if total_sent / total_full <= 0.10 else 'NOT met'})"
-    )
-    print(f"identifiers stated: {len(facts)}; held by the final context: {kept} ({kept / len(facts):.0%})")
+        outcome = thread_summary_update(thread_id=thread.pk, use_model=False)
+        if outcome.status == "created":
+            upkeep += _upkeep_tokens(thread, outcome, covered, summary_tokens)
+            covered, summary_tokens = outcome.summary.covers_through, outcome.summary.token_estimate
     user.delete()
+    return {
+        "rows": rows,
+        "held": held,
+        "upkeep": upkeep,
+        "settings": {"MEMORY_WINDOW": settings.MEMORY_WINDOW, "SUMMARY_MAX_TOKENS": settings.SUMMARY_MAX_TOKENS},
+    }
+
+
+def figures(rows: list[dict], held: tuple[int, int]) -> dict:
+    sent, full = sum(r["sent"] for r in rows), sum(r["full"] for r in rows)
+    prefix = sum(r["prefix"] for r in rows)
+    last = rows[-1]
+    return {
+        "turns": len(rows),
+        "total_sent": sent,
+        "total_full_resend": full,
+        "ratio": round(sent / full, 4),
+        "target_met": sent / full <= 0.10,
+        "per_turn_median": statistics.median(r["sent"] for r in rows),
+        "per_turn_last": last,
+        "cacheable_prefix_total": prefix,
+        "uncached_total": sent - prefix,
+        "uncached_ratio": round((sent - prefix) / (full - prefix), 4),
+        "identifiers_held": held[0],
+        "identifiers_stated": held[1],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--turns", type=int)
+    args = parser.parse_args()
+    setup()
+
+    turns = args.turns or (120 if args.quick else 400)
+    checkpoints = sorted({min(300, turns), turns})
+    result = replay(turns, checkpoints)
+    rows, held = result["rows"], result["held"]
+    print(f"settings: {result['settings']}")
+    report = {}
+    for n in checkpoints:
+        f = figures(rows[:n], held[n])
+        report[str(n)] = f
+        last = f["per_turn_last"]
+        print(
+            f"{n} turns: sent {f['total_sent']:,} vs full resend {f['total_full_resend']:,}: "
+            f"ratio {f['ratio']:.3f} (target <= 0.10: {'met' if f['target_met'] else 'NOT met'}); "
+            f"identifiers held {f['identifiers_held']} of {f['identifiers_stated']}"
+        )
+        print(
+            f"  per turn: median {f['per_turn_median']:.0f}; last {last['sent']} = prefix {last['prefix']} "
+            f"+ summary/memories {last['summary_and_memories']} + window {last['window']}"
+        )
+        print(
+            f"  cacheable prefix {f['cacheable_prefix_total']:,} + uncached {f['uncached_total']:,}; "
+            f"uncached part vs full resend's uncached part: {f['uncached_ratio']:.3f}"
+        )
+    prefix = rows[-1]["prefix"]
+    print(
+        f"prefix per turn {prefix} tokens (estimated): "
+        + (
+            f"below the {MIN_CACHEABLE_TOKENS}-token minimum Anthropic caches, so it is billed uncached"
+            if prefix < MIN_CACHEABLE_TOKENS
+            else "large enough to be cached"
+        )
+    )
+    print(f"summary upkeep if the fast model wrote every version: {result['upkeep']:,} input tokens (not in the ratio)")
+    write_result(
+        "tokens",
+        {
+            "quick": args.quick,
+            "settings": result["settings"],
+            "by_turns": report,
+            "prefix_tokens_per_turn": prefix,
+            "min_cacheable_tokens": MIN_CACHEABLE_TOKENS,
+            "summary_upkeep_tokens_fast_model": result["upkeep"],
+            "per_turn": rows,
+        },
+    )
     return 0
 
 

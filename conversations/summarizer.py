@@ -124,7 +124,9 @@ def span_source(*, previous_text: str, messages: Iterable[Message]) -> str:
     The previous key-facts line comes first: facts are capped in first-seen order, so
     the oldest facts, already rescued once, stay ahead of newer ones.
     """
-    lines = previous_text.splitlines()
+    # The summary's own "User (#12):" labels are not facts of the conversation: without
+    # this, a trimmed line would have its label "rescued" onto the key-facts line.
+    lines = [_LINE_LABEL.sub("- ", line) for line in previous_text.splitlines()]
     facts_first = [line for line in lines if line.startswith(KEY_FACTS_PREFIX)]
     facts_first += [line for line in lines if not line.startswith(KEY_FACTS_PREFIX)]
     return "\n".join([*facts_first, *(spoken_text(m) for m in messages)])
@@ -175,6 +177,7 @@ _SIGNALS = {
 }
 _WORD = re.compile(r"\w+", re.UNICODE)
 _ROLE_LABEL = {"user": "User", "assistant": "Assistant", "system": "Note"}
+_LINE_LABEL = re.compile(r"^- (?:User|Assistant|Note|\w+) \(#\d+\): ")
 
 
 @dataclass

@@ -225,7 +225,7 @@ MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
 # previous summary, so errors do not compound (a summary of a summary drifts).
 SUMMARY_REBUILD_EVERY = env.int("SUMMARY_REBUILD_EVERY", default=5)
 # Token budget of a summary's body (the "Key facts:" line comes on top, capped).
-SUMMARY_MAX_TOKENS = env.int("SUMMARY_MAX_TOKENS", default=800)
+SUMMARY_MAX_TOKENS = env.int("SUMMARY_MAX_TOKENS", default=400)
 LONG_TERM_MEMORY_ENABLED = env.bool("LONG_TERM_MEMORY_ENABLED", default=True)
 MEMORY_MAX_ACTIVE_PER_USER = env.int("MEMORY_MAX_ACTIVE_PER_USER", default=20)
 MEMORY_MAX_CHARS = 180

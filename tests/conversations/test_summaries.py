@@ -112,6 +112,8 @@ def test_identifiers_survive_ten_compressions(alice, settings):
     facts_line = next(line for line in last.text.splitlines() if line.startswith(KEY_FACTS_PREFIX))
     assert all(fact in facts_line for fact in FACTS)
     assert "Hi again" not in last.text and "Anything else" not in last.text
+    # The summary's own line labels ("User (#3):") are not facts: a trimmed line leaves none behind.
+    assert not any(fact.startswith("#") for fact in facts_line.removeprefix(KEY_FACTS_PREFIX).split("; "))
 
 
 @pytest.mark.django_db

@@ -1,0 +1,74 @@
+"""What every benchmark module shares: Django setup, percentiles, the results file.
+
+Benchmarks run against the database ``DATABASE_URL`` names (use one of its own: some
+modules generate millions of rows there and reuse them between runs) and never call a
+provider: the API key variables are removed before Django starts.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def setup() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "liamemory.settings.base")
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        os.environ.pop(name, None)
+    import django
+
+    django.setup()
+    # The product logs one INFO line per summary, run and purge: noise in a benchmark.
+    logging.disable(logging.INFO)
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))
+    return ordered[k]
+
+
+def timings(values_ms: list[float]) -> dict[str, float]:
+    return {
+        "n": len(values_ms),
+        "median_ms": round(statistics.median(values_ms), 3),
+        "p95_ms": round(percentile(values_ms, 95), 3),
+        "max_ms": round(max(values_ms), 3),
+    }
+
+
+def timed(fn: Callable[[], Any], repeat: int, warmup: int = 2, max_seconds: float = 60.0) -> dict[str, float]:
+    """Time ``repeat`` calls (fewer, but at least 5, when they take longer than ``max_seconds``)."""
+    for _ in range(warmup):
+        fn()
+    samples: list[float] = []
+    deadline = time.monotonic() + max_seconds
+    for _ in range(repeat):
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1000)
+        if len(samples) >= 5 and time.monotonic() > deadline:
+            break
+    return timings(samples)
+
+
+def fmt(t: dict[str, float]) -> str:
+    return f"median {t['median_ms']:.2f} ms, p95 {t['p95_ms']:.2f} ms (n={t['n']})"
+
+
+def write_result(name: str, data: dict[str, Any]) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    data = {"benchmark": name, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **data}
+    path.write_text(json.dumps(data, indent=2, default=str) + "\n")
+    print(f"-> {path.relative_to(RESULTS.parent.parent)}")
+    return path

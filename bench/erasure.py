@@ -1,0 +1,234 @@
+"""Erasure and purge at size, while another user's turns keep being served.
+
+Generates, in SQL, a person with 10,000 messages (10 threads) and 500 memories, and
+100,000 expired rows (1,000 expired threads of 99 messages each) of another user. With
+the product running as deployed (``bench/stack.py``: gunicorn + a Celery worker with 2
+children on Redis), one HTTP client chats throughout; the erasure request goes to the
+worker (``erasure_enqueue``, the real task: cancel, batched deletes, schema-wide scan,
+receipt), then the purge (task ``governance.purge_expired``). Reports each one's time
+(the request's started → finished; the purge record's) and the chatting user's turn
+latency before, during the erasure and during the purge.
+
+    .venv/bin/python -m bench.erasure            # 10,000 messages + 500 memories; 100,000 expired rows
+    .venv/bin/python -m bench.erasure --quick    # 2,000 + 100; 10,000
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import threading
+import time
+
+from bench.common import percentile, setup, write_result
+
+SUBJECT = "bench-erasure-subject"
+PURGE_OWNER = "bench-purge-owner"
+OFFICER = "bench-compliance"
+BASELINE_SECONDS = 8
+LARGEST_TABLES = ("conversations_message", "agents_traceevent", "checkpoint_writes", "checkpoint_blobs")
+
+
+def _words(seed: str) -> str:
+    from bench.scale_data import _words_sql
+
+    return _words_sql(seed, 14)
+
+
+def make_subject(messages: int, memories: int):
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    user_model = get_user_model()
+    user_model.objects.filter(username=SUBJECT).delete()
+    subject = user_model.objects.create(username=SUBJECT, email="erasure.subject@example.com")
+    threads = 10
+    per_thread = messages // threads
+    with connection.cursor() as cur:
+        cur.execute(
+            "INSERT INTO conversations_thread (id, owner_id, title, agent, incognito, created_at, last_activity_at, "
+            "tokens_sent, tokens_full_resend, next_sequence, history_tokens) "
+            "SELECT gen_random_uuid(), %s, 'chat ' || t, 'assistant', false, now(), now(), 0, 0, %s, 0 "
+            "FROM generate_series(1, %s) t",
+            [subject.pk, per_thread + 1, threads],
+        )
+        cur.execute(
+            "INSERT INTO conversations_message (thread_id, sequence, role, content, text, agent, token_estimate, "
+            "created_at) SELECT th.id, q, CASE WHEN mod(q, 2) = 1 THEN 'user' ELSE 'assistant' END, "
+            "jsonb_build_array(jsonb_build_object('type', 'text', 'text', x.txt)), x.txt, '', 30, now() "
+            "FROM conversations_thread th CROSS JOIN generate_series(1, %s) q "
+            f"CROSS JOIN LATERAL (SELECT {_words('q + hashtext(th.id::text)')} AS txt) x "
+            "WHERE th.owner_id = %s",
+            [per_thread, subject.pk],
+        )
+        cur.execute(
+            "INSERT INTO memories_memory (user_id, kind, content, importance, status, source_expired, writer_type, "
+            "writer_name, created_at, updated_at) "
+            f"SELECT %s, 'fact', 'fact ' || m || ': ' || {_words('m')}, 3, "
+            "CASE WHEN m <= 20 THEN 'active' ELSE 'superseded' END, false, 'agent', 'assistant', now(), now() "
+            "FROM generate_series(1, %s) m",
+            [subject.pk, memories],
+        )
+    return subject
+
+
+def make_expired(rows: int) -> int:
+    """Expired threads of 99 messages each, ``rows`` rows in all (threads + messages)."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
+    user_model = get_user_model()
+    user_model.objects.filter(username=PURGE_OWNER).delete()
+    owner = user_model.objects.create(username=PURGE_OWNER)
+    threads = rows // 100
+    with connection.cursor() as cur:
+        cur.execute(
+            "INSERT INTO conversations_thread (id, owner_id, title, agent, incognito, created_at, last_activity_at, "
+            "expires_at, tokens_sent, tokens_full_resend, next_sequence, history_tokens) "
+            "SELECT gen_random_uuid(), %s, '', 'assistant', false, now() - interval '60 days', "
+            "now() - interval '60 days', now() - interval '1 day', 0, 0, 100, 0 FROM generate_series(1, %s) t",
+            [owner.pk, threads],
+        )
+        cur.execute(
+            "INSERT INTO conversations_message (thread_id, sequence, role, content, text, agent, token_estimate, "
+            "created_at) SELECT th.id, q, CASE WHEN mod(q, 2) = 1 THEN 'user' ELSE 'assistant' END, "
+            "jsonb_build_array(jsonb_build_object('type', 'text', 'text', x.txt)), x.txt, '', 30, now() "
+            "FROM conversations_thread th CROSS JOIN generate_series(1, 99) q "
+            f"CROSS JOIN LATERAL (SELECT {_words('q + hashtext(th.id::text)')} AS txt) x "
+            "WHERE th.owner_id = %s",
+            [owner.pk],
+        )
+    return threads * 100
+
+
+def officer():
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    from liamemory.roles import COMPLIANCE_GROUP
+
+    user, _ = get_user_model().objects.get_or_create(username=OFFICER)
+    user.groups.add(Group.objects.get_or_create(name=COMPLIANCE_GROUP)[0])
+    return user
+
+
+class Chatter(threading.Thread):
+    """The other user: chats over HTTP all along, recording (finished at, latency, status)."""
+
+    def __init__(self, client) -> None:
+        super().__init__(daemon=True)
+        self.client, self.turns, self.running = client, [], True
+
+    def run(self) -> None:
+        while self.running:
+            t = self.client.turn()
+            self.turns.append((time.monotonic(), t.latency_s * 1000, t.status))
+
+    def between(self, start: float, end: float) -> dict:
+        lat = [ms for at, ms, status in self.turns if start <= at <= end and status == "completed"]
+        failed = sum(1 for at, _, status in self.turns if start <= at <= end and status != "completed")
+        if not lat:
+            return {"turns": 0, "failed": failed}
+        return {
+            "turns": len(lat),
+            "failed": failed,
+            "median_ms": round(statistics.median(lat), 1),
+            "p95_ms": round(percentile(lat, 95), 1),
+            "max_ms": round(max(lat), 1),
+        }
+
+
+def _wait(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    setup()
+
+    from bench import scale_data
+    from bench.stack import ChatClient, Stack, client_tokens
+    from governance.erasure import erasure_enqueue, erasure_request_create
+    from governance.models import ErasureRequest, ErasureStatus, PurgeRecord
+    from governance.tasks import purge_expired
+
+    n_messages, n_memories, n_expired = (2_000, 100, 10_000) if args.quick else (10_000, 500, 100_000)
+    started = time.monotonic()
+    subject = make_subject(n_messages, n_memories)
+    expired = make_expired(n_expired)
+    print(
+        f"generated {n_messages:,} messages + {n_memories} memories and {expired:,} expired rows "
+        f"in {time.monotonic() - started:.0f} s"
+    )
+
+    token = client_tokens(1)[0]
+    # The verification scan reads every row of the public schema: its size matters.
+    tables = scale_data.row_counts(*LARGEST_TABLES)
+    print(f"rows in the public schema's largest tables: {tables}")
+    stack = Stack().start()
+    try:
+        chatter = Chatter(ChatClient(stack.url, token, 0))
+        chatter.start()
+        time.sleep(BASELINE_SECONDS)
+        t0 = time.monotonic()
+
+        request = erasure_request_create(subject=subject, requested_by=officer(), reason="benchmark")
+        erasure_enqueue(request=request)
+        finished = _wait(
+            lambda: ErasureRequest.objects.filter(pk=request.pk, status=ErasureStatus.COMPLETED).exists(), 600
+        )
+        t1 = time.monotonic()
+        request.refresh_from_db()
+        erase_s = (request.finished_at - request.started_at).total_seconds() if finished else None
+
+        last = PurgeRecord.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        purge_expired.delay()
+        _wait(lambda: PurgeRecord.objects.filter(pk__gt=last, finished_at__isnull=False).exists(), 600)
+        t2 = time.monotonic()
+        record = PurgeRecord.objects.filter(pk__gt=last).order_by("pk").first()
+        purge_s = (record.finished_at - record.started_at).total_seconds() if record and record.finished_at else None
+        time.sleep(2)
+        chatter.running = False
+        chatter.join(70)
+    finally:
+        stack.stop()
+    result = {
+        "quick": args.quick,
+        "erasure": {
+            "messages": n_messages,
+            "memories": n_memories,
+            "seconds": erase_s,
+            "status": request.status,
+            "executed_counts": request.executed_counts,
+            "target_met": erase_s is not None and erase_s <= 5 and n_messages == 10_000,
+        },
+        "public_table_rows": tables,
+        "purge": {"expired_rows": expired, "seconds": purge_s, "counts": record.counts if record else None},
+        "other_user_turns": {
+            "before": chatter.between(t0 - BASELINE_SECONDS, t0),
+            "during_erasure": chatter.between(t0, t1),
+            "during_purge": chatter.between(t1, t2),
+        },
+    }
+    o = result["other_user_turns"]
+    print(
+        f"erasure of {n_messages:,} messages + {n_memories} memories: {erase_s:.2f} s ({request.status}; target <= 5 s "
+        f"for 10,000 + 500: {'met' if result['erasure']['target_met'] else 'NOT met'})"
+    )
+    print(f"purge of {expired:,} expired rows: {purge_s:.2f} s; counts {result['purge']['counts']}")
+    for label, r in o.items():
+        print(f"  other user's turns {label}: {r}")
+    write_result("erasure", result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Memory footprint: resident memory (RSS) of the web and worker processes as turns accumulate.
+
+Starts the product as deployed (``bench/stack.py``: gunicorn 2 workers × 4 threads, a
+Celery worker with 2 prefork children, Redis), then 8 HTTP clients chat until the
+target number of turns is reached or the time cap passes, whichever comes first; the
+RSS of each process tree (parent and children, from /proc) is sampled along the way.
+The time cap keeps the run bounded on a shared machine: the output says how many turns
+were reached.
+
+    .venv/bin/python -m bench.footprint            # 10,000 turns, at most 9 minutes
+    .venv/bin/python -m bench.footprint --quick    # 300 turns, at most 90 s
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from bench.common import setup, write_result
+
+CLIENTS = 8
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--turns", type=int)
+    parser.add_argument("--max-seconds", type=float)
+    args = parser.parse_args()
+    setup()
+
+    from bench.stack import ChatClient, Stack, client_tokens, drive
+
+    target = args.turns or (300 if args.quick else 10_000)
+    cap = args.max_seconds or (90 if args.quick else 540)
+    step = max(50, target // 20)
+    tokens = client_tokens(CLIENTS)
+    stack = Stack().start()
+    samples = []
+    try:
+        clients = [ChatClient(stack.url, tokens[i], i) for i in range(CLIENTS)]
+        drive(clients, turns=CLIENTS)
+        samples.append({"turns": 0, "seconds": 0, **stack.rss_mb()})
+        print(f"after warm-up: {samples[-1]}")
+        done, completed, started = 0, 0, time.monotonic()
+        while done < target and time.monotonic() - started < cap:
+            left = cap - (time.monotonic() - started)
+            batch = drive(clients, turns=min(step, target - done), seconds=left)
+            done += len(batch)
+            completed += sum(1 for t in batch if t.status == "completed")
+            samples.append({"turns": done, "seconds": round(time.monotonic() - started), **stack.rss_mb()})
+            print(
+                f"after {done:>6,} turns ({samples[-1]['seconds']} s): web {samples[-1]['web']} MB, "
+                f"worker {samples[-1]['worker']} MB"
+            )
+        detail = stack.rss_detail()
+        for c in clients:
+            c.close()
+    finally:
+        stack.stop()
+    first, last = samples[0], samples[-1]
+    print(
+        f"RSS after {last['turns']:,} turns ({completed:,} completed; target {target:,}): web {last['web']} MB "
+        f"(from {first['web']}), worker {last['worker']} MB (from {first['worker']}); per process: {detail}"
+    )
+    write_result(
+        "footprint",
+        {
+            "quick": args.quick,
+            "target_turns": target,
+            "turns": last["turns"],
+            "completed": completed,
+            "samples_mb": samples,
+            "per_process_mb": detail,
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

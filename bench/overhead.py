@@ -1,0 +1,94 @@
+"""Overhead per turn: context assembly time and SQL query count as the data grows.
+
+Times ``agents.context.build_context`` (summary, window, pinned and relevant
+memories, budget trim: what every turn runs before the model call) on threads of
+100, 10,000 and 100,000 messages, with 1,000 and 100,000 memories in the table (the
+user's own 20 among them), and counts its SQL queries. Data sets are generated in SQL
+and reused (``bench/scale_data.py``).
+
+    .venv/bin/python -m bench.overhead            # 100 / 10k / 100k messages × 1k / 100k memories
+    .venv/bin/python -m bench.overhead --quick    # 100 / 10k messages × 1k / 100k memories, fewer samples
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bench.common import fmt, setup, timed, write_result
+
+QUERIES = [
+    "what was the order number for the delivery?",
+    "remind me about the dentist appointment on friday",
+    "I need to change my flight to berlin",
+    "any news on the refund for the laptop?",
+    "plan the weekend: garden, pasta, guitar",
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    setup()
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from agents.context import build_context
+    from agents.registry import get_agent
+    from bench import scale_data
+    from conversations.models import Message, Thread
+
+    sizes = (100, 10_000) if args.quick else (100, 10_000, 100_000)
+    repeat = 60 if args.quick else 200
+    msgs = scale_data.Spec("bench_msgs", main_threads=(100, 10_000, 100_000), tables=scale_data.TABLES[:3])
+    mems = {
+        n: scale_data.Spec(f"bench_mem_{n // 1000}k", memories=n, tables=("memories_memory",)) for n in (1_000, 100_000)
+    }
+    for spec in (msgs, *mems.values()):
+        spent = scale_data.ensure(spec)
+        if spent:
+            print(f"generated {spec.name} in {spent:.0f} s")
+
+    user = scale_data.scale_user()
+    agent = get_agent("assistant")
+    results, table = {}, []
+    for n_mem, mem_spec in mems.items():
+        with scale_data.using(mem_spec.name, msgs.name):
+            for size in sizes:
+                thread = Thread.objects.get(pk=scale_data.thread_id(msgs, f"main-{size}"))
+                request = Message.objects.get(thread=thread, sequence=size - 1)  # a user turn
+                counter = iter(range(10**9))
+
+                def build(thread=thread, request=request, counter=counter):
+                    request.text = QUERIES[next(counter) % len(QUERIES)]
+                    return build_context(thread=thread, agent=agent, user=user, request_message=request)
+
+                with CaptureQueriesContext(connection) as queries:
+                    ctx = build()
+                t = timed(build, repeat=repeat, warmup=5)
+                key = f"{size}_messages_{n_mem}_memories"
+                results[key] = {
+                    **t,
+                    "queries": len(queries),
+                    "memories_in_context": len(ctx.info["memory_ids"]),
+                    "window_messages": ctx.info["window_messages"],
+                    "summary_version": ctx.info["summary_version"],
+                }
+                table.append((size, n_mem, t, len(queries)))
+                print(f"{size:>7,} messages, {n_mem:>7,} memories: {fmt(t)}, {len(queries)} SQL queries")
+    counts = {r[3] for r in table}
+    same = len(counts) == 1
+    worst = max((r for r in table if r[0] == max(sizes) and r[1] == 100_000), key=lambda r: r[2]["p95_ms"])
+    print(f"SQL queries per context identical at every size: {'yes' if same else 'NO'} ({sorted(counts)})")
+    print(
+        f"p95 at {worst[0]:,} messages and 100,000 memories: {worst[2]['p95_ms']:.2f} ms "
+        f"(target <= 15 ms: {'met' if worst[2]['p95_ms'] <= 15 else 'NOT met'})"
+    )
+    write_result("overhead", {"quick": args.quick, "results": results, "queries_identical": same})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

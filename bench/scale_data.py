@@ -1,0 +1,229 @@
+"""Generated scale data for the latency benchmarks, built in SQL and reused between runs.
+
+Each data set is a PostgreSQL schema holding its own copies of the product's tables
+(``CREATE TABLE … (LIKE public.… INCLUDING ALL)``: same columns, generated tsvector
+columns, defaults and indexes), filled with ``generate_series``. A benchmark puts the
+schema first on the connection's ``search_path``, so the product's own code (ORM and
+raw SQL alike, which name tables unqualified) reads that data set without knowing it.
+Foreign keys are not copied: other users are plain integers, only the one user the
+benchmarks act as exists in ``auth_user``.
+
+A schema is rebuilt only when its spec or the product's table definitions changed
+(a migration adding a column or an index): a fingerprint of both is stored with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from django.db import connection
+
+SCALE_USER = "bench-scale"
+TABLES = ("conversations_thread", "conversations_message", "conversations_threadsummary", "memories_memory")
+# Other users' ids: far above any real auth_user id (no foreign keys in the copies).
+OTHER_USER_BASE = 10_000_000
+FILLER_THREAD_SIZE = 100
+
+_VOCABULARY = (
+    "order invoice delivery refund payment plan discount subscription account password address phone "
+    "email meeting dentist doctor appointment flight train hotel booking ticket concert museum garden "
+    "kitchen recipe pasta lemon basil coffee tea bicycle car insurance mortgage bank loan salary budget "
+    "project deadline report review manager colleague team office holiday weekend birthday wedding gift "
+    "daughter son sister brother mother father friend neighbour dog cat allergy peanuts gluten vegetarian "
+    "running swimming yoga guitar piano novel documentary weather rain snow summer winter spring autumn "
+    "milan rome turin london paris berlin madrid lisbon blue green red yellow small large quiet noisy "
+    "early late monday tuesday wednesday thursday friday saturday sunday morning evening night warranty "
+    "laptop phone charger battery screen printer router password backup cloud storage contract lawyer "
+    "tax return pension doctor prescription pharmacy vitamins marathon training shoes jacket umbrella"
+)
+WORDS = tuple(_VOCABULARY.split())
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    # Sizes of the benchmark user's threads (in messages).
+    main_threads: tuple[int, ...] = ()
+    # Other users' messages, in threads of FILLER_THREAD_SIZE.
+    filler_messages: int = 0
+    # Memories in the table; the benchmark user owns 20 active ones and 5 superseded.
+    memories: int = 0
+    # Tables this schema shadows (the rest come from the next schema on the path).
+    tables: tuple[str, ...] = TABLES
+
+
+def _words_sql(seed_expr: str, count: int) -> str:
+    """SQL for ``count`` pseudo-random words from WORDS, picked by hashing ``seed_expr``."""
+    array, n = "ARRAY[" + ",".join(f"'{w}'" for w in WORDS) + "]", len(WORDS)
+    return (
+        f"(SELECT string_agg(({array})"
+        f"[1 + mod(mod(hashint8(({seed_expr})::bigint * 131 + j)::bigint, {n}) + {n}, {n})], ' ') "
+        f"FROM generate_series(1, {count}) j)"
+    )
+
+
+def _fingerprint(spec: Spec) -> str:
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT string_agg(table_name || column_name || data_type || coalesce(generation_expression, ''), ',' "
+            "ORDER BY table_name, ordinal_position) FROM information_schema.columns "
+            "WHERE table_schema = 'public' AND table_name = ANY (%s)",
+            [list(spec.tables)],
+        )
+        columns = cur.fetchone()[0]
+        cur.execute(
+            "SELECT string_agg(indexdef, ';' ORDER BY indexname) FROM pg_indexes "
+            "WHERE schemaname = 'public' AND tablename = ANY (%s)",
+            [list(spec.tables)],
+        )
+        indexes = cur.fetchone()[0]
+    return hashlib.sha256(f"{spec}|{columns}|{indexes}|{WORDS}".encode()).hexdigest()
+
+
+def _current(spec: Spec, fingerprint: str) -> bool:
+    with connection.cursor() as cur:
+        cur.execute("SELECT to_regclass(%s)", [f"{spec.name}.bench_marker"])
+        if cur.fetchone()[0] is None:
+            return False
+        cur.execute(f"SELECT fingerprint FROM {spec.name}.bench_marker")
+        row = cur.fetchone()
+        return bool(row) and row[0] == fingerprint
+
+
+def scale_user():
+    from django.contrib.auth import get_user_model
+
+    user, _ = get_user_model().objects.get_or_create(username=SCALE_USER)
+    return user
+
+
+def thread_id(spec: Spec, label: str) -> uuid.UUID:
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"liamemory-bench:{spec.name}:{label}")
+
+
+def _fill_threads(s: str, spec: Spec, user_id: int) -> None:
+    with connection.cursor() as cur:
+        for n in spec.main_threads:
+            tid = thread_id(spec, f"main-{n}")
+            cur.execute(
+                f"INSERT INTO {s}.conversations_thread (id, owner_id, title, agent, incognito, created_at, "
+                "last_activity_at, tokens_sent, tokens_full_resend, next_sequence, history_tokens) "
+                "VALUES (%s, %s, %s, 'assistant', false, now(), now(), 0, 0, %s, %s)",
+                [tid, user_id, f"main {n}", n + 1, n * 30],
+            )
+            _insert_messages(cur, s, f"'{tid}'::uuid", n, f"mod(hashtext('{tid}'), 100000)")
+            if n > 40:
+                text = "- " + "\n- ".join(
+                    f"User (#{k}): order {chr(65 + k % 8)}-{1000 + k * 37 % 9000} costs €{k * 13 % 900}.50"
+                    for k in range(3, 3 * 25, 3)
+                )
+                cur.execute(
+                    f"INSERT INTO {s}.conversations_threadsummary (thread_id, version, text, covers_through, model, "
+                    "token_estimate, rebuilt_from_source, created_at) VALUES (%s, 1, %s, %s, 'extractive-v1', %s, "
+                    "false, now())",
+                    [tid, text, n - 20, len(text) // 3],
+                )
+        threads = spec.filler_messages // FILLER_THREAD_SIZE
+        if threads:
+            cur.execute(
+                f"INSERT INTO {s}.conversations_thread (id, owner_id, title, agent, incognito, created_at, "
+                "last_activity_at, tokens_sent, tokens_full_resend, next_sequence, history_tokens) "
+                f"SELECT md5(%s || t)::uuid, {OTHER_USER_BASE} + t / 5, '', 'assistant', false, now(), now(), 0, 0, "
+                f"{FILLER_THREAD_SIZE + 1}, 3000 FROM generate_series(1, %s) t",
+                [spec.name, threads],
+            )
+            cur.execute(
+                f"INSERT INTO {s}.conversations_message (thread_id, sequence, role, content, text, agent, "
+                "token_estimate, created_at) "
+                "SELECT md5(%s || t)::uuid, q, CASE WHEN mod(q, 2) = 1 THEN 'user' ELSE 'assistant' END, "
+                "jsonb_build_array(jsonb_build_object('type', 'text', 'text', x.txt)), x.txt, '', 30, now() "
+                "FROM generate_series(1, %s) t CROSS JOIN generate_series(1, %s) q "
+                f"CROSS JOIN LATERAL (SELECT {_words_sql('t * 1000 + q', 14)} AS txt) x",
+                [spec.name, threads, FILLER_THREAD_SIZE],
+            )
+
+
+def _insert_messages(cur, s: str, tid_sql: str, n: int, salt_sql: str) -> None:
+    cur.execute(
+        f"INSERT INTO {s}.conversations_message (thread_id, sequence, role, content, text, agent, "
+        "token_estimate, created_at) "
+        f"SELECT {tid_sql}, q, CASE WHEN mod(q, 2) = 1 THEN 'user' ELSE 'assistant' END, "
+        "jsonb_build_array(jsonb_build_object('type', 'text', 'text', x.txt)), x.txt, '', 30, now() "
+        f"FROM generate_series(1, {n}) q CROSS JOIN LATERAL (SELECT {_words_sql(f'q + {salt_sql}', 14)} AS txt) x"
+    )
+
+
+def _fill_memories(s: str, spec: Spec, user_id: int) -> None:
+    if not spec.memories:
+        return
+    content = " || ".join(
+        ["'user '", _words_sql("m", 3), "' and '", _words_sql("m + 7", 3), "' for '", _words_sql("m + 13", 2)]
+    )
+    with connection.cursor() as cur:
+        # Rows 1..25 are the benchmark user's: 20 active, 5 superseded; the rest other users', 20 each.
+        cur.execute(
+            f"INSERT INTO {s}.memories_memory (user_id, kind, content, importance, status, source_expired, "
+            "writer_type, writer_name, created_at, updated_at) "
+            f"SELECT CASE WHEN m <= 25 THEN %s ELSE {OTHER_USER_BASE} + m / 20 END, 'fact', {content}, "
+            "1 + mod(m, 5), CASE WHEN m <= 25 AND m > 20 THEN 'superseded' ELSE 'active' END, false, 'agent', "
+            "'assistant', now(), now() FROM generate_series(1, %s) m",
+            [user_id, spec.memories],
+        )
+
+
+def ensure(spec: Spec) -> float:
+    """Build the schema if missing or stale; returns the seconds spent (0 when reused)."""
+    fingerprint = _fingerprint(spec)
+    if _current(spec, fingerprint):
+        return 0.0
+    started = time.monotonic()
+    user = scale_user()
+    s = spec.name
+    with connection.cursor() as cur:
+        cur.execute(f"DROP SCHEMA IF EXISTS {s} CASCADE")
+        cur.execute(f"CREATE SCHEMA {s}")
+        for table in spec.tables:
+            cur.execute(f"CREATE TABLE {s}.{table} (LIKE public.{table} INCLUDING ALL EXCLUDING INDEXES)")
+    if "conversations_message" in spec.tables:
+        _fill_threads(s, spec, user.pk)
+    if "memories_memory" in spec.tables:
+        _fill_memories(s, spec, user.pk)
+    with connection.cursor() as cur:
+        # Indexes after the rows (much faster than maintaining them row by row).
+        cur.execute(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY (%s)", [list(spec.tables)]
+        )
+        for (indexdef,) in cur.fetchall():
+            cur.execute(indexdef.replace(" ON public.", f" ON {s}."))
+        for table in spec.tables:
+            cur.execute(f"VACUUM ANALYZE {s}.{table}")
+        cur.execute(f"CREATE TABLE {s}.bench_marker (fingerprint text)")
+        cur.execute(f"INSERT INTO {s}.bench_marker VALUES (%s)", [fingerprint])
+    return time.monotonic() - started
+
+
+@contextmanager
+def using(*schemas: str):
+    """Put the data set schemas first on this connection's search_path for the block."""
+    with connection.cursor() as cur:
+        cur.execute("SHOW search_path")
+        previous = cur.fetchone()[0]
+        cur.execute(f"SET search_path TO {', '.join(schemas)}, public")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cur:
+            cur.execute(f"SET search_path TO {previous}")
+
+
+def row_counts(*tables: str) -> dict[str, int]:
+    out = {}
+    with connection.cursor() as cur:
+        for table in tables:
+            cur.execute(f"SELECT count(*) FROM {table}")
+            out[table] = cur.fetchone()[0]
+    return out
