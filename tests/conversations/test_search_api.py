@@ -60,7 +60,7 @@ def test_bad_search_parameters_answer_400(alice, params):
 def test_search_costs_a_fixed_number_of_queries(alice, django_assert_num_queries):
     for i in range(5):
         chat(alice, f"T{i}", [f"invoice {i} for the garden", "other words"])
-    # Authentication is forced: ranking, message texts, thread titles.
-    with django_assert_num_queries(3):
+    # Authentication is forced: lexical ranking, stored vectors, message texts, thread titles.
+    with django_assert_num_queries(4):
         results = api(alice).get("/api/search", {"q": "garden invoice", "limit": 50}).json()["results"]
     assert len(results) == 5
