@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from agents import selectors, services
 from agents.serializers import MessageOutSerializer, RunOutSerializer, TurnInSerializer, TurnOutSerializer
 from conversations.selectors import ThreadNotFound, message_list, thread_get_for_user
-from liamemory.api import NotFound, StrictCursorPagination
+from liamemory.api import NotFound, StrictCursorPagination, cursor_page
 
 
 class MessageCursor(StrictCursorPagination):
@@ -35,7 +35,11 @@ class ThreadMessagesApi(APIView):
             return [ScopedRateThrottle()]
         return []
 
-    @extend_schema(responses=MessageOutSerializer(many=True), summary="List a conversation's messages")
+    @extend_schema(
+        operation_id="threads_messages_list",
+        responses=cursor_page(MessageOutSerializer, "MessagePage"),
+        summary="List a conversation's messages, oldest first (cursor pages; limit 1-200)",
+    )
     def get(self, request, thread_id):
         thread = _thread(request, thread_id)
         paginator = MessageCursor()

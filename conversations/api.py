@@ -15,7 +15,7 @@ from conversations.serializers import (
     ThreadOutSerializer,
     ThreadUpdateInSerializer,
 )
-from liamemory.api import NotFound, StrictCursorPagination
+from liamemory.api import NotFound, StrictCursorPagination, cursor_page
 
 
 class ThreadCursor(StrictCursorPagination):
@@ -30,7 +30,11 @@ def thread_for_request(request, thread_id):
 
 
 class ThreadListCreateApi(APIView):
-    @extend_schema(responses=ThreadOutSerializer(many=True), summary="My conversations, newest first")
+    @extend_schema(
+        operation_id="threads_list",
+        responses=cursor_page(ThreadOutSerializer, "ThreadPage"),
+        summary="My conversations, newest first (cursor pages; limit 1-200)",
+    )
     def get(self, request):
         paginator = ThreadCursor()
         page = paginator.paginate_queryset(selectors.thread_list_for_user(user=request.user), request, view=self)

@@ -21,4 +21,6 @@ urlpatterns = [
     path("", include("web.urls")),
 ]
 
+handler400 = "liamemory.api.json_bad_request"
 handler404 = "liamemory.api.json_not_found"
+handler500 = "liamemory.api.json_server_error"

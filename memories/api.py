@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from liamemory.api import StrictCursorPagination
+from liamemory.api import StrictCursorPagination, cursor_page
 from memories import selectors, services
 from memories.serializers import (
     MemoryCorrectInSerializer,
@@ -26,7 +26,8 @@ class MemoryCursor(StrictCursorPagination):
 class MeMemoryListApi(APIView):
     @extend_schema(
         parameters=[MemoryFilterSerializer],
-        responses=MemoryOutSerializer(many=True),
+        operation_id="me_memories_list",
+        responses=cursor_page(MemoryOutSerializer, "MemoryPage"),
         summary="What is remembered about me, newest first",
     )
     def get(self, request: Request) -> Response:

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance.api import IsComplianceOfficer
-from liamemory.api import NotFound, StrictCursorPagination
+from liamemory.api import NotFound, StrictCursorPagination, cursor_page
 from liamemory.roles import is_compliance_officer, is_staff
 from memories import selectors, services
 from memories.models import StaffAccess, WriterType
@@ -64,7 +64,8 @@ class MemoryListCreateApi(APIView):
 
     @extend_schema(
         parameters=[StaffMemoryFilterSerializer],
-        responses=StaffMemoryOutSerializer(many=True),
+        operation_id="memories_list",
+        responses=cursor_page(StaffMemoryOutSerializer, "StaffMemoryPage"),
         summary="Every user's memories (staff, compliance officers)",
         description=f"Newest first, cursor-paginated. With q: the {SEARCH_LIMIT} (or limit) most similar by "
         "trigram word similarity, most similar first, with an ordinal rank and no further page.",
