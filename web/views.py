@@ -68,7 +68,7 @@ def conversation_list(request: HttpRequest) -> HttpResponse:
 
 def _render_list(request: HttpRequest, form: NewConversationForm, status: int = 200) -> HttpResponse:
     threads = list(thread_list_for_user(user=request.user)[:LIST_LIMIT])
-    context = {"threads": threads, "form": form, "search_form": SearchForm(), "agents": presenters.AGENTS}
+    context = {"threads": threads, "form": form}
     return render(request, "web/conversation_list.html", context, status=status)
 
 
@@ -203,11 +203,11 @@ def conversation_delete(request: HttpRequest, thread_id) -> HttpResponse:
 @login_required
 @require_GET
 def search(request: HttpRequest) -> HttpResponse:
-    form = SearchForm(request.GET)
+    form = SearchForm(request.GET) if request.GET else SearchForm()
     results = []
-    if form.is_valid():
+    if form.is_bound and form.is_valid():
         hits = search_threads(user=request.user, query=form.cleaned_data["q"], limit=30)
         threads = threads_by_id_for_user(user=request.user, ids=[h.thread_id for h in hits])
         results = [{"hit": h, "thread": threads[h.thread_id]} for h in hits if h.thread_id in threads]
-    status = 400 if form.is_bound and not form.is_valid() and request.GET else 200
+    status = 400 if form.is_bound and not form.is_valid() else 200
     return render(request, "web/search.html", {"form": form, "results": results}, status=status)

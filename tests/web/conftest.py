@@ -33,16 +33,27 @@ BROWSER_QUEUE = "liamemory-browser"
 SCREENSHOTS = os.environ.get("LIAMEMORY_SCREENSHOTS", "")
 
 
-@pytest.fixture(scope="session")
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Playwright's sync API keeps an event loop on this thread; the ORM calls a browser
+    test makes around it (and the database flush after it) are ordinary synchronous ones,
+    which Django would otherwise refuse. Set for browser tests only, never left behind."""
+    if item.get_closest_marker("browser") is None:
+        yield
+        return
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        yield
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[object]:
+    """Module-scoped: Playwright's loop must be gone before any later test touches the ORM."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"browser tests skipped: Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an event loop on this thread; the ORM calls the tests
-    # make in between are ordinary synchronous ones, which Django would otherwise refuse.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    from playwright.sync_api import expect
+    from playwright.sync_api import expect, sync_playwright
 
     # The reply comes from another process; leave it time on a busy 2-core machine.
     expect.set_options(timeout=20_000)
@@ -50,7 +61,6 @@ def chromium() -> Iterator[object]:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
 
 
 class OutsideRequests:

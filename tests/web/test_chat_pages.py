@@ -247,7 +247,41 @@ def test_static_files_are_served(client):
 
 
 def test_api_admin_and_healthz_still_routed(as_alice):
-    assert as_alice.get("/api/memories").status_code in (200, 404, 405)
+    assert as_alice.get("/healthz").status_code in (200, 503)
     assert as_alice.get("/api/threads").status_code == 200
     assert as_alice.get("/admin/").status_code == 302
     assert as_alice.get("/api/nothing-here").json()["message"] == "Not found."
+
+
+def test_automatic_title_is_cut_at_a_word_and_a_rename_wins(alice):
+    long = thread_create(owner=alice)
+    turn_submit(
+        user=alice,
+        thread=long,
+        content="Please help me plan a   long\nweekend in the Dolomites with two kids and a dog",
+    )
+    long.refresh_from_db()
+    assert long.title == "Please help me plan a long weekend in the Dolomites with…"
+    named = thread_create(owner=alice, title="My own title")
+    turn_submit(user=alice, thread=named, content="hello")
+    named.refresh_from_db()
+    assert named.title == "My own title"
+
+
+def test_list_and_chat_pages_use_a_fixed_number_of_queries(as_alice, alice, django_assert_max_num_queries):
+    from conversations.services import messages_append
+
+    for i in range(30):
+        thread_create(owner=alice, title=f"chat {i}")
+    thread = thread_create(owner=alice)
+    messages_append(
+        thread=thread,
+        items=[
+            {"role": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": f"m{i}"}]}
+            for i in range(60)
+        ],
+    )
+    with django_assert_max_num_queries(8):
+        assert as_alice.get("/").status_code == 200
+    with django_assert_max_num_queries(10):
+        assert as_alice.get(f"/c/{thread.pk}/").status_code == 200
