@@ -164,6 +164,7 @@ def history_bench(*, seeds: list[int], styles: list[str], split: str, quick: boo
 
 def memory_bench(*, seeds: list[int], split: str) -> dict:
     from bench.retrieval.dataset import memory_sets
+    from memories.embedding_services import memory_embeddings_update
     from memories.models import Memory
     from memories.retrieval import search_memories
 
@@ -176,8 +177,7 @@ def memory_bench(*, seeds: list[int], split: str) -> dict:
             # Memory.objects.create skips the services' duplicate rules; the vectors come
             # from the same service the task calls.
             rows = [Memory.objects.create(user=user, content=text) for text in mset.memories]
-            from memories.embedding_services import memory_embeddings_update
-
+            _embeddings(True)
             memory_embeddings_update(memory_ids=[r.pk for r in rows])
             bm25 = _bm25_rank(mset.memories, mset.lang)
             for question, index, qsplit in mset.questions:
