@@ -31,7 +31,15 @@ clean-db:
 	rm -rf var/pgdata var/broker
 
 # Benchmarks (not tests): `make bench`, or `make bench QUICK=1` for a small version.
+# Point DATABASE_URL at a database of their own: they generate large data sets there
+# (kept between runs) and start gunicorn and Celery workers against it.
+BENCH_FLAGS = $(if $(QUICK),--quick,)
 bench: migrate
 	$(BIN)/python -m pip install -q -r requirements-bench.txt
-	$(BIN)/python -m bench.tokens $(if $(QUICK),--quick,)
-	$(BIN)/python -m bench.retrieval.run $(if $(QUICK),--quick,)
+	$(BIN)/python -m bench.tokens $(BENCH_FLAGS)
+	$(BIN)/python -m bench.retrieval.run $(BENCH_FLAGS)
+	$(BIN)/python -m bench.overhead $(BENCH_FLAGS)
+	$(BIN)/python -m bench.latency $(BENCH_FLAGS)
+	$(BIN)/python -m bench.throughput $(BENCH_FLAGS)
+	$(BIN)/python -m bench.erasure $(BENCH_FLAGS)
+	$(BIN)/python -m bench.footprint $(BENCH_FLAGS)

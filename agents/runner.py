@@ -27,6 +27,22 @@ def model_for_run(run: Run) -> ChatModel:
     return AnthropicModel(run.model or settings.CHAT_MODEL)
 
 
+_compiled: tuple[Any, Any] | None = None
+
+
+def _graph() -> Any:
+    """The compiled graph, built once per process and checkpointer pool (compiling costs tens of ms).
+
+    It holds no per-run state: the run's runtime and config go to each ``invoke``.
+    """
+    global _compiled
+    saver = shared_saver()
+    pool = getattr(saver, "conn", saver)  # a new saver object each call, over the process's one pool
+    if _compiled is None or _compiled[0] is not pool:
+        _compiled = (pool, build_graph(saver))
+    return _compiled[1]
+
+
 def _runtime(run_id: str) -> TurnRuntime:
     run = Run.objects.select_related("thread", "user", "request_message").get(pk=run_id)
     return TurnRuntime(run=run, thread=run.thread, user=run.user, agent=get_agent(run.agent), model=model_for_run(run))
@@ -61,7 +77,7 @@ def _drive(run_id: str, graph_input: Any, checkpoint_id: str | None = None) -> N
 def _drive_graph(run_id: str, graph_input: Any, checkpoint_id: str | None, started: float) -> None:
     try:
         rt = _runtime(run_id)
-        graph = build_graph(shared_saver())
+        graph = _graph()
         config = _config(rt, checkpoint_id)
         result = graph.invoke(graph_input, config, context=rt)
         if result.get("__interrupt__"):

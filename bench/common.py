@@ -51,24 +51,38 @@ def timed(fn: Callable[[], Any], repeat: int, warmup: int = 2, max_seconds: floa
     for _ in range(warmup):
         fn()
     samples: list[float] = []
+    cpu: list[float] = []
     deadline = time.monotonic() + max_seconds
     for _ in range(repeat):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         fn()
         samples.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - cpu_started) * 1000)
         if len(samples) >= 5 and time.monotonic() > deadline:
             break
-    return timings(samples)
+    # This process's CPU time (not the database's): the part the machine's load inflates least.
+    return {**timings(samples), "cpu_median_ms": round(statistics.median(cpu), 3)}
 
 
 def fmt(t: dict[str, float]) -> str:
-    return f"median {t['median_ms']:.2f} ms, p95 {t['p95_ms']:.2f} ms (n={t['n']})"
+    cpu = f", client CPU {t['cpu_median_ms']:.2f} ms" if "cpu_median_ms" in t else ""
+    return f"median {t['median_ms']:.2f} ms, p95 {t['p95_ms']:.2f} ms (n={t['n']}{cpu})"
+
+
+def load_average() -> float:
+    """The machine's 1-minute load average (2 cores here): read every figure next to it."""
+    return round(os.getloadavg()[0], 2)
 
 
 def write_result(name: str, data: dict[str, Any]) -> Path:
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"
-    data = {"benchmark": name, "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **data}
+    data = {
+        "benchmark": name,
+        "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average_at_end": load_average(),
+        **data,
+    }
     path.write_text(json.dumps(data, indent=2, default=str) + "\n")
-    print(f"-> {path.relative_to(RESULTS.parent.parent)}")
+    print(f"-> {path.relative_to(RESULTS.parent.parent)} (load average {data['load_average_at_end']} on 2 cores)")
     return path
