@@ -80,7 +80,7 @@ def test_owner_downloads_their_export_as_an_attachment(alice, bob):
 
 
 @pytest.mark.parametrize(
-    ("who", "expected"), [("alice", 403), ("bob", 403), ("staff", 403), ("compliance", 200), (None, 403)]
+    ("who", "expected"), [("alice", 403), ("bob", 403), ("staff", 403), ("compliance", 200), (None, 401)]
 )
 def test_only_compliance_exports_anyone(request, alice, who, expected):
     person_with_data(alice)

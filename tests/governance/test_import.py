@@ -187,7 +187,7 @@ def test_not_a_document_at_all_is_refused(alice):
     assert stored() == (0, 0, 0)
 
 
-@pytest.mark.parametrize(("who", "expected"), [("staff", 201), ("compliance", 201), ("bob", 403), (None, 403)])
+@pytest.mark.parametrize(("who", "expected"), [("staff", 201), ("compliance", 201), ("bob", 403), (None, 401)])
 def test_import_api_roles(request, alice, who, expected):
     user = request.getfixturevalue(who) if who else None
     response = api(user).post(f"/api/people/{alice.pk}/import", small_document(), format="json")

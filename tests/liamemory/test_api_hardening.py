@@ -119,3 +119,12 @@ def test_anonymous_answers_401_and_unsupported_media_415(alice):
     browser = Client()
     browser.force_login(alice)
     error(browser.post("/api/threads", "<xml/>", content_type="application/xml"), 415)
+
+
+def test_an_unexpected_error_under_api_answers_500_json_without_details(rf):
+    from liamemory.api import json_server_error
+
+    response = json_server_error(rf.get("/api/threads"))
+    assert response.status_code == 500
+    assert json.loads(response.content) == {"message": "Internal error; it has been logged.", "extra": {}}
+    assert json_server_error(rf.get("/admin/")).status_code == 500
