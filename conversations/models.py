@@ -128,3 +128,28 @@ class ThreadSummary(models.Model):
 
     def __str__(self) -> str:
         return f"Summary v{self.version} of {self.thread_id}"
+
+
+class MessageEmbedding(models.Model):
+    """A message's text embedding (float16 bytes), for the semantic list of history search.
+
+    Written by a background task after the message is committed; a message without one
+    is still found by the lexical lists. ``thread`` and ``sequence`` are copied from
+    the message so a thread's vectors are read by one index range scan. The foreign
+    keys also cascade in the database (migration 0004), so raw DELETEs of the purge and
+    the erasure remove the vectors with their messages.
+    """
+
+    message = models.OneToOneField(Message, on_delete=models.CASCADE, primary_key=True, related_name="embedding")
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="+", db_index=False)
+    sequence = models.PositiveIntegerField()
+    # Which model made the vector: a vector of another model is ignored and re-made.
+    model = models.CharField(max_length=64)
+    vector = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["thread", "sequence"], name="msg_embedding_thread_seq_idx")]
+
+    def __str__(self) -> str:
+        return f"Embedding of message {self.message_id}"

@@ -13,6 +13,7 @@ from conversations.content import blocks_to_text
 from conversations.models import Message, Thread
 from conversations.tokens import estimate_message
 from governance.retention import thread_expires_at
+from memories import embeddings
 
 
 def thread_create(
@@ -56,6 +57,7 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
                 )
             )
         Message.objects.bulk_create(rows)
+        _embed_later(rows)
         now = timezone.now()
         # Touching a thread renews its retention.
         expires_at = thread_expires_at(thread=locked, now=now)
@@ -68,6 +70,16 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
     thread.next_sequence = start + len(rows)
     thread.last_activity_at, thread.expires_at = now, expires_at
     return rows
+
+
+def _embed_later(rows: list[Message]) -> None:
+    # After commit, in a worker: the turn never waits for the model, and search
+    # treats a message without a vector lexically until it has one.
+    ids = [r.pk for r in rows if r.text]
+    if ids and embeddings.enabled():
+        from memories.tasks import embed_messages
+
+        embed_messages.delay_on_commit(ids)
 
 
 def message_append(*, thread: Thread, role: str, content: list[dict[str, Any]], agent: str = "", run=None) -> Message:

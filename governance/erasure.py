@@ -189,10 +189,13 @@ def _in_batches(request_id: uuid.UUID, next_ids: Callable[[], list[Any]], delete
 def _delete_memories(ids: list[int]) -> dict[str, int]:
     # Raw DELETE: the ORM's delete would write a "deleted" audit row holding the
     # content we are erasing. Pointers from other memories are cleared first.
+    # Their embeddings would go by the database's cascade; deleted first to be counted.
     Memory.objects.filter(superseded_by_id__in=ids).exclude(id__in=ids).update(superseded_by=None)
     with connection.cursor() as cur:
+        cur.execute("DELETE FROM memories_memoryembedding WHERE memory_id = ANY(%s)", [ids])
+        embeddings = cur.rowcount
         cur.execute("DELETE FROM memories_memory WHERE id = ANY(%s)", [ids])
-        return {"memories": cur.rowcount}
+        return {"memories": cur.rowcount, "embeddings": embeddings}
 
 
 def _scrub_history(history_ids: list[int]) -> dict[str, int]:
@@ -220,6 +223,7 @@ def _delete_threads(ids: list[uuid.UUID]) -> dict[str, int]:
     return {
         "threads": per_model.get("conversations.Thread", 0),
         "messages": per_model.get("conversations.Message", 0),
+        "embeddings": per_model.get("conversations.MessageEmbedding", 0),
         "summaries": per_model.get("conversations.ThreadSummary", 0),
         "runs": per_model.get("agents.Run", 0),
         "trace_events": per_model.get("agents.TraceEvent", 0),

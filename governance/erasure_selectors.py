@@ -24,15 +24,16 @@ from rest_framework.authtoken.models import Token
 
 from agents.checkpointer import CHECKPOINT_TABLES
 from agents.models import Run, TraceEvent
-from conversations.models import Message, Thread, ThreadSummary
+from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
 from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, LegalHold
-from memories.models import Memory, MemoryPreference
+from memories.models import Memory, MemoryEmbedding, MemoryPreference
 
 # The stores an erasure empties, in the order execution visits them. Dry run and
 # execution report exactly these keys, so the two can be compared one to one.
 STORES = (
     "admin_log_entries",
     "memories",
+    "embeddings",
     "memory_history_scrubbed",
     "memory_history_actor_cleared",
     "threads",
@@ -150,6 +151,8 @@ def erasure_counts(*, user_id: int, delete_account: bool) -> dict[str, int]:
     counts = {
         "admin_log_entries": subject_log_entries(user_id=user_id).count(),
         "memories": Memory.objects.filter(user_id=user_id).count(),
+        "embeddings": MessageEmbedding.objects.filter(thread__owner_id=user_id).count()
+        + MemoryEmbedding.objects.filter(memory__user_id=user_id).count(),
         "memory_history_scrubbed": subject_history(user_id=user_id).count(),
         "memory_history_actor_cleared": subject_history_as_actor(user_id=user_id).count(),
         "threads": len(thread_ids),

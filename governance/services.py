@@ -13,10 +13,10 @@ from django.utils import timezone
 
 from agents.checkpointer import delete_checkpoints
 from agents.models import ACTIVE_RUN_STATUSES, Run, TraceEvent
-from conversations.models import Message, Thread, ThreadSummary
+from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
 from governance.models import LegalHold, PurgeRecord, RetentionScope
 from governance.retention import lifetime
-from memories.models import Memory, MemoryKind
+from memories.models import Memory, MemoryEmbedding, MemoryKind
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +75,9 @@ def _purge_thread_batch(*, now: datetime, limit: int) -> Counter | None:
         counts["trace_events"] = _delete(
             TraceEvent._meta.db_table, f"run_id IN (SELECT id FROM {run_table} WHERE thread_id = ANY(%s))", ids
         )
+        # Embeddings would go with their messages by the database's cascade; deleted
+        # first so that the record counts them.
+        counts["embeddings"] = _delete(MessageEmbedding._meta.db_table, "thread_id = ANY(%s)", ids)
         counts["messages"] = _delete(Message._meta.db_table, "thread_id = ANY(%s)", ids)
         counts["summaries"] = _delete(ThreadSummary._meta.db_table, "thread_id = ANY(%s)", ids)
         counts["runs"] = _delete(run_table, "thread_id = ANY(%s)", ids)
@@ -111,6 +114,7 @@ def _purge_memory_batch(*, now: datetime, limit: int) -> Counter | None:
         Memory.objects.filter(superseded_by_id__in=ids).update(superseded_by=None)
         counts: Counter = Counter()
         counts["memory_history"] = _delete(Memory.history.model._meta.db_table, "id = ANY(%s)", ids)
+        counts["embeddings"] = _delete(MemoryEmbedding._meta.db_table, "memory_id = ANY(%s)", ids)
         counts["memories"] = _delete(Memory._meta.db_table, "id = ANY(%s)", ids)
     return counts
 
@@ -174,6 +178,7 @@ def purge_expired(*, now: datetime | None = None, batch_size: int = PURGE_BATCH_
             "checkpoint_rows",
             "memories",
             "memory_history",
+            "embeddings",
             "memories_source_expired",
             "expiry_set_threads",
             "expiry_set_runs",

@@ -163,3 +163,22 @@ class StaffAccessLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.viewer_username} viewed {self.what} {self.object_ref} of user {self.subject_id}"
+
+
+class MemoryEmbedding(models.Model):
+    """A memory's content embedding (float16 bytes), for the semantic list of memory recall.
+
+    ``content_md5`` is the hash of the text that was embedded: after an edit the vector
+    is stale and ignored (the search falls back to the lexical lists) until the
+    background task re-embeds it. The foreign key also cascades in the database
+    (migration 0005): the erasure deletes memories with a raw DELETE.
+    """
+
+    memory = models.OneToOneField(Memory, on_delete=models.CASCADE, primary_key=True, related_name="embedding")
+    model = models.CharField(max_length=64)
+    content_md5 = models.CharField(max_length=32)
+    vector = models.BinaryField()
+    embedded_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Embedding of memory {self.memory_id}"

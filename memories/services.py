@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from liamemory.api import ApplicationError, Conflict
+from memories import embeddings
 from memories.matching import analyse
 from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, StaffAccessLog, WriterType
 
@@ -90,6 +91,15 @@ def _audit(memory: Memory, *, actor: AbstractBaseUser | None, reason: str) -> No
     """Who and why, picked up by simple-history on the next save or delete."""
     memory._history_user = actor if actor is not None and actor.is_authenticated else None
     memory._change_reason = reason[:100]
+
+
+def _embed_later(memory: Memory) -> None:
+    # A new or edited content gets its vector after commit, in a worker; until then
+    # recall ignores the stale vector (its hash differs) and ranks the memory lexically.
+    if embeddings.enabled():
+        from memories.tasks import embed_memories
+
+        embed_memories.delay_on_commit([memory.pk])
 
 
 def _clean_content(content: str | None) -> str:
@@ -264,6 +274,7 @@ def memory_remember(
             duplicate.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
             _audit(duplicate, actor=actor, reason=f"{reason} restated (near-duplicate)")
             duplicate.save()
+            _embed_later(duplicate)
             action: RememberAction = "pending" if needs_review else "updated"
             return RememberOutcome(memory=duplicate, action=action, previous_id=duplicate.pk)
 
@@ -306,6 +317,7 @@ def memory_remember(
         memory.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
         _audit(memory, actor=actor, reason=reason)
         memory.save()
+        _embed_later(memory)
         if contradicted is not None:
             contradicted.status = MemoryStatus.SUPERSEDED
             contradicted.superseded_by = memory
@@ -371,6 +383,7 @@ def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> 
         new.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
         _audit(new, actor=actor, reason=f"{writer_type} correction of #{memory.pk}")
         new.save()
+        _embed_later(new)
         memory.status = MemoryStatus.SUPERSEDED
         memory.superseded_by = new
         _audit(memory, actor=actor, reason=f"{writer_type} corrected as #{new.pk}")
@@ -398,6 +411,8 @@ def memory_update(*, actor: AbstractBaseUser, memory: Memory, **fields: Any) -> 
     memory.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
     _audit(memory, actor=actor, reason=f"{_writer_for(actor, memory)} edit")
     memory.save()
+    if "content" in fields:
+        _embed_later(memory)
     return memory
 
 

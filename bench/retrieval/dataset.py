@@ -11,15 +11,30 @@ stated it. Conversations are English, some Italian. Two styles:
   that echo the user's words (so the reply is a strong distractor), either
   paraphrase of each question equally often.
 
+Dev and test: every fact belongs to one split (``fact_split``, a hash of its memory
+template), and so do its questions; conversations hold the facts of both, so each
+split's questions have the other's as distractors. Constants are tuned on ``dev``
+questions (seeds ``DEV_SEEDS``) and figures are reported on ``test`` questions (seeds
+``TEST_SEEDS``): a held-out set of facts in conversations never used for tuning.
+
 Everything comes from a seeded ``random.Random``: same seed, same data. No downloads.
 """
 
 from __future__ import annotations
 
 import random
+import zlib
 from dataclasses import dataclass, field
 
 from bench.retrieval.facts import EN_ASSISTANT_FACTS, EN_FACTS, IT_FACTS
+
+DEV_SEEDS = (3, 5)
+TEST_SEEDS = (7, 11)
+
+
+def fact_split(fact: dict) -> str:
+    """``dev`` or ``test``, fixed per fact (about half each)."""
+    return "dev" if zlib.crc32(fact["mem"].encode()) % 2 == 0 else "test"
 
 
 @dataclass
@@ -27,6 +42,7 @@ class Question:
     text: str
     answer_turns: list[int]  # indexes into Conversation.turns
     lang: str
+    split: str = "test"
 
 
 @dataclass
@@ -203,7 +219,9 @@ def conversation(rng: random.Random, *, name: str, lang: str, style: str, sessio
         asks = fact["ask"]
         # Style a mostly asks the closer paraphrase, style b either one.
         text = asks[0] if len(asks) == 1 or rng.random() < (0.7 if style == "a" else 0.5) else asks[1]
-        conv.questions.append(Question(text=_fill(text, values), answer_turns=answer_turns, lang=lang))
+        conv.questions.append(
+            Question(text=_fill(text, values), answer_turns=answer_turns, lang=lang, split=fact_split(fact))
+        )
     return conv
 
 
@@ -231,8 +249,10 @@ def generate(
 @dataclass
 class MemorySet:
     memories: list[str]
-    questions: list[tuple[str, int]]  # (question, index of the memory that answers it)
+    questions: list[tuple[str, int, str]]  # (question, index of the memory that answers it, split)
     lang: str
+    # Chit-chat user turns that concern none of the memories: what recall should leave alone.
+    unrelated: list[str] = field(default_factory=list)
 
 
 def memory_sets(*, seed: int = 7, users: int = 8) -> list[MemorySet]:
@@ -247,6 +267,8 @@ def memory_sets(*, seed: int = 7, users: int = 8) -> list[MemorySet]:
         for fact in chosen:
             values = rng.choice(fact["values"])
             memories.append(_fill(fact["mem"], values))
-            questions.append((_fill(rng.choice(fact["ask"]), values), len(memories) - 1))
-        sets.append(MemorySet(memories=memories, questions=questions, lang=lang))
+            questions.append((_fill(rng.choice(fact["ask"]), values), len(memories) - 1, fact_split(fact)))
+        pack = _lang_pack(lang)
+        unrelated = [_chitchat(rng, pack, "a")[0] for _ in range(10)]
+        sets.append(MemorySet(memories=memories, questions=questions, lang=lang, unrelated=unrelated))
     return sets

