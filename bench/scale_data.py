@@ -66,7 +66,49 @@ def _words_sql(seed_expr: str, count: int) -> str:
     )
 
 
+# Tables that live with another one: copied into a schema along with it when the
+# product has them (vectors of messages and memories).
+COMPANIONS = {
+    "conversations_message": "conversations_messageembedding",
+    "memories_memory": "memories_memoryembedding",
+}
+
+
+def _tables(spec: Spec) -> tuple[str, ...]:
+    with connection.cursor() as cur:
+        cur.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        present = {r[0] for r in cur.fetchall()}
+    extra = tuple(COMPANIONS[t] for t in spec.tables if t in COMPANIONS and COMPANIONS[t] in present)
+    return spec.tables + extra
+
+
+def _embed(spec: Spec, user_id: int) -> int:
+    """Vectors for what the benchmarks search (the benchmark user's memories, the main
+    threads up to 2,000 messages), made by the product's own service; 0 without one."""
+    try:
+        from memories import embedding_services, embeddings
+    except ImportError:
+        return 0
+    if not embeddings.enabled():
+        return 0
+    from conversations.models import Message
+    from memories.models import Memory
+
+    done = 0
+    with using(spec.name):
+        if "memories_memory" in spec.tables:
+            ids = list(Memory.objects.filter(user_id=user_id).values_list("id", flat=True))
+            done += embedding_services.memory_embeddings_update(memory_ids=ids)
+        for n in spec.main_threads:
+            if "conversations_message" in spec.tables and n <= 2_000:
+                ids = list(Message.objects.filter(thread_id=thread_id(spec, f"main-{n}")).values_list("id", flat=True))
+                for start in range(0, len(ids), 256):
+                    done += embedding_services.message_embeddings_update(message_ids=ids[start : start + 256])
+    return done
+
+
 def _fingerprint(spec: Spec) -> str:
+    spec = Spec(**{**spec.__dict__, "tables": _tables(spec)})
     with connection.cursor() as cur:
         cur.execute(
             "SELECT string_agg(table_name || column_name || data_type || coalesce(generation_expression, ''), ',' "
@@ -183,10 +225,11 @@ def ensure(spec: Spec) -> float:
     started = time.monotonic()
     user = scale_user()
     s = spec.name
+    tables = _tables(spec)
     with connection.cursor() as cur:
         cur.execute(f"DROP SCHEMA IF EXISTS {s} CASCADE")
         cur.execute(f"CREATE SCHEMA {s}")
-        for table in spec.tables:
+        for table in tables:
             cur.execute(f"CREATE TABLE {s}.{table} (LIKE public.{table} INCLUDING ALL EXCLUDING INDEXES)")
     if "conversations_message" in spec.tables:
         _fill_threads(s, spec, user.pk)
@@ -195,11 +238,13 @@ def ensure(spec: Spec) -> float:
     with connection.cursor() as cur:
         # Indexes after the rows (much faster than maintaining them row by row).
         cur.execute(
-            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY (%s)", [list(spec.tables)]
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY (%s)", [list(tables)]
         )
         for (indexdef,) in cur.fetchall():
             cur.execute(indexdef.replace(" ON public.", f" ON {s}."))
-        for table in spec.tables:
+    _embed(spec, user.pk)
+    with connection.cursor() as cur:
+        for table in tables:
             cur.execute(f"VACUUM ANALYZE {s}.{table}")
         cur.execute(f"CREATE TABLE {s}.bench_marker (fingerprint text)")
         cur.execute(f"INSERT INTO {s}.bench_marker VALUES (%s)", [fingerprint])
