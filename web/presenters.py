@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import SafeString
 
 from agents.models import Run, RunStatus
@@ -61,13 +62,8 @@ def message_view(message: Message) -> MessageView:
         elif block.get("type") == "tool_use":
             tools.append(TOOL_LABELS.get(block.get("name", ""), "used a tool"))
     text = "\n\n".join(t for t in texts if t)
-    if message.role == MessageRole.USER:
-        # What the user typed is shown as typed (escaped, line breaks kept by CSS), not as markdown.
-        from django.utils.html import escape
-
-        html = SafeString(escape(text))
-    else:
-        html = render_markdown(text)
+    # What the user typed is shown as typed (escaped, line breaks kept by CSS); replies as markdown.
+    html = escape(text) if message.role == MessageRole.USER else render_markdown(text)
     return MessageView(
         id=message.pk,
         sequence=message.sequence,

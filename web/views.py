@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors as run_selectors
 from agents import services as run_services
+from agents.models import RunStatus
 from conversations.selectors import (
     ThreadNotFound,
     message_list_for_display,
@@ -97,15 +98,14 @@ def chat(request: HttpRequest, thread_id) -> HttpResponse:
 
 def _render_chat(request: HttpRequest, thread, form: MessageForm, status: int = 200) -> HttpResponse:
     latest = run_selectors.run_latest_for_thread(thread=thread)
-    pending = latest if latest and latest.status not in ("completed",) else None
+    pending = latest if latest and latest.status != RunStatus.COMPLETED else None
     context = {
         "thread": thread,
         "agent_title": presenters.agent_title(thread.agent),
         "chat_messages": presenters.messages_for_display(message_list_for_display(thread=thread)),
         "form": form,
-        "rename_form": RenameForm(initial={"title": thread.title}),
         "run": pending,
-        "run_error": presenters.run_error_text(pending) if pending and pending.status == "failed" else "",
+        "run_error": presenters.run_error_text(pending) if pending and pending.status == RunStatus.FAILED else "",
         "tokens": presenters.thread_tokens(thread),
         "memory_on": long_term_enabled_for(user=request.user) and not thread.incognito,
     }

@@ -93,11 +93,16 @@ def new_page(chromium, live_server, outside):
         context.set_default_timeout(20_000)
         context.route("**/*", outside.route)
         contexts.append(context)
-        return context.new_page()
+        page = context.new_page()
+        page.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+        return page
 
+    console: list[str] = []
     yield make
     for context in contexts:
         context.close()
+    # The pages' own script and styles must never trip the Content-Security-Policy.
+    assert not [m for m in console if "Content Security Policy" in m], console
 
 
 @pytest.fixture(scope="session")

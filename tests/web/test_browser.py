@@ -224,6 +224,8 @@ def test_screenshots_for_the_readme(new_page, worker_for_live_server, fake_anthr
     screenshot(page, "chat")
     page.goto("/memory/")
     screenshot(page, "memory")
+    page.goto("/")
+    screenshot(page, "conversations")
 
 
 def test_export_download_then_delete_all_my_data_shows_the_receipt(new_page, worker_for_live_server, alice):

@@ -56,7 +56,7 @@ def test_list_shows_my_conversations_newest_first_never_bobs(as_alice, alice, bo
     page = as_alice.get("/").content.decode()
     assert page.index("Newer chat") < page.index("Older chat")
     assert "Bob private chat" not in page
-    assert f"/c/{older.pk}/" in page
+    assert f"/c/{older.pk}/" in page and "just now" in page
 
 
 def test_new_conversation_with_agent_and_incognito(as_alice, alice):
