@@ -80,11 +80,15 @@ def worker_process(django_db_setup, django_db_blocker, tmp_path_factory) -> Iter
 
 
 @pytest.fixture
-def worker(transactional_db, worker_process) -> WorkerProcess:
-    """A running worker; the test's rows are committed so the worker sees them."""
+def worker(transactional_db, worker_process) -> Iterator[WorkerProcess]:
+    """A running worker; the test's rows are committed so the worker sees them.
+
+    On teardown it waits for the worker to go idle before the database is flushed.
+    """
     if worker_process.proc.poll() is not None:
         pytest.fail(f"the worker died:\n{worker_process.log()[-4000:]}")
-    return worker_process
+    yield worker_process
+    worker_process.wait_idle()
 
 
 @pytest.fixture(scope="session")

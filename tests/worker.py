@@ -9,6 +9,7 @@ transaction: that is the rule for every later test.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -19,6 +20,8 @@ from django.conf import settings
 from django.db import connection
 
 REPO = Path(__file__).resolve().parent.parent
+_RECEIVED = re.compile(r"Task [\w.]+\[[0-9a-f-]+\] received")
+_FINISHED = re.compile(r"Task [\w.]+\[[0-9a-f-]+\] (?:succeeded|raised|retry|rejected|ignored)")
 
 
 def database_url_for_tests() -> str:
@@ -79,6 +82,27 @@ class WorkerProcess:
 
     def log(self) -> str:
         return self.log_path.read_text() if self.log_path.exists() else ""
+
+    def wait_idle(self, *, quiet: float = 0.5, timeout: float = 30) -> bool:
+        """Wait until every task the worker received has finished and the log is quiet.
+
+        A transactional test ends by truncating every table; a task still running then
+        (an after-turn summary, an embedding) holds row locks and the two deadlock. The
+        worker logs one "received" line per delivery and one terminal line (succeeded,
+        raised, retry, rejected) per delivery, so equal counts mean it is idle. Returns
+        False if it is still busy at ``timeout``; the test then ends as before.
+        """
+        deadline = time.monotonic() + timeout
+        last, quiet_since = None, time.monotonic()
+        while time.monotonic() < deadline:
+            text = self.log()
+            if text != last:
+                last, quiet_since = text, time.monotonic()
+            busy = len(_RECEIVED.findall(text)) > len(_FINISHED.findall(text))
+            if not busy and time.monotonic() - quiet_since >= quiet:
+                return True
+            time.sleep(0.1)
+        return False
 
     def kill(self) -> None:
         """SIGKILL: the worker dies without acknowledging anything."""

@@ -130,6 +130,7 @@ def worker_for_live_server(transactional_db, browser_worker, settings):
     app.conf.task_default_queue = BROWSER_QUEUE
     yield browser_worker
     app.conf.task_default_queue = previous
+    browser_worker.wait_idle()
 
 
 def screenshot(page, name: str) -> None:
