@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance.api import IsComplianceOfficer
-from liamemory.api import NotFound, StrictCursorPagination, cursor_page
+from liamemory.api import NotFound, StrictCursorPagination, cursor_page, cursor_parameters
 from liamemory.roles import is_compliance_officer, is_staff
 from memories import selectors, services
 from memories.models import StaffAccess, WriterType
@@ -63,7 +63,7 @@ class MemoryListCreateApi(APIView):
     permission_classes = [ReadsForStaffAndCompliance]
 
     @extend_schema(
-        parameters=[StaffMemoryFilterSerializer],
+        parameters=[StaffMemoryFilterSerializer, *cursor_parameters()],
         operation_id="memories_list",
         responses=cursor_page(StaffMemoryOutSerializer, "StaffMemoryPage"),
         summary="Every user's memories (staff, compliance officers)",
