@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from agents import selectors, services
 from agents.serializers import MessageOutSerializer, RunOutSerializer, TurnInSerializer, TurnOutSerializer
 from conversations.selectors import ThreadNotFound, message_list, thread_get_for_user
-from liamemory.api import NotFound, StrictCursorPagination, cursor_page
+from liamemory.api import NotFound, StrictCursorPagination, cursor_page, cursor_parameters
 
 
 class MessageCursor(StrictCursorPagination):
@@ -37,6 +37,7 @@ class ThreadMessagesApi(APIView):
 
     @extend_schema(
         operation_id="threads_messages_list",
+        parameters=cursor_parameters(),
         responses=cursor_page(MessageOutSerializer, "MessagePage"),
         summary="List a conversation's messages, oldest first (cursor pages; limit 1-200)",
     )

@@ -15,7 +15,7 @@ from conversations.serializers import (
     ThreadOutSerializer,
     ThreadUpdateInSerializer,
 )
-from liamemory.api import NotFound, StrictCursorPagination, cursor_page
+from liamemory.api import NotFound, StrictCursorPagination, cursor_page, cursor_parameters
 
 
 class ThreadCursor(StrictCursorPagination):
@@ -32,6 +32,7 @@ def thread_for_request(request, thread_id):
 class ThreadListCreateApi(APIView):
     @extend_schema(
         operation_id="threads_list",
+        parameters=cursor_parameters(),
         responses=cursor_page(ThreadOutSerializer, "ThreadPage"),
         summary="My conversations, newest first (cursor pages; limit 1-200)",
     )

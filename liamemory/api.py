@@ -127,6 +127,28 @@ class StrictCursorPagination(CursorPagination):
             )
         return int(raw)
 
+    def decode_cursor(self, request):
+        # DRF answers a bad cursor with 404, which would read as "no such object".
+        try:
+            return super().decode_cursor(request)
+        except exceptions.NotFound as exc:
+            raise exceptions.ValidationError(
+                {self.cursor_query_param: ["Invalid cursor: use a page's next or previous link as it is."]}
+            ) from exc
+
+
+def cursor_parameters() -> list:
+    """The query parameters of ``StrictCursorPagination``, for the OpenAPI schema."""
+    from drf_spectacular.types import OpenApiTypes
+    from drf_spectacular.utils import OpenApiParameter
+
+    return [
+        OpenApiParameter("cursor", OpenApiTypes.STR, description="The page to read: from a page's next or previous."),
+        OpenApiParameter(
+            "limit", OpenApiTypes.INT, description=f"Items per page, 1 to {StrictCursorPagination.max_page_size}."
+        ),
+    ]
+
 
 def cursor_page(serializer_class: type, name: str) -> Any:
     """The OpenAPI shape of a ``StrictCursorPagination`` page of ``serializer_class`` items.

@@ -35,15 +35,22 @@ CONFLICTS = {
 }
 
 
+# Operations that spend model tokens, throttled per user (THROTTLE_TURNS).
+THROTTLED = {("post", "/api/threads/{thread_id}/messages"), ("post", "/api/runs/{run_id}/retry")}
+# Operations whose body names another object by id (the user a memory is for, the subject
+# of an erasure or a hold): a missing one answers 404.
+BODY_IDS = {("post", "/api/memories"), ("post", "/api/erasure-requests"), ("post", "/api/legal-holds")}
+
+
 def _errors_for(method: str, path: str, operation: dict[str, Any]) -> list[str]:
     codes = ["401", "403"]
-    if operation.get("parameters") or operation.get("requestBody"):
+    has_query = any(p.get("in") == "query" for p in operation.get("parameters", []))
+    if has_query or method in ("post", "put", "patch"):
         codes.append("400")
-    if "{" in path or operation.get("requestBody"):
-        # An id in the path, or in the body (the user a memory is for, the subject of an erasure).
+    if "{" in path or (method, path) in BODY_IDS:
         codes.append("404")
     if method in ("post", "put", "patch"):
-        codes += ["400", "413", "415"]
+        codes += ["413", "415"]
     return codes
 
 
@@ -58,6 +65,8 @@ def add_error_responses(result: dict[str, Any], generator, **kwargs: Any) -> dic
             descriptions = {code: DESCRIPTIONS[code] for code in _errors_for(method, path, operation)}
             if (method, path) in CONFLICTS:
                 descriptions["409"] = CONFLICTS[(method, path)]
+            if (method, path) in THROTTLED:
+                descriptions["429"] = "Too many requests that spend model tokens; wait and retry."
             for code, description in descriptions.items():
                 responses.setdefault(
                     code, {"description": description, "content": {"application/json": {"schema": ERROR_REF}}}

@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from liamemory.api import StrictCursorPagination, cursor_page
+from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
 from memories import selectors, services
 from memories.serializers import (
     MemoryCorrectInSerializer,
@@ -25,7 +25,7 @@ class MemoryCursor(StrictCursorPagination):
 
 class MeMemoryListApi(APIView):
     @extend_schema(
-        parameters=[MemoryFilterSerializer],
+        parameters=[MemoryFilterSerializer, *cursor_parameters()],
         operation_id="me_memories_list",
         responses=cursor_page(MemoryOutSerializer, "MemoryPage"),
         summary="What is remembered about me, newest first",

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance.api import IsComplianceOfficer
-from liamemory.api import NotFound, StrictCursorPagination, cursor_page
+from liamemory.api import NotFound, StrictCursorPagination, cursor_page, cursor_parameters
 from liamemory.roles import is_compliance_officer, is_staff
 from memories import selectors, services
 from memories.models import StaffAccess, WriterType
@@ -55,6 +55,15 @@ class StaffMemoryCursor(StrictCursorPagination):
     ordering = ("-created_at", "-id")
 
 
+def _log_views(request: Request, memories: list) -> None:
+    """Staff views of a person's data are logged: one row per person the page showed."""
+    subjects = {m.user_id for m in memories}
+    if subjects:
+        services.staff_access_record_many(
+            viewer=request.user, subject_ids=subjects, what=StaffAccess.MEMORY, object_ref="list"
+        )
+
+
 def _memory(memory_id: int):
     return selectors.memory_get_for_staff(memory_id=memory_id)
 
@@ -63,7 +72,7 @@ class MemoryListCreateApi(APIView):
     permission_classes = [ReadsForStaffAndCompliance]
 
     @extend_schema(
-        parameters=[StaffMemoryFilterSerializer],
+        parameters=[StaffMemoryFilterSerializer, *cursor_parameters()],
         operation_id="memories_list",
         responses=cursor_page(StaffMemoryOutSerializer, "StaffMemoryPage"),
         summary="Every user's memories (staff, compliance officers)",
@@ -77,9 +86,11 @@ class MemoryListCreateApi(APIView):
         paginator = StaffMemoryCursor()
         if not filters.validated_data.get("q"):
             page = paginator.paginate_queryset(rows, request, view=self)
+            _log_views(request, page)
             return paginator.get_paginated_response(StaffMemoryOutSerializer(page, many=True).data)
         limit = paginator.get_page_size(request) if "limit" in request.query_params else SEARCH_LIMIT
         hits = list(rows[:limit])
+        _log_views(request, hits)
         ranks = {m.pk: i for i, m in enumerate(hits, start=1)}
         data = StaffMemoryOutSerializer(hits, many=True, context={"ranks": ranks}).data
         return Response({"next": None, "previous": None, "results": data})

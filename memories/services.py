@@ -469,6 +469,15 @@ def memory_preference_set(*, user: AbstractBaseUser, enabled: bool) -> MemoryPre
     return pref
 
 
+def staff_access_record_many(*, viewer: AbstractBaseUser, subject_ids: set[int], what: str, object_ref: str) -> None:
+    """One log row per person whose data a staff list showed (one INSERT)."""
+    name = getattr(viewer, "username", "")[:150]
+    StaffAccessLog.objects.bulk_create(
+        StaffAccessLog(subject_id=s, viewer=viewer, viewer_username=name, what=what, object_ref=object_ref[:64])
+        for s in sorted(subject_ids)
+    )
+
+
 def staff_access_record(*, viewer: AbstractBaseUser, subject_id: int, what: str, object_ref: object = "") -> None:
     """Log that staff looked at a person's data (changes are audited by history instead)."""
     StaffAccessLog.objects.create(

@@ -42,13 +42,16 @@ def test_staff_list_filters_and_search(staff, alice, bob):
 def test_staff_list_costs_a_fixed_number_of_queries(staff, alice, bob, django_assert_num_queries):
     for user in (alice, bob):
         MemoryFactory(user=user)
-    with django_assert_num_queries(1):
+    # The page, and one INSERT logging which people's data it showed.
+    with django_assert_num_queries(2):
         assert len(api(staff).get("/api/memories").json()["results"]) == 2
     for _ in range(20):
         MemoryFactory(user=alice)
         MemoryFactory(user=bob)
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(2):
         assert len(api(staff).get("/api/memories").json()["results"]) == 42
+    logged = StaffAccessLog.objects.filter(viewer=staff, what="memory", object_ref="list")
+    assert sorted(logged.values_list("subject_id", flat=True)) == sorted([alice.pk, bob.pk] * 2)
 
 
 def test_staff_add_edit_approve_reject_delete_are_audited_with_who(staff, alice):
