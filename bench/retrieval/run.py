@@ -226,12 +226,12 @@ def _miss_ratio(ours: float, bm25: float) -> str:
 
 def _print_history(rows: list[dict]) -> None:
     head = "".join(f"{m[:3] + '@' + str(k):>9}" for k in KS for m in METHODS)
-    print(f"{'set':<6}{'qs':>5}{head}{'miss@10':>9}{'it@10 o/l/b':>18}")
+    print(f"{'set':<6}{'qs':>5}{head}{'miss@10':>9}  {'it@10 ours/lex/bm25':<20}")
     for r in rows:
         cells = "".join(f"{r['recall'][m][k]:>9.3f}" for k in KS for m in METHODS)
         it = "/".join(f"{r['it'][m]:.2f}" for m in METHODS) + f" ({r['it_n']})" if r["it_n"] else "-"
         ratio = _miss_ratio(r["recall"]["ours"][10], r["recall"]["bm25"][10])
-        print(f"{r['set']:<6}{r['questions']:>5}{cells}{ratio:>9}{it:>18}")
+        print(f"{r['set']:<6}{r['questions']:>5}{cells}{ratio:>9}  {it:<20}")
     total = sum(r["questions"] for r in rows)
     pooled = {m: {k: sum(r["recall"][m][k] * r["questions"] for r in rows) / total for k in KS} for m in METHODS}
     cells = "".join(f"{pooled[m][k]:>9.3f}" for k in KS for m in METHODS)
