@@ -7,23 +7,18 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from agents import selectors, services
 from agents.serializers import MessageOutSerializer, RunOutSerializer, TurnInSerializer, TurnOutSerializer
-from conversations.models import Message
-from conversations.selectors import ThreadNotFound, thread_get_for_user
-from liamemory.api import NotFound
+from conversations.selectors import ThreadNotFound, message_list, thread_get_for_user
+from liamemory.api import NotFound, StrictCursorPagination, cursor_page
 
 
-class MessageCursor(CursorPagination):
+class MessageCursor(StrictCursorPagination):
     ordering = "sequence"
-    page_size = 50
-    page_size_query_param = "limit"
-    max_page_size = 200
 
 
 def _thread(request, thread_id):
@@ -40,11 +35,15 @@ class ThreadMessagesApi(APIView):
             return [ScopedRateThrottle()]
         return []
 
-    @extend_schema(responses=MessageOutSerializer(many=True), summary="List a conversation's messages")
+    @extend_schema(
+        operation_id="threads_messages_list",
+        responses=cursor_page(MessageOutSerializer, "MessagePage"),
+        summary="List a conversation's messages, oldest first (cursor pages; limit 1-200)",
+    )
     def get(self, request, thread_id):
         thread = _thread(request, thread_id)
         paginator = MessageCursor()
-        page = paginator.paginate_queryset(Message.objects.filter(thread=thread), request, view=self)
+        page = paginator.paginate_queryset(message_list(thread=thread), request, view=self)
         return paginator.get_paginated_response(MessageOutSerializer(page, many=True).data)
 
     @extend_schema(request=TurnInSerializer, responses={202: TurnOutSerializer}, summary="Post a user message")

@@ -32,3 +32,12 @@ def message_window(*, thread: Thread, size: int) -> list[Message]:
 
 def summary_current(*, thread: Thread) -> ThreadSummary | None:
     return ThreadSummary.objects.filter(thread=thread).order_by("-version").first()
+
+
+def message_list(*, thread: Thread) -> QuerySet[Message]:
+    """A thread's messages (the caller got ``thread`` through ``thread_get_for_user``)."""
+    return Message.objects.filter(thread=thread)
+
+
+def thread_titles(*, user: AbstractBaseUser, thread_ids: list) -> dict:
+    return dict(Thread.objects.for_user(user).filter(pk__in=thread_ids).values_list("id", "title"))

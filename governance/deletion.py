@@ -101,3 +101,32 @@ def message_delete(*, message: Message, actor: AbstractBaseUser) -> dict[str, in
         messages, _ = Message.objects.filter(pk=message.pk).delete()
     logger.info("message %s of thread %s deleted by user %s", message.pk, thread.pk, actor.pk)
     return {"messages": messages, "memories": memories, "summaries": summaries, "trace_events_redacted": traces, **cp}
+
+
+def memory_erase(*, memory: Memory, actor: AbstractBaseUser) -> dict[str, int]:
+    """Erase one memory without a trace of its content: a compliance officer's act.
+
+    Unlike a delete (whose audit keeps the text from before), the memory, the older
+    versions it replaced and the content of every audit row about them go; the audit
+    rows stay as tombstones (who, when, which id), as in a person's erasure.
+    """
+    from governance.erasure import _delete_memories as erase_rows
+    from governance.erasure import _scrub_history
+    from liamemory.roles import is_compliance_officer
+
+    if not is_compliance_officer(actor):
+        raise DeletionForbidden("Only compliance officers can erase; staff can delete, which keeps the audit.")
+    with transaction.atomic():
+        ids, frontier = [memory.pk], [memory.pk]
+        while frontier:
+            frontier = list(
+                Memory.objects.filter(user_id=memory.user_id, superseded_by_id__in=frontier).values_list(
+                    "pk", flat=True
+                )
+            )
+            ids += frontier
+        counts = erase_rows(ids)
+        history = list(Memory.history.model.objects.filter(id__in=ids).values_list("history_id", flat=True))
+        counts.update(_scrub_history(history))
+    logger.info("memories %s of user %s erased by user %s", ids, memory.user_id, actor.pk)
+    return counts

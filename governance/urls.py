@@ -1,6 +1,6 @@
 from django.urls import path
 
-from governance import api
+from governance import api, api_data
 
 urlpatterns = [
     path("erasure-requests", api.ErasureRequestListCreateApi.as_view(), name="erasure-request-list"),
@@ -11,4 +11,7 @@ urlpatterns = [
     path("legal-holds", api.LegalHoldListPlaceApi.as_view(), name="legal-hold-list"),
     path("legal-holds/<int:pk>/lift", api.LegalHoldLiftApi.as_view(), name="legal-hold-lift"),
     path("me/erase", api.MeEraseApi.as_view(), name="me-erase"),
+    path("me/export", api_data.MeExportApi.as_view(), name="me-export"),
+    path("people/<int:user_id>/export", api_data.PersonExportApi.as_view(), name="person-export"),
+    path("people/<int:user_id>/import", api_data.PersonImportApi.as_view(), name="person-import"),
 ]

@@ -13,9 +13,11 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from agents.models import Run, TraceEvent
 from conversations.models import Message, Thread, ThreadSummary
+from liamemory.roles import is_compliance_officer
 from memories.models import Memory, MemoryPreference, MemoryStatus, StaffAccess, StaffAccessLog
 from memories.services import staff_access_record
 
@@ -50,7 +52,8 @@ def _person_page(request: HttpRequest, user_id: int) -> HttpResponse:
         "memories": list(Memory.objects.filter(user=person).order_by("-created_at", "-id")[:NEWEST]),
         "runs": list(Run.objects.filter(user=person).order_by("-created_at")[:NEWEST]),
         "accesses": list(StaffAccessLog.objects.filter(subject=person).order_by("-viewed_at", "-id")[:NEWEST]),
-        "export_url": f"/api/people/{person.pk}/export",
+        # Exporting anyone's data is the compliance officers' (DESIGN.md, "Who may do what").
+        "export_url": reverse("person-export", args=[person.pk]) if is_compliance_officer(request.user) else "",
     }
     # Logged after the reads, so the page shows who looked before this view.
     staff_access_record(viewer=request.user, subject_id=person.pk, what=StaffAccess.PERSON, object_ref=person.pk)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from rest_framework import exceptions, status
+from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -46,7 +48,15 @@ def _first_message(detail: Any) -> str:
     return str(detail)
 
 
+def _too_big_message() -> str:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return f"The request body is larger than {limit} bytes, the most accepted."
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return Response({"message": _too_big_message(), "extra": {"limit": limit}}, status=413)
     if isinstance(exc, ApplicationError):
         return Response({"message": exc.message, "extra": exc.extra}, status=exc.status_code)
     if isinstance(exc, DjangoValidationError):
@@ -67,6 +77,29 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
+def json_bad_request(request, exception=None):
+    """400 raised outside a DRF view (or before it): JSON under /api/, 413 for a body too large."""
+    from django.http import JsonResponse
+    from django.views.defaults import bad_request
+
+    if not request.path.startswith("/api/"):
+        return bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return JsonResponse({"message": _too_big_message(), "extra": {"limit": limit}}, status=413)
+    return JsonResponse({"message": "Bad request.", "extra": {}}, status=400)
+
+
+def json_server_error(request):
+    """500 under /api/ in the one error format (the details are in the log, never in the answer)."""
+    from django.http import JsonResponse
+    from django.views.defaults import server_error
+
+    if request.path.startswith("/api/"):
+        return JsonResponse({"message": "Internal error; it has been logged.", "extra": {}}, status=500)
+    return server_error(request)
+
+
 def json_not_found(request, exception=None):
     """404 for URLs no route matches (e.g. a non-UUID id): JSON under /api/, HTML elsewhere."""
     from django.http import JsonResponse
@@ -75,3 +108,39 @@ def json_not_found(request, exception=None):
     if request.path.startswith("/api/"):
         return JsonResponse({"message": "Not found.", "extra": {"path": request.path}}, status=404)
     return page_not_found(request, exception)
+
+
+class StrictCursorPagination(CursorPagination):
+    """Cursor pagination that refuses a bad page size instead of silently clamping it."""
+
+    page_size = 50
+    page_size_query_param = "limit"
+    max_page_size = 200
+
+    def get_page_size(self, request) -> int:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        if not raw.isdigit() or not 1 <= int(raw) <= self.max_page_size:
+            raise exceptions.ValidationError(
+                {self.page_size_query_param: [f"Must be a whole number from 1 to {self.max_page_size}."]}
+            )
+        return int(raw)
+
+
+def cursor_page(serializer_class: type, name: str) -> Any:
+    """The OpenAPI shape of a ``StrictCursorPagination`` page of ``serializer_class`` items.
+
+    Our list views are plain ``APIView``s, which drf-spectacular cannot know are paginated.
+    """
+    from drf_spectacular.utils import inline_serializer
+    from rest_framework import serializers
+
+    return inline_serializer(
+        name=name,
+        fields={
+            "next": serializers.URLField(allow_null=True, help_text="The next page, or null."),
+            "previous": serializers.URLField(allow_null=True, help_text="The previous page, or null."),
+            "results": serializer_class(many=True),
+        },
+    )

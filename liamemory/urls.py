@@ -19,4 +19,6 @@ urlpatterns = [
     path("api/", include("governance.urls")),
 ]
 
+handler400 = "liamemory.api.json_bad_request"
 handler404 = "liamemory.api.json_not_found"
+handler500 = "liamemory.api.json_server_error"

@@ -39,6 +39,20 @@ def memory_get_for_user(*, user: AbstractBaseUser, memory_id: int | str) -> Memo
         raise MemoryNotFound(memory_id) from exc
 
 
+def memory_get_for_staff(*, memory_id: int | str) -> Memory:
+    """Any user's memory (staff and compliance APIs; the role is checked by the caller)."""
+    try:
+        return Memory.objects.select_related("user").get(pk=int(memory_id))
+    except (Memory.DoesNotExist, ValueError, TypeError) as exc:
+        raise MemoryNotFound(memory_id) from exc
+
+
+def memory_preference_for(*, user: AbstractBaseUser) -> bool:
+    """The user's own switch (absent row = on), whatever the installation's setting."""
+    value = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
+    return value is not False
+
+
 def memory_list_for_staff(
     *,
     q: str | None = None,

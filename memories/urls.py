@@ -1,3 +1,15 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from memories import api, api_staff
+
+urlpatterns = [
+    path("me/memories", api.MeMemoryListApi.as_view(), name="me-memories"),
+    path("me/memories/<int:memory_id>", api.MeMemoryDetailApi.as_view(), name="me-memory-detail"),
+    path("me/memory-settings", api.MeMemorySettingsApi.as_view(), name="me-memory-settings"),
+    path("memories", api_staff.MemoryListCreateApi.as_view(), name="memories"),
+    path("memories/<int:memory_id>", api_staff.MemoryDetailApi.as_view(), name="memory-detail"),
+    path("memories/<int:memory_id>/approve", api_staff.MemoryApproveApi.as_view(), name="memory-approve"),
+    path("memories/<int:memory_id>/reject", api_staff.MemoryRejectApi.as_view(), name="memory-reject"),
+    path("memories/<int:memory_id>/correct", api_staff.MemoryCorrectApi.as_view(), name="memory-correct"),
+    path("memories/<int:memory_id>/erase", api_staff.MemoryEraseApi.as_view(), name="memory-erase"),
+]

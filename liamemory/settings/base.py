@@ -122,12 +122,15 @@ SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256 * 1024)
+# Largest export document accepted as an uploaded file by the import API (the command has no limit).
+IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 
 # --- REST framework -------------------------------------------------------------
 REST_FRAMEWORK = {
+    # Token first: its WWW-Authenticate header makes an anonymous request answer 401, not 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -138,9 +141,12 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "liamemory API",
     "DESCRIPTION": "Conversational memory with governance: threads, turns, memories, erasure.",
     "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Error answers (400/401/403/404/413/415) documented on every operation.
+    "POSTPROCESSING_HOOKS": ["liamemory.openapi.add_error_responses"],
     "ENUM_NAME_OVERRIDES": {
         "RunStatusEnum": "agents.models.RunStatus",
         "MemoryStatusEnum": "memories.models.MemoryStatus",
