@@ -35,11 +35,13 @@ from conversations.tokens import estimate_message, estimate_text
 from governance.export import export_schema
 from governance.retention import thread_expires_at
 from liamemory.api import ApplicationError, Conflict
+from memories import embeddings
 
 logger = logging.getLogger(__name__)
 
 MAX_REPORTED_ERRORS = 20
 BATCH = 1000
+EMBED_BATCH = 200
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,7 @@ def _load(threads: list[dict[str, Any]], owner: AbstractBaseUser) -> ImportResul
     _insert_keeping_timestamps(Message, messages, ["created_at"])
     _insert_keeping_timestamps(ThreadSummary, summaries, ["created_at"])
     _renumber(messages)
+    _embed_later(messages)
     return ImportResult(
         threads_created=len(new_threads),
         threads_skipped=len(existing),
@@ -223,6 +226,18 @@ def _load(threads: list[dict[str, Any]], owner: AbstractBaseUser) -> ImportResul
         summaries_created=len(summaries),
         summaries_skipped=skipped_s,
     )
+
+
+def _embed_later(messages: list[Message]) -> None:
+    # Imported messages get their search vectors like appended ones: after commit, in a
+    # worker, in batches (a dry run rolls back and enqueues nothing).
+    ids = [m.pk for m in messages if m.text]
+    if not ids or not embeddings.enabled():
+        return
+    from memories.tasks import embed_messages
+
+    for start in range(0, len(ids), EMBED_BATCH):
+        embed_messages.delay_on_commit(ids[start : start + EMBED_BATCH])
 
 
 def _insert_keeping_timestamps(model, rows: list, fields: list[str]) -> None:

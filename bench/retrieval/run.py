@@ -2,11 +2,11 @@
 
     .venv/bin/python -m bench.retrieval.run [--quick] [--split test|dev] [--reuse]
 
-Loads each generated conversation as one thread (``thread_create`` + ``messages_append``)
-into the database the settings point at, under a user ``bench-retrieval``. Celery runs
-eagerly here, so the embedding task that ``messages_append`` enqueues runs in this
-process, as a worker would run it. ``--reuse`` keeps threads loaded by an earlier run
-(same title and length) instead of loading them again.
+Loads each generated conversation as one thread through the import of export documents
+(``governance.importer.export_import``) into the database the settings point at, under
+a user ``bench-retrieval``. Celery runs eagerly here, so the embedding task the import
+enqueues runs in this process, as a worker would run it. ``--reuse`` keeps threads
+loaded by an earlier run (same chat, same length) instead of loading them again.
 
 Reports, on the questions of one split (``test`` by default: facts and seeds never used
 for tuning; ``dev`` is the tuning set), recall@5/10/25 of ``search_history`` with
@@ -19,7 +19,6 @@ injects for chit-chat messages that concern none of them, and latencies. No LLM 
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import statistics
 import sys
@@ -96,9 +95,30 @@ def _user(name: str, *, keep_threads: bool = False):
     return user
 
 
+def _document(conv) -> dict:
+    """The conversation as an export document (``docs/export.schema.json``), one thread."""
+    import uuid
+
+    messages = [
+        {"sequence": i, "role": role, "content": [{"type": "text", "text": text}]}
+        for i, (role, text) in enumerate(conv.turns, start=1)
+    ]
+    thread_id = uuid.uuid5(uuid.NAMESPACE_URL, f"liamemory-bench-retrieval/{conv.name}/{len(conv.turns)}")
+    return {
+        "format": "liamemory.export",
+        "version": 1,
+        "threads": [{"id": str(thread_id), "title": conv.name, "messages": messages}],
+    }
+
+
 def _thread_for(user, conv, *, reuse: bool):
+    """The conversation as one thread, loaded through the import (``governance.importer``).
+
+    The import enqueues the embedding task on commit; Celery is eager here, so the
+    vectors are made before this returns.
+    """
     from conversations.models import Thread
-    from conversations.services import messages_append, thread_create
+    from governance.importer import export_import
     from memories.embedding_services import message_embeddings_update
 
     _embeddings(True)  # loading embeds, whichever method the last question used
@@ -107,21 +127,17 @@ def _thread_for(user, conv, *, reuse: bool):
         # Vectors a killed run did not make yet.
         message_embeddings_update(message_ids=list(existing.messages.values_list("id", flat=True)))
         return existing
-    if existing:
-        existing.delete()
-    thread = thread_create(owner=user, title=conv.name)
-    starts = [*conv.session_starts, len(conv.turns)]
-    for a, b in itertools.pairwise(starts):
-        items = [{"role": r, "content": [{"type": "text", "text": t}]} for r, t in conv.turns[a:b]]
-        messages_append(thread=thread, items=items)  # the embedding task runs eagerly on commit
-    return thread
+    Thread.objects.filter(owner=user, title=conv.name).delete()
+    document = _document(conv)
+    export_import(document=document, owner=user)
+    return Thread.objects.get(pk=document["threads"][0]["id"])
 
 
 def history_bench(*, seeds: list[int], styles: list[str], split: str, quick: bool, reuse: bool) -> list[dict]:
     from bench.retrieval.dataset import generate
     from memories.retrieval import search_history
 
-    user = _user("bench-retrieval", keep_threads=reuse)
+    user = _user("bench-retrieval", keep_threads=True)  # each chat's thread is replaced on its own
     results = []
     for seed in seeds:
         for style in styles:
@@ -226,12 +242,12 @@ def _miss_ratio(ours: float, bm25: float) -> str:
 
 def _print_history(rows: list[dict]) -> None:
     head = "".join(f"{m[:3] + '@' + str(k):>9}" for k in KS for m in METHODS)
-    print(f"{'set':<6}{'qs':>5}{head}{'miss@10':>9}{'it@10 o/l/b':>18}")
+    print(f"{'set':<6}{'qs':>5}{head}{'miss@10':>9}  {'it@10 ours/lex/bm25':<20}")
     for r in rows:
         cells = "".join(f"{r['recall'][m][k]:>9.3f}" for k in KS for m in METHODS)
         it = "/".join(f"{r['it'][m]:.2f}" for m in METHODS) + f" ({r['it_n']})" if r["it_n"] else "-"
         ratio = _miss_ratio(r["recall"]["ours"][10], r["recall"]["bm25"][10])
-        print(f"{r['set']:<6}{r['questions']:>5}{cells}{ratio:>9}{it:>18}")
+        print(f"{r['set']:<6}{r['questions']:>5}{cells}{ratio:>9}  {it:<20}")
     total = sum(r["questions"] for r in rows)
     pooled = {m: {k: sum(r["recall"][m][k] * r["questions"] for r in rows) / total for k in KS} for m in METHODS}
     cells = "".join(f"{pooled[m][k]:>9.3f}" for k in KS for m in METHODS)

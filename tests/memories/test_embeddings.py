@@ -17,6 +17,7 @@ from django.utils import timezone
 from conversations.models import Message, MessageEmbedding, Thread
 from conversations.services import messages_append, thread_create
 from governance.erasure import erasure_execute, erasure_request_create
+from governance.importer import export_import
 from governance.services import purge_expired
 from memories import embeddings
 from memories.embedding_services import (
@@ -192,15 +193,33 @@ def test_purge_and_erasure_remove_and_count_vectors(alice, bob, compliance):
 
 
 @pytest.mark.worker
-def test_the_worker_embeds_messages_and_memories_after_commit(worker, alice):
+def test_the_worker_embeds_messages_memories_and_imports_after_commit(worker, alice):
     thread = thread_create(owner=alice)
     rows = _say(thread, [*CHITCHAT, ("user", ANSWER)])
     outcome = memory_remember(user=alice, content="Has a rescue dog named Biscuit", writer_type="user")
+    imported_id = "7d1c2f44-55d4-4b8e-9a53-0c3f0f2f8a11"
+    export_import(
+        owner=alice,
+        document={
+            "format": "liamemory.export",
+            "version": 1,
+            "threads": [
+                {
+                    "id": imported_id,
+                    "messages": [
+                        {"sequence": i, "role": r, "content": [{"type": "text", "text": t}]}
+                        for i, (r, t) in enumerate(CHITCHAT[:2], start=1)
+                    ],
+                }
+            ],
+        },
+    )
 
     wait_for(
         lambda: (
             MessageEmbedding.objects.filter(thread=thread).count() == len(rows)
             and MemoryEmbedding.objects.filter(memory=outcome.memory).exists()
+            and MessageEmbedding.objects.filter(thread_id=imported_id).count() == 2
         ),
         what="the embedding tasks",
         timeout=90,
