@@ -7,7 +7,10 @@ formatted in.
 # One statement: per-scope statistics, candidates matching any query word, per-word
 # term frequencies from the stored tsvectors, document frequencies, BM25. The scope
 # clause is fixed SQL chosen by the caller ("{t}" is the table's alias); every value is a
-# parameter.
+# parameter. ``stats`` is MATERIALIZED: referenced once, it would be inlined, and the
+# planner (misestimating the tf/df/cand join at one row) recomputed the thread's
+# aggregate for every candidate and term — 850 ms instead of 50 ms on a 2,000-message
+# thread (bench/README.md, "Retrieval latency").
 HISTORY_SQL = """
 WITH
 terms AS (
@@ -25,7 +28,7 @@ scope AS (
     FROM conversations_message m
     WHERE {scope} AND m.sequence < %(before)s AND m.text <> ''
 ),
-stats AS (
+stats AS MATERIALIZED (
     SELECT count(*)::float AS n,
            greatest(avg(length(search_simple)), 1)::float AS avg_s,
            greatest(avg(length(search_stem)), 1)::float AS avg_m
