@@ -30,6 +30,9 @@ LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
 # The browser tests' runs go to a queue of their own, taken by a worker that can also
 # reach the fake Messages API; the session's offline worker never sees them.
 BROWSER_QUEUE = "liamemory-browser"
+# A reply waits on the worker (the model, embeddings, a summary): generous, since CI
+# machines are shared and a slow first turn is not what these tests are about.
+REPLY_TIMEOUT_MS = 60_000
 SCREENSHOTS = os.environ.get("LIAMEMORY_SCREENSHOTS", "")
 
 
@@ -56,7 +59,7 @@ def chromium() -> Iterator[object]:
     from playwright.sync_api import expect, sync_playwright
 
     # The reply comes from another process; leave it time on a busy 2-core machine.
-    expect.set_options(timeout=20_000)
+    expect.set_options(timeout=REPLY_TIMEOUT_MS)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield browser
@@ -90,7 +93,7 @@ def new_page(chromium, live_server, outside):
 
     def make(width: int = 1100, height: int = 800):
         context = chromium.new_context(viewport={"width": width, "height": height}, base_url=live_server.url)
-        context.set_default_timeout(20_000)
+        context.set_default_timeout(REPLY_TIMEOUT_MS)
         context.route("**/*", outside.route)
         contexts.append(context)
         page = context.new_page()
