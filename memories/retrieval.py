@@ -349,9 +349,9 @@ def search_memories(
 
     Fused ranks of stemmed and exact full-text rank, trigram word similarity, word
     coverage and embedding cosine; importance, then recency, break ties. A memory
-    that only the embedding found must stand out (``MEMORY_COSINE_MARGIN``). Two queries
-    (three with the trigram threshold), and the query's embedding when the user has
-    embedded memories (cached per process, so a turn pays for it once).
+    that only the embedding found must stand out (``MEMORY_COSINE_MARGIN``). Three
+    queries (the trigram threshold, the ranking, the rows), and the query's embedding
+    when the user has embedded memories (cached per process: a turn pays for it once).
     """
     query = (query or "")[:MAX_QUERY_CHARS]
     terms = query_terms(query)

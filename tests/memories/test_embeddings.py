@@ -9,8 +9,10 @@ purge.
 from __future__ import annotations
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
 
@@ -146,14 +148,22 @@ def test_an_edited_memory_is_not_recalled_by_its_old_vector(alice):
     assert search_memories(user=alice, query="What did we call our new pet?") == []
 
 
-def test_backfill_embeds_what_is_missing_once(alice):
+def test_backfill_embeds_what_is_missing_once(alice, settings):
     thread, _ = _doctor_thread(alice, embed=False)
     Memory.objects.create(user=alice, content="Allergic to peanuts")
     with_text = thread.messages.exclude(text="").count()
+    out = StringIO()
+    call_command("embeddings_backfill", "--dry-run", stdout=out)
+    assert f"without a vector: {with_text} messages, 1 memories" in out.getvalue()
+    assert not MessageEmbedding.objects.exists()
 
     assert embeddings_backfill(batch_size=50) == {"messages": with_text, "memories": 1}
     assert embeddings_backfill(batch_size=50) == {"messages": 0, "memories": 0}
     assert MessageEmbedding.objects.filter(thread=thread).count() == with_text
+
+    settings.HISTORY_SEARCH_EMBEDDINGS = "off"
+    with pytest.raises(CommandError, match="off"):
+        call_command("embeddings_backfill")
 
 
 def test_vectors_go_with_their_rows_in_the_database_itself(alice):
