@@ -38,6 +38,7 @@ def main() -> int:
     from agents.context import build_context
     from agents.registry import get_agent
     from bench import scale_data
+    from bench.latency import forget_query_vectors
     from conversations.models import Message, Thread
 
     sizes = (100, 10_000) if args.quick else (100, 10_000, 100_000)
@@ -62,6 +63,7 @@ def main() -> int:
                 counter = iter(range(10**9))
 
                 def build(thread=thread, request=request, counter=counter):
+                    forget_query_vectors()  # each turn's message is new: its vector is computed
                     request.text = QUERIES[next(counter) % len(QUERIES)]
                     return build_context(thread=thread, agent=agent, user=user, request_message=request)
 
