@@ -215,15 +215,35 @@ def _scrub_history(history_ids: list[int]) -> dict[str, int]:
     return {"memory_history_scrubbed": n}
 
 
+def _delete_messages(thread_ids: list[uuid.UUID]) -> dict[str, int]:
+    """The threads' messages in SQL: the ORM's cascade would load every one of them.
+
+    Does what the ORM would (no signal listens to these models): other rows' pointers
+    cleared (SET_NULL), embeddings deleted (CASCADE), then the messages.
+    """
+    from conversations.models import Message, MessageEmbedding
+
+    messages = f"SELECT id FROM {Message._meta.db_table} WHERE thread_id = ANY(%s)"
+    with connection.cursor() as cur:
+        for model, column in ((Memory, "source_message_id"), (Run, "request_message_id")):
+            table = model._meta.db_table
+            cur.execute(f"UPDATE {table} SET {column} = NULL WHERE {column} IN ({messages})", [thread_ids])
+        cur.execute(f"DELETE FROM {MessageEmbedding._meta.db_table} WHERE message_id IN ({messages})", [thread_ids])
+        embeddings = cur.rowcount
+        cur.execute(f"DELETE FROM {Message._meta.db_table} WHERE thread_id = ANY(%s)", [thread_ids])
+        return {"messages": cur.rowcount, "embeddings": embeddings}
+
+
 def _delete_threads(ids: list[uuid.UUID]) -> dict[str, int]:
     cp = checkpointer.delete_checkpoints([str(i) for i in ids])
     from conversations.models import Thread
 
+    done = _delete_messages(ids)
     _, per_model = Thread.objects.filter(id__in=ids).delete()
     return {
         "threads": per_model.get("conversations.Thread", 0),
-        "messages": per_model.get("conversations.Message", 0),
-        "embeddings": per_model.get("conversations.MessageEmbedding", 0),
+        "messages": done["messages"] + per_model.get("conversations.Message", 0),
+        "embeddings": done["embeddings"] + per_model.get("conversations.MessageEmbedding", 0),
         "summaries": per_model.get("conversations.ThreadSummary", 0),
         "runs": per_model.get("agents.Run", 0),
         "trace_events": per_model.get("agents.TraceEvent", 0),

@@ -55,7 +55,7 @@ STORES = (
 # Canary tokens: long runs of word characters that contain a digit, or very long
 # words. Common words rarely qualify, so a hit after erasure means a real leftover.
 _TOKEN_RE = re.compile(r"[\w\-@.]{10,}")
-MAX_CANARIES = 500
+MAX_CANARIES = 100
 MIN_USERNAME_NEEDLE = 4
 
 
@@ -239,6 +239,7 @@ class ScanFindings:
     tables_scanned: int = 0
     columns_scanned: int = 0
     needles: int = 0
+    scoped_tables: list[str] = field(default_factory=list)
     references: list[dict[str, Any]] = field(default_factory=list)
     identifiers: list[dict[str, Any]] = field(default_factory=list)
 
@@ -259,6 +260,7 @@ class ScanFindings:
             "tables_scanned": self.tables_scanned,
             "columns_scanned": self.columns_scanned,
             "needles_checked": self.needles,
+            "checkpoint_tables_scanned_by_thread": sorted(self.scoped_tables),
             "references_found": self.references_found,
             "strings_found": self.identifiers_found,
             "clean": self.clean,
@@ -326,51 +328,53 @@ def schema_scan(
     byte_needles = [s.encode() for s in needles]
     uuid_values = sorted({str(u) for u in uuids})
     findings = ScanFindings(needles=len(needles))
+    params: dict[str, Any] = {"lower": lower_needles, "bytes": byte_needles, "uuids": uuid_values, "uid": user_id}
 
     for table, columns in _catalogue().items():
-        checks: list[tuple[str, str, str]] = []  # (kind, column, SQL condition)
+        # (kind, column, value read once per row, condition on that value as "{v}")
+        checks: list[tuple[str, str, str, str]] = []
         for column, data_type in columns:
             col = qn(column)
             if data_type in _TEXT_TYPES and lower_needles:
                 cast = f"{col}::text" if data_type in {"json", "jsonb"} else col
-                checks.append(
-                    (
-                        "string",
-                        column,
-                        f"EXISTS (SELECT 1 FROM unnest(%(lower)s::text[]) n WHERE strpos(lower({cast}), n) > 0)",
-                    )
-                )
+                cond = "EXISTS (SELECT 1 FROM unnest(%(lower)s::text[]) n WHERE strpos({v}, n) > 0)"
+                checks.append(("string", column, f"lower({cast})", cond))
             elif data_type == "bytea" and byte_needles:
-                checks.append(
-                    (
-                        "string",
-                        column,
-                        f"EXISTS (SELECT 1 FROM unnest(%(bytes)s::bytea[]) n WHERE position(n IN {col}) > 0)",
-                    )
-                )
+                cond = "EXISTS (SELECT 1 FROM unnest(%(bytes)s::bytea[]) n WHERE position(n IN {v}) > 0)"
+                checks.append(("string", column, col, cond))
             elif data_type == "uuid" and uuid_values:
-                checks.append(("string", column, f"{col} = ANY(%(uuids)s::uuid[])"))
+                checks.append(("string", column, col, "{v} = ANY(%(uuids)s::uuid[])"))
             elif data_type in _INT_TYPES and (table, column) not in exempt_ref_columns:
                 is_ref = (table, column) in fk_columns or bool(_REF_NAMES.match(column))
                 if table == user_table and column == "id":
                     is_ref = True
                 if is_ref:
-                    checks.append(("reference", column, f"{col} = %(uid)s"))
+                    checks.append(("reference", column, col, "{v} = %(uid)s"))
         if not checks:
             continue
         findings.tables_scanned += 1
         findings.columns_scanned += len(checks)
-        where = ""
-        params: dict[str, Any] = {"lower": lower_needles, "bytes": byte_needles, "uuids": uuid_values, "uid": user_id}
+        conditions = []
         if table in exempt_rows:
             ex_col, ex_val = exempt_rows[table]
-            where = f" WHERE {qn(ex_col)} IS DISTINCT FROM %(exempt)s"
-            params["exempt"] = ex_val
-        selects = ", ".join(f"count(*) FILTER (WHERE {cond})" for _, _, cond in checks)
+            conditions.append(f"{qn(ex_col)} IS DISTINCT FROM %(exempt_{table})s")
+            params[f"exempt_{table}"] = ex_val
+        if table in CHECKPOINT_TABLES and any(c == "thread_id" for c, _ in columns):
+            # A JSON copy of graph state per step of every thread ever run: by far the most
+            # text in the schema. The person's rows are found by their threads and runs.
+            conditions.append("thread_id = ANY(%(uuids)s::text[])")
+            findings.scoped_tables.append(table)
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        # Each cell is read (cast, lower-cased) once, in a subquery the planner may not
+        # flatten (OFFSET 0); the strings are then looked for in that one value.
+        reads = ", ".join(f"{expr} AS v{i}" for i, (_, _, expr, _) in enumerate(checks))
+        counts = ", ".join(
+            f"count(*) FILTER (WHERE {cond.format(v=f'r.v{i}')})" for i, (_, _, _, cond) in enumerate(checks)
+        )
         with connection.cursor() as cur:
-            cur.execute(f"SELECT {selects} FROM {qn(table)}{where}", params)
+            cur.execute(f"SELECT {counts} FROM (SELECT {reads} FROM {qn(table)}{where} OFFSET 0) AS r", params)
             row = cur.fetchone()
-        for (kind, column, _), rows in zip(checks, row, strict=True):
+        for (kind, column, _, _), rows in zip(checks, row, strict=True):
             if rows:
                 target = findings.references if kind == "reference" else findings.identifiers
                 target.append({"table": table, "column": column, "rows": rows})
