@@ -145,36 +145,31 @@ def run_status(request: HttpRequest, run_id) -> JsonResponse:
     return JsonResponse(_run_state(_run_or_404(request, run_id)))
 
 
-@login_required
-@require_POST
-def run_retry(request: HttpRequest, run_id) -> HttpResponse:
+def _run_action(request: HttpRequest, run_id, action, *, status: int) -> HttpResponse:
+    """Retry or cancel: JSON for the chat's fetch calls, a redirect with a message otherwise."""
     run = _run_or_404(request, run_id)
     try:
-        new = run_services.run_retry(run=run)
+        result = action(run=run)
     except ApplicationError as exc:
         if _wants_json(request):
             return JsonResponse({"message": exc.message}, status=exc.status_code)
         messages.error(request, exc.message)
         return redirect("web:chat", thread_id=run.thread_id)
     if _wants_json(request):
-        return JsonResponse(_run_state(new), status=202)
+        return JsonResponse(_run_state(result), status=status)
     return redirect("web:chat", thread_id=run.thread_id)
+
+
+@login_required
+@require_POST
+def run_retry(request: HttpRequest, run_id) -> HttpResponse:
+    return _run_action(request, run_id, run_services.run_retry, status=202)
 
 
 @login_required
 @require_POST
 def run_cancel(request: HttpRequest, run_id) -> HttpResponse:
-    run = _run_or_404(request, run_id)
-    try:
-        run = run_services.run_cancel(run=run)
-    except ApplicationError as exc:
-        if _wants_json(request):
-            return JsonResponse({"message": exc.message}, status=exc.status_code)
-        messages.error(request, exc.message)
-        return redirect("web:chat", thread_id=run.thread_id)
-    if _wants_json(request):
-        return JsonResponse(_run_state(run))
-    return redirect("web:chat", thread_id=run.thread_id)
+    return _run_action(request, run_id, run_services.run_cancel, status=200)
 
 
 @login_required

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from tests.worker import WorkerProcess
 
@@ -134,6 +134,19 @@ def worker_for_live_server(transactional_db, browser_worker, settings):
     yield browser_worker
     app.conf.task_default_queue = previous
     browser_worker.wait_idle()
+
+
+@pytest.fixture
+def as_alice(client, alice) -> Client:
+    client.force_login(alice)
+    return client
+
+
+@pytest.fixture
+def as_bob(bob) -> Client:
+    c = Client()
+    c.force_login(bob)
+    return c
 
 
 def screenshot(page, name: str) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.test import Client
 
 from conversations.models import Thread
 from conversations.services import thread_create
@@ -15,19 +14,6 @@ from tests.agents.helpers import run_turn
 from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def as_alice(client, alice) -> Client:
-    client.force_login(alice)
-    return client
-
-
-@pytest.fixture
-def as_bob(bob) -> Client:
-    c = Client()
-    c.force_login(bob)
-    return c
 
 
 def test_memory_page_groups_by_kind_with_a_link_to_the_source(as_alice, alice, bob):

@@ -16,19 +16,6 @@ pytestmark = pytest.mark.django_db
 JSON = {"HTTP_ACCEPT": "application/json"}
 
 
-@pytest.fixture
-def as_alice(client, alice) -> Client:
-    client.force_login(alice)
-    return client
-
-
-@pytest.fixture
-def as_bob(bob) -> Client:
-    c = Client()
-    c.force_login(bob)
-    return c
-
-
 def test_pages_need_sign_in(client):
     for url in ["/", "/memory/", "/privacy/", "/search?q=x"]:
         response = client.get(url)
