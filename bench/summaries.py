@@ -49,11 +49,14 @@ def default_locomo() -> Path:
     candidates = [parent / LOCOMO_RELATIVE for parent in repo.parents[:2]]
     return next((c for c in candidates if c.exists()), candidates[0])
 
+
 STOP = set(
-    """a an the and or of to in on at for with from by as is are was were be been being it its this that these those
-    i you he she we they me him her us them my your his our their mine yours do does did have has had not no yes
-    il lo la i gli le un una uno di da in con su per tra fra e o ma che non è sono al del della dei delle nel nella
-    """.split()
+    """
+    a an the and or of to in on at for with from by as is are was were be been being it its this that these
+    those i you he she we they me him her us them my your his our their mine yours do does did have has had not
+    no yes il lo la i gli le un una uno di da in con su per tra fra e o ma che non è sono al del della dei delle
+    nel nella
+    """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 _MONTHS = {
     m: i + 1
@@ -82,7 +85,7 @@ _WORD = re.compile(r"[\w'-]+")
 
 
 def normalise_dates(text: str) -> str:
-    """"7 May 2023", "May 7, 2023" -> "2023-05-07", so a date written either way matches."""
+    """ "7 May 2023", "May 7, 2023" -> "2023-05-07", so a date written either way matches."""
     text = _DMY.sub(lambda m: f"{m[3]}-{_MONTHS[m[2].lower()]:02d}-{int(m[1]):02d}", text)
     return _MDY.sub(lambda m: f"{m[3]}-{_MONTHS[m[1].lower()]:02d}-{int(m[2]):02d}", text)
 
@@ -113,11 +116,12 @@ def answer_held(answer: str, summary_words: set[str]) -> bool | None:
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"“(]\s*|\n)\s*$")
 _CAP = re.compile(r"\b(?:[A-Z][a-zà-ÿ]+(?:[A-Z][a-z]+)?|[A-Z]{2,}[a-z]?)\b")
 NOT_NAMES = set(
-    """I I'm I've I'd I'll Im Ok OK Oh Hey Hi Hello Wow Yeah Yes No Thanks Thank Sure Haha Lol Omg Ugh Yay Aww Awesome
-    Cool Great Nice Good Well So And But Or The A An It That This What When Where Why How Who Do Did Does Can Could
-    Would Should Will Just Really Also Anyway Absolutely Totally Definitely Congrats Congratulations Sorry Please
-    Mondays Tuesdays Ciao Grazie Sì Però Ecco Comunque Buono Uffa Capisco Allora
-    """.split()
+    """
+    I I'm I've I'd I'll Im Ok OK Oh Hey Hi Hello Wow Yeah Yes No Thanks Thank Sure Haha Lol Omg Ugh Yay Aww
+    Awesome Cool Great Nice Good Well So And But Or The A An It That This What When Where Why How Who Do Did
+    Does Can Could Would Should Will Just Really Also Anyway Absolutely Totally Definitely Congrats
+    Congratulations Sorry Please Mondays Tuesdays Ciao Grazie Sì Però Ecco Comunque Buono Uffa Capisco Allora
+    """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
 
@@ -166,9 +170,7 @@ def locomo_chats(path: Path, only: set[str] | None) -> list[Chat]:
             n += 1
         answers = [str(q["answer"]) for q in sample["qa"] if "answer" in q]
         reference = [sample["session_summary"].get(f"session_{s}_summary", "") for s in range(1, n)]
-        chats.append(
-            Chat(sample["sample_id"], messages, answers, speakers={a.lower(), b.lower()}, reference=reference)
-        )
+        chats.append(Chat(sample["sample_id"], messages, answers, speakers={a.lower(), b.lower()}, reference=reference))
     return chats
 
 
