@@ -69,6 +69,13 @@ INTERNAL_ERROR = "Internal error; it has been logged."
 DATABASE_UNAVAILABLE = "The database is unavailable right now; try again in a moment."
 
 
+def database_unavailable():
+    """503 in the one error format: the client may retry; nothing of the driver's message leaks."""
+    from django.http import JsonResponse
+
+    return JsonResponse({"message": DATABASE_UNAVAILABLE, "extra": {}}, status=503, headers={"Retry-After": "5"})
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, OperationalError | InterfaceError):
         logger.error("database unavailable: %s", type(exc).__name__)
@@ -121,7 +128,7 @@ def json_server_error(request):
     if request.path.startswith("/api/"):
         # Django calls this inside its ``except`` block: a database outage is a 503, not our bug.
         if isinstance(sys.exc_info()[1], OperationalError | InterfaceError):
-            return JsonResponse({"message": DATABASE_UNAVAILABLE, "extra": {}}, status=503, headers={"Retry-After": "5"})
+            return database_unavailable()
         return JsonResponse({"message": INTERNAL_ERROR, "extra": {}}, status=500)
     return server_error(request)
 

@@ -9,7 +9,7 @@ from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOpera
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 
-from liamemory.api import DATABASE_UNAVAILABLE, INTERNAL_ERROR
+from liamemory.api import INTERNAL_ERROR, database_unavailable
 
 logger = logging.getLogger("django.request")
 
@@ -46,7 +46,7 @@ class ApiJsonErrorsMiddleware:
             return None
         if isinstance(exception, OperationalError | InterfaceError):
             logger.error("database unavailable at %s: %s", request.path, type(exception).__name__)
-            return JsonResponse({"message": DATABASE_UNAVAILABLE, "extra": {}}, status=503, headers={"Retry-After": "5"})
+            return database_unavailable()
         logger.error("Internal Server Error: %s", request.path, exc_info=exception)
         return JsonResponse({"message": INTERNAL_ERROR, "extra": {}}, status=500)
 

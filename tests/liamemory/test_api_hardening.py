@@ -195,7 +195,7 @@ def test_api_errors_are_json_even_under_debug(alice, settings, monkeypatch, path
 
     monkeypatch.setattr("conversations.selectors.thread_list_for_user", broken)
     response = client.get(path)
-    body = error(response, 500 if path == "/api/threads" else 404)
+    error(response, 500 if path == "/api/threads" else 404)
     assert "SECRET_KEY" not in response.content.decode()
 
 
