@@ -6,7 +6,18 @@ import importlib
 
 import pytest
 
-MODULES = ["contradictions", "tokens", "overhead", "latency", "throughput", "footprint", "erasure", "scale_data", "stack", "common"]
+MODULES = [
+    "contradictions",
+    "tokens",
+    "overhead",
+    "latency",
+    "throughput",
+    "footprint",
+    "erasure",
+    "scale_data",
+    "stack",
+    "common",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
