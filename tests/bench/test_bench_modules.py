@@ -6,7 +6,19 @@ import importlib
 
 import pytest
 
-MODULES = ["tokens", "overhead", "latency", "throughput", "footprint", "erasure", "scale_data", "stack", "common"]
+MODULES = [
+    "tokens",
+    "overhead",
+    "latency",
+    "throughput",
+    "footprint",
+    "erasure",
+    "scale_data",
+    "stack",
+    "common",
+    "longchat.run",
+    "longchat.data",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
