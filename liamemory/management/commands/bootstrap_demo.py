@@ -31,7 +31,9 @@ class Command(BaseCommand):
             # The compliance officer is staff (admin access) but not superuser: its powers
             # come from the group, as a real compliance officer's would.
             superuser = is_staff and not is_compliance
-            user = User.objects.create_user(username=username, password=password, is_staff=is_staff, is_superuser=superuser)
+            user = User.objects.create_user(
+                username=username, password=password, is_staff=is_staff, is_superuser=superuser
+            )
             if is_compliance:
                 user.groups.add(Group.objects.get(name=COMPLIANCE_GROUP))
             self.stdout.write(self.style.SUCCESS(f"  {username} / {password}  ({role})"))
