@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from agents.models import Run, TraceEvent, TraceKind
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.selectors import summary_current
-from conversations.summarizer import SummaryText, summarize, summary_cut
+from conversations.summarizer import SummaryText, model_configured, summarize, summary_cut
 from conversations.summary_policy import SummaryDecision, summary_decide
 from conversations.tokens import estimate_text
 
@@ -130,7 +130,10 @@ def thread_summary_update(
         if cut is None or cut <= covered:
             return SummaryOutcome("up_to_date")
         aged = [m for m in tail if m.sequence <= cut]
+        if use_model is None:
+            use_model = model_configured()
         decision = summary_decide(
+            model_call=use_model,
             previous_summary_tokens=previous.token_estimate if previous else 0,
             aged_out_tokens=sum(m.token_estimate for m in aged),
             window_tokens=sum(m.token_estimate for m in tail if m.sequence > cut),
