@@ -1,11 +1,15 @@
 """Does compressing pay now, or should the aged-out history wait? (DESIGN.md, "Token accounting").
 
-Over the turns the thread still has, compressing costs the new summary repeated on
-every remaining turn, plus, when the fast model writes it (an API key is set), the
-model's upkeep: the input of the summary call (its instructions, the previous summary
-and the newly aged-out messages) and the summary it writes. The extractive
-summarizer calls no model, so it costs no tokens to run. Keeping costs the previous
-summary plus the aged-out messages on every remaining turn. The number
+Over the turns the thread still has, compressing costs one read of what is being
+compressed (the previous summary plus the newly aged-out messages), the new summary
+written once, and the new summary repeated on every remaining turn. When the fast
+model writes it (an API key is set), the read and the write are its upkeep, billed:
+the input of the summary call (its instructions, the previous summary and the
+aged-out messages, ``upkeep_input_tokens``) and its output. The extractive summarizer
+calls no model, yet the same read and write are charged to it as the price of a new
+version, so that it too waits until enough has aged out rather than rewriting the
+summary for every two messages. Keeping costs the previous summary plus the aged-out
+messages on every remaining turn. The number
 of remaining turns is unknown; it is estimated from how long this installation's
 finished threads ran, given that this one has already lasted ``turns_so_far``,
 shrunk towards a prior so that few observations (or none) give a sane figure.
@@ -105,7 +109,7 @@ def summary_decide(
     cost_keep = remaining * span
     upkeep_in = MODEL_CALL_OVERHEAD + span if model_call else 0
     upkeep_out = new_summary if model_call else 0
-    cost_compress = upkeep_in + upkeep_out + remaining * new_summary
+    cost_compress = max(upkeep_in, span) + new_summary + remaining * new_summary
     budget = history_budget(
         context_window=settings.MODEL_CONTEXT_WINDOW,
         reserved_for_answer=settings.TOKENS_RESERVED_FOR_ANSWER,

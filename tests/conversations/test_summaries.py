@@ -388,19 +388,17 @@ def test_a_small_aged_out_span_behind_a_large_summary_waits_when_the_model_would
 
 
 @pytest.mark.django_db
-def test_without_an_api_key_compressing_costs_no_model_tokens(alice, settings):
+def test_without_an_api_key_no_model_upkeep_is_counted(alice, settings):
     settings.MEMORY_WINDOW = 4
     thread = thread_create(owner=alice)
     chat(thread, 3)
-    ThreadSummary.objects.create(
-        thread=thread, version=1, text="- long summary", covers_through=1, model=EXTRACTIVE_MODEL, token_estimate=700
-    )
+    run = RunFactory(thread=thread, status="completed")
 
-    outcome = thread_summary_update(thread_id=thread.id)
+    thread_summary_update(thread_id=thread.id, run_id=run.id)
 
-    assert outcome.decision.compress
-    assert outcome.payload["model_call"] is False
-    assert outcome.payload["upkeep_input_tokens"] == 0
+    event = TraceEvent.objects.get(run=run, kind="summary")
+    assert event.payload["model_call"] is False
+    assert event.payload["upkeep_input_tokens"] == 0 and event.tokens_in == 0
 
 
 # --- Redelivery after a worker dies (Redis) -----------------------------------------------------
