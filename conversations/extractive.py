@@ -36,7 +36,9 @@ from conversations.relative_dates import RESOLVED_RE, resolve_relative_dates
 from conversations.tokens import estimate_text
 
 ROLE_LABEL = {"user": "User", "assistant": "Assistant", "system": "Note"}
-# "- 2023-05-08 User: text" (and the older "- User (#12): text").
+# Events under the day they were said: a "2023-05-08:" line, then "- User: text" lines
+# (also read: "- 2023-05-08 User: text", and the older "- User (#12): text").
+DAY_RE = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2}):$")
 LINE_RE = re.compile(r"^- (?:(?P<date>\d{4}-\d{2}-\d{2}) )?(?P<label>User|Assistant|Note)(?: \(#\d+\))?: (?P<text>.*)$")
 # A note (a correction) outweighs any statement: it is trimmed last.
 NOTE_VALUE = 100.0
@@ -105,7 +107,19 @@ class Line:
     order: tuple[int, int]
 
     def render(self) -> str:
-        return f"- {self.day} {self.label}: {self.text}" if self.day else f"- {self.label}: {self.text}"
+        return f"- {self.label}: {self.text}"
+
+
+def render(lines: Sequence[Line]) -> str:
+    """The lines in order, each day's under a line with its date (one date per day, not per line)."""
+    out: list[str] = []
+    day = None
+    for line in lines:
+        if line.day and line.day != day:
+            out.append(f"{line.day}:")
+        day = line.day or day
+        out.append(line.render())
+    return "\n".join(out)
 
 
 def content_words(text: str) -> set[str]:
@@ -175,10 +189,12 @@ def message_day(message: Message) -> date | None:
 
 def parse_lines(previous_text: str) -> list[Line]:
     lines = []
+    day = ""
     for i, raw in enumerate(previous_text.splitlines()):
-        m = LINE_RE.match(raw)
-        if m:
-            lines.append(Line(m["date"] or "", m["label"], m["text"], (0, i)))
+        if heading := DAY_RE.match(raw):
+            day = heading["date"]
+        elif m := LINE_RE.match(raw):
+            lines.append(Line(m["date"] or day, m["label"], m["text"], (0, i)))
     return lines
 
 
@@ -221,11 +237,21 @@ def message_lines(message: Message, *, known: set[str]) -> list[Line]:
     return out
 
 
-def _is_repeat(words: set[str], kept: list[set[str]]) -> bool:
-    """Nearly the same words as a line already kept (an echo, a rephrasing)."""
+def concrete(text: str) -> set[str]:
+    """The names, identifiers, numbers and dates a line states."""
+    return set(find_facts(RESOLVED_RE.sub(" ", text))) | set(names(text)) | set(RESOLVED_RE.findall(text))
+
+
+def _is_repeat(words: set[str], facts: set[str], kept: list[tuple[set[str], set[str]]]) -> bool:
+    """Nearly the same words as a line already kept, or its very facts echoed ("Noted: order A-7781")."""
     if not words:
         return True
-    return any(len(words & theirs) / len(words | theirs) >= 0.6 and len(words - theirs) <= 1 for theirs in kept)
+    for their_words, their_facts in kept:
+        if len(words & their_words) / len(words | their_words) >= 0.6 and len(words - their_words) <= 1:
+            return True
+        if facts and facts <= their_facts and len(words - their_words) <= 2:
+            return True
+    return False
 
 
 def select(lines: list[Line], budget: int) -> list[Line]:
@@ -237,15 +263,17 @@ def select(lines: list[Line], budget: int) -> list[Line]:
     """
     kept: list[Line] = []
     words: list[set[str]] = []
+    seen: list[tuple[set[str], set[str]]] = []
     for line in lines:
-        w = content_words(line.text)
-        if line.label == ROLE_LABEL["system"] or not _is_repeat(w, words):
+        w, facts = content_words(line.text), concrete(line.text)
+        if line.label == ROLE_LABEL["system"] or not _is_repeat(w, facts, seen):
             kept.append(line)
             words.append(w)
+            seen.append((w, facts))
     base = [NOTE_VALUE if x.label == ROLE_LABEL["system"] else base_value(x.text) for x in kept]
     size = [math.sqrt(max(1, estimate_text(x.render()))) for x in kept]
     alive = list(range(len(kept)))
-    total = estimate_text("\n".join(x.render() for x in kept))
+    total = estimate_text(render(kept))
     while alive and total > budget:
         counts: Counter[str] = Counter()
         for i in alive:
@@ -261,11 +289,14 @@ def select(lines: list[Line], budget: int) -> list[Line]:
             total -= estimate_text(kept[i].render()) + 1
             if total <= budget:
                 break
+        if total <= budget:
+            # Per-line estimates leave out the day lines: measure the text itself.
+            total = estimate_text(render([kept[i] for i in alive]))
     return sorted((kept[i] for i in alive), key=lambda x: x.order)
 
 
-def extractive_lines(*, previous_text: str, messages: Sequence[Message], budget: int) -> list[str]:
-    """The previous summary's lines plus the new messages' events, trimmed to ``budget``."""
+def extractive_text(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:
+    """The previous summary's events plus the new messages', trimmed to ``budget`` tokens."""
     lines = parse_lines(previous_text)
     known: set[str] = set()
     for line in lines:
@@ -273,4 +304,4 @@ def extractive_lines(*, previous_text: str, messages: Sequence[Message], budget:
     for message in messages:
         if message.role != MessageRole.TOOL:
             lines.extend(message_lines(message, known=known))
-    return [line.render() for line in select(lines, budget)]
+    return render(select(lines, budget))

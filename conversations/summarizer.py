@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from agents import llm
-from conversations.extractive import LINE_RE, extractive_lines, spoken_text
+from conversations.extractive import DAY_RE, LINE_RE, extractive_text, spoken_text
 from conversations.facts import KEY_FACTS_PREFIX, strip_key_facts, with_key_facts
 from conversations.models import Message, MessageRole
 from conversations.relative_dates import RESOLVED_RE
@@ -48,6 +48,8 @@ def span_source(*, previous_text: str, messages: Iterable[Message]) -> str:
 
 
 def _unlabelled(line: str) -> str:
+    if DAY_RE.match(line):
+        return ""
     m = LINE_RE.match(line)
     return RESOLVED_RE.sub("", f"- {m['text']}") if m else line
 
@@ -82,7 +84,7 @@ class SummaryText:
 
 def extractive_summary(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:
     """Deterministic: the previous summary's event lines plus the new ones, trimmed to ``budget``."""
-    return "\n".join(extractive_lines(previous_text=strip_key_facts(previous_text), messages=messages, budget=budget))
+    return extractive_text(previous_text=strip_key_facts(previous_text), messages=messages, budget=budget)
 
 
 # --- The fast-model summarizer -------------------------------------------------------

@@ -143,7 +143,7 @@ def test_relative_dates_become_the_date_they_meant(alice, settings):
     text = thread_summary_update(thread_id=thread.id, force=True).summary.text
 
     # "yesterday" and "ieri" on 2026-03-16 were 2026-03-15; "last week" the week of Monday 2026-03-09.
-    assert "- 2026-03-16 User: I went to the Milan trade fair [2026-03-15] and met Giulia Bianchi." in text
+    assert text.startswith("2026-03-16:\n- User: I went to the Milan trade fair [2026-03-15] and met Giulia Bianchi.")
     assert "[2026-03-15] ho firmato il contratto con Acme" in text
     assert "[settimana del 2026-03-09] ho visitato Torino" in text
     assert "[2026-04] we move the warehouse to Verona" in text
@@ -173,7 +173,7 @@ def test_small_talk_is_dropped_and_a_purchase_keeps_its_name_and_amount(alice, s
     text = thread_summary_update(thread_id=thread.id, force=True).summary.text
 
     assert text == (
-        "- 2026-05-04 User: We decided to buy the Fiat Panda for 7,500 euros, and I booked the pickup in Bologna."
+        "2026-05-04:\n- User: We decided to buy the Fiat Panda for 7,500 euros, and I booked the pickup in Bologna."
     )
 
 
