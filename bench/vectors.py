@@ -27,20 +27,21 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from bench.common import fmt, load_average, setup, timed, write_result
 from bench.latency import HISTORY_QUERIES, MEMORY_QUERIES, forget_query_vectors
 
 THREAD = 10_000
-LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "locomo-dev" / "locomo-dev.json"
 
 
 def _turn_texts(limit: int = 320) -> tuple[list[str], str]:
-    if LOCOMO.exists():
+    from bench.longchat.data import default_locomo
+
+    locomo = default_locomo()
+    if locomo.exists():
         texts = [
             turn["text"]
-            for conversation in json.loads(LOCOMO.read_text())
+            for conversation in json.loads(locomo.read_text())
             for key, session in conversation["conversation"].items()
             if key.startswith("session_") and isinstance(session, list)
             for turn in session
