@@ -17,6 +17,8 @@ MODULES = [
     "scale_data",
     "stack",
     "common",
+    "longchat.run",
+    "longchat.data",
 ]
 
 
