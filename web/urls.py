@@ -13,6 +13,7 @@ urlpatterns = [
     path("c/<uuid:thread_id>/m/<int:sequence>/correct", views.message_correct_view, name="message-correct"),
     path("c/<uuid:thread_id>/delete", views.conversation_delete, name="conversation-delete"),
     path("runs/<uuid:run_id>", views.run_status, name="run-status"),
+    path("runs/<uuid:run_id>/events", views.run_events, name="run-events"),
     path("runs/<uuid:run_id>/retry", views.run_retry, name="run-retry"),
     path("runs/<uuid:run_id>/cancel", views.run_cancel, name="run-cancel"),
     path("search", views.search, name="search"),

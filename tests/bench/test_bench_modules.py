@@ -11,12 +11,15 @@ MODULES = [
     "tokens",
     "overhead",
     "latency",
+    "vectors",
     "throughput",
     "footprint",
     "erasure",
     "scale_data",
     "stack",
     "common",
+    "longchat.run",
+    "longchat.data",
 ]
 
 
