@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('conversations', '0004_message_embedding_cascade'),
+        ('conversations', '0005_message_embedding_pgvector'),
     ]
 
     operations = [
