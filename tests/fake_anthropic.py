@@ -58,6 +58,11 @@ def error_reply(status: int, error_type: str, message: str = "scripted error", r
     }
 
 
+def raw_reply(body: str, status: int = 200, content_type: str = "application/json") -> dict:
+    """A step answering these exact bytes (a body that is not JSON, or JSON with NaN)."""
+    return {"status": status, "raw": body, "content_type": content_type}
+
+
 def delay_reply(seconds: float, then: dict | None = None) -> dict:
     """A step that waits before answering (to provoke client timeouts)."""
     step = dict(then or text_reply("late reply"))
@@ -150,6 +155,14 @@ class FakeAnthropicServer:
                 if step.get("delay"):
                     time.sleep(step["delay"])
                 status = step.get("status", 200)
+                if "raw" in step:
+                    data = step["raw"].encode()
+                    self.send_response(status)
+                    self.send_header("content-type", step["content_type"])
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return None
                 if status != 200:
                     return self._send(status, step["body"], step.get("headers"))
                 reply = {
