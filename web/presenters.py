@@ -74,6 +74,11 @@ def message_view(message: Message) -> MessageView:
     )
 
 
+def tool_step(step: dict[str, Any]) -> dict[str, Any]:
+    """A streamed tool step in the words of the note under a reply."""
+    return {"name": step.get("name", ""), "label": TOOL_LABELS.get(step.get("name", ""), "used a tool")}
+
+
 def messages_for_display(messages: list[Message]) -> list[MessageView]:
     """One bubble per spoken message: a tool step without text lends its note to the next reply."""
     shown: list[MessageView] = []
@@ -107,6 +112,7 @@ def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, 
         "agent": agent_title(run.agent),
         "done": run.status not in ACTIVE_STATUSES,
         "url": reverse("web:run-status", kwargs={"run_id": run.pk}),
+        "events_url": reverse("web:run-events", kwargs={"run_id": run.pk}),
         "retry_url": reverse("web:run-retry", kwargs={"run_id": run.pk}),
         "cancel_url": reverse("web:run-cancel", kwargs={"run_id": run.pk}),
         "tokens": thread_tokens(thread),

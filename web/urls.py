@@ -12,6 +12,7 @@ urlpatterns = [
     path("c/<uuid:thread_id>/rename", views.conversation_rename, name="conversation-rename"),
     path("c/<uuid:thread_id>/delete", views.conversation_delete, name="conversation-delete"),
     path("runs/<uuid:run_id>", views.run_status, name="run-status"),
+    path("runs/<uuid:run_id>/events", views.run_events, name="run-events"),
     path("runs/<uuid:run_id>/retry", views.run_retry, name="run-retry"),
     path("runs/<uuid:run_id>/cancel", views.run_cancel, name="run-cancel"),
     path("search", views.search, name="search"),

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from agents import selectors as run_selectors
 from agents import services as run_services
 from agents.models import RunStatus
+from agents.sse import event_stream_response, sse, stream_events
 from conversations.selectors import (
     ThreadNotFound,
     message_list_for_display,
@@ -143,6 +144,22 @@ def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
 @require_GET
 def run_status(request: HttpRequest, run_id) -> JsonResponse:
     return JsonResponse(_run_state(_run_or_404(request, run_id)))
+
+
+@login_required
+@require_GET
+def run_events(request: HttpRequest, run_id) -> HttpResponse:
+    """The reply as it is written (server-sent events), then the run's state as the poll gives it."""
+    run = _run_or_404(request, run_id)
+    cursor = request.GET.get("cursor") or request.headers.get("Last-Event-ID")
+    return event_stream_response(stream_events(run.pk, cursor, _final_state, presenters.tool_step))
+
+
+def _final_state(run_id, cursor: str) -> str:
+    run = run_selectors.run_get_by_id(run_id=run_id)
+    if run is None:
+        return sse("gone", {}, cursor)
+    return sse("state", _run_state(run), cursor)
 
 
 def _run_action(request: HttpRequest, run_id, action, *, status: int) -> HttpResponse:

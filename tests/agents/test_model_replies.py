@@ -9,38 +9,46 @@ from agents.models import Run
 from conversations.models import Message
 from conversations.services import thread_create
 from tests.agents.helpers import run_turn
-from tests.fake_anthropic import raw_reply, text_reply, tool_use_reply
+from tests.fake_anthropic import raw_reply, text_reply, tool_use_reply, usage
 
 pytestmark = pytest.mark.django_db
 
-ENVELOPE = (
-    '{"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "stop_sequence": null, '
-    '"stop_reason": "%s", "usage": {"input_tokens": 5, "output_tokens": 5}, "content": %s}'
-)
+
+def _reply(*blocks: dict, stop: str = "end_turn") -> dict:
+    """A reply whose blocks go over the wire as they are: json.dumps writes NaN, Infinity,
+    \\u0000 and lone surrogates, as a misbehaving provider or proxy would."""
+    return {"body": {"content": list(blocks), "stop_reason": stop, "usage": usage()}}
 
 
-def _reply(content: str, stop: str = "end_turn") -> dict:
-    return raw_reply(ENVELOPE % (stop, content))
+def _tool(tool_input, **extra) -> dict:
+    return {"type": "tool_use", "id": "toolu_1", "name": "recall_facts", "input": tool_input, **extra}
 
 
-TOOL = '[{"type": "tool_use", "id": "toolu_1", "name": "recall_facts", "input": %s}]'
 CASES = {
-    "NUL in the text": _reply('[{"type": "text", "text": "hello\\u0000world"}]'),
-    "NaN in a tool input": _reply(TOOL % '{"query": "x", "n": NaN}', "tool_use"),
-    "a huge number in a tool input": _reply(TOOL % '{"query": "x", "n": 1e400}', "tool_use"),
-    "lone surrogate in the text": _reply('[{"type": "text", "text": "caf\\ud800"}]'),
-    "a body that is not JSON": raw_reply("<html>502 Bad Gateway</html>", content_type="application/json"),
+    "NUL in the text": _reply({"type": "text", "text": "hello\x00world"}),
+    "NaN in a tool input": _reply(_tool({"query": "x", "n": float("nan")}), stop="tool_use"),
+    "a huge number in a tool input": _reply(_tool({"query": "x", "n": float("inf")}), stop="tool_use"),
+    "lone surrogate in the text": _reply({"type": "text", "text": "caf\ud800"}),
+    "a body that is not JSON": raw_reply("<html>502 Bad Gateway</html>"),
     "a body that is not JSON, as text": raw_reply("upstream error", content_type="text/plain"),
-    "a tool_use block without an id": _reply('[{"type": "tool_use", "name": "recall_facts", "input": {}}]', "tool_use"),
-    "a text block without text": _reply('[{"type": "text"}]'),
-    "a tool_use whose input is a list": _reply(
-        '[{"type": "tool_use", "id": "toolu_1", "name": "recall_facts", "input": [1]}]', "tool_use"
+    "a tool_use block without an id": _reply(
+        {"type": "tool_use", "id": "", "name": "recall_facts", "input": {}}, stop="tool_use"
     ),
+    "a text block without text": _reply({"type": "text", "text": None}),
+    "a tool_use whose input is a list": _reply(_tool([1]), stop="tool_use"),
 }
 
 
+@pytest.fixture(params=[False, True], ids=["whole", "streamed"])
+def streaming(request, settings):
+    settings.STREAM_REPLIES = request.param
+    return request.param
+
+
 @pytest.mark.parametrize("case", CASES)
-def test_a_malformed_model_reply_ends_the_run_with_a_clear_error_and_stores_nothing(alice, fake_anthropic, case):
+def test_a_malformed_model_reply_ends_the_run_with_a_clear_error_and_stores_nothing(
+    alice, fake_anthropic, streaming, case
+):
     thread = thread_create(owner=alice)
     fake_anthropic.script(CASES[case], CASES[case], CASES[case])
     run = run_turn(alice, thread, "hello?")
