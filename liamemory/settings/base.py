@@ -235,6 +235,13 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+# Embedding tasks have a queue of their own, taken by a worker of their own (`runstack`
+# starts one with one process): a burst of vectors to make never delays a turn or a
+# summary waiting in the default queue, and only that process holds the model's
+# passage side in memory.
+EMBEDDING_QUEUE = env.str("EMBEDDING_QUEUE", default="embeddings")
+CELERY_TASK_ROUTES = {"memories.embed_*": {"queue": EMBEDDING_QUEUE}}
 
 # --- Models and memory ----------------------------------------------------------
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
