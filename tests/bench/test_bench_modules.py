@@ -12,6 +12,7 @@ MODULES = [
     "summaries",
     "overhead",
     "latency",
+    "vectors",
     "throughput",
     "footprint",
     "erasure",
