@@ -295,6 +295,22 @@ def select(lines: list[Line], budget: int) -> list[Line]:
     return sorted((kept[i] for i in alive), key=lambda x: x.order)
 
 
+def corrected_lines(messages: Sequence[Message]) -> set[tuple[str, str]]:
+    """(label, text) of the lines the statements corrected by these messages' notes would give.
+
+    A correction note (a ``system`` message whose ``corrects`` is the wrong statement)
+    is kept whole, and the statement's own lines go: the summary carries the right
+    value, never the wrong one beside it.
+    """
+    wrong: set[tuple[str, str]] = set()
+    for note in messages:
+        if note.role == MessageRole.SYSTEM and getattr(note, "corrects_id", None):
+            statement = note.corrects
+            for line in message_lines(statement, known=set()):
+                wrong.add((line.label, line.text))
+    return wrong
+
+
 def extractive_text(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:
     """The previous summary's events plus the new messages', trimmed to ``budget`` tokens."""
     lines = parse_lines(previous_text)
@@ -304,4 +320,6 @@ def extractive_text(*, previous_text: str, messages: Sequence[Message], budget: 
     for message in messages:
         if message.role != MessageRole.TOOL:
             lines.extend(message_lines(message, known=known))
+    if wrong := corrected_lines(messages):
+        lines = [line for line in lines if (line.label, line.text) not in wrong]
     return render(select(lines, budget))

@@ -16,7 +16,7 @@ from conversations.content import text_block
 from conversations.facts import fact_in_text, with_key_facts
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.selectors import summary_current
-from conversations.services import messages_append, thread_create
+from conversations.services import message_correct, messages_append, thread_create
 from conversations.summarizer import EXTRACTIVE_MODEL, KEY_FACTS_PREFIX, summary_cut
 from conversations.summary_policy import (
     PRIOR_REMAINING_TURNS,
@@ -202,6 +202,25 @@ def test_an_unchanged_summary_writes_no_version_and_the_trace_says_so(alice, set
     assert event.payload["version_written"] is False
     assert event.payload["version"] == 1
     assert thread_summary_update(thread_id=thread.id, force=True).status == "up_to_date"
+
+
+@pytest.mark.django_db
+def test_a_correction_note_replaces_the_wrong_statement_in_the_summary(alice, settings):
+    settings.MEMORY_WINDOW = 4
+    thread = thread_create(owner=alice)
+    when = datetime(2026, 5, 4, 9, tzinfo=UTC)
+    dated(thread, when, ("user", "My new manager is Paolo Rossi, he starts in Turin."))
+    filler(thread, 3, when)
+    wrong = Message.objects.get(thread=thread, sequence=1)
+    note = message_correct(message=wrong, right_value="Paolo Bianchi", about="the manager's name")
+    Message.objects.filter(pk=note.pk).update(created_at=when)
+    filler(thread, 4, when)
+
+    text = thread_summary_update(thread_id=thread.id, force=True).summary.text
+
+    assert "- User: My new manager is Paolo Rossi" not in text
+    (line,) = [x for x in text.splitlines() if x.startswith("- Note: ")]
+    assert "the right value is: Paolo Bianchi" in line
 
 
 def test_identifiers_survive_as_whole_tokens_only():
