@@ -36,6 +36,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 
 from bench.common import setup, write_result
@@ -216,9 +217,11 @@ def replay(chat: Chat) -> dict:
         status = thread_summary_update(thread_id=thread.pk, use_model=False).status
         outcomes[status] = outcomes.get(status, 0) + 1
     summary = summary_current(thread=thread)
-    versions = ThreadSummary.objects.filter(thread=thread).count()
+    texts = list(ThreadSummary.objects.filter(thread=thread).order_by("version").values_list("text", flat=True))
+    identical = sum(1 for a, b in pairwise(texts) if a == b)
     user.delete()
-    return {"text": summary.text if summary else "", "versions": versions, "outcomes": outcomes}
+    text = summary.text if summary else ""
+    return {"text": text, "versions": len(texts), "identical": identical, "outcomes": outcomes}
 
 
 def cut_prefix(parts: list[str], tokens: int) -> str:
@@ -267,6 +270,7 @@ def evaluate(chat: Chat, *, show: bool) -> dict:
         all_names |= names_in(text, exclude=chat.speakers)
     ours = score(chat, result["text"], all_names)
     row = {"chat": chat.name, "messages": len(chat.messages), "ours": ours, "versions": result["versions"]}
+    row["identical_versions"] = result["identical"]
     row["outcomes"] = result["outcomes"]
     if chat.reference:
         row["reference_prefix"] = score(chat, cut_prefix(chat.reference, ours["tokens"]), all_names)
@@ -305,12 +309,18 @@ def main() -> int:
     for chat in chats:
         row = evaluate(chat, show=args.show)
         rows.append(row)
-        print(f"{row['chat']} ({row['messages']} messages, {row['versions']} summary versions {row['outcomes']}):")
+        print(
+            f"{row['chat']} ({row['messages']} messages; summary versions written {row['versions']}, "
+            f"identical to the one before {row['identical_versions']}; updates {row['outcomes']}):"
+        )
         print(f"  product summary:   {_fmt(row['ours'])}")
         for key in ("reference_prefix", "reference_even"):
             if key in row:
                 print(f"  benchmark {key.split('_')[1]:<7} {_fmt(row[key])}")
     generated = [r for r in rows if r["chat"].startswith("generated-")]
+    versions = sum(r["versions"] for r in rows)
+    identical = sum(r["identical_versions"] for r in rows)
+    print(f"all chats: {versions} summary versions written, {identical} identical to the one before")
     if generated:
         held = sum(r["ours"]["answers_held"] for r in generated)
         total = sum(r["ours"]["answers"] for r in generated)
