@@ -99,10 +99,13 @@ def chat(request: HttpRequest, thread_id) -> HttpResponse:
 def _render_chat(request: HttpRequest, thread, form: MessageForm, status: int = 200) -> HttpResponse:
     latest = run_selectors.run_latest_for_thread(thread=thread)
     pending = latest if latest and latest.status != RunStatus.COMPLETED else None
+    shown = message_list_for_display(thread=thread)
     context = {
         "thread": thread,
         "agent_title": presenters.agent_title(thread.agent),
-        "chat_messages": presenters.messages_for_display(message_list_for_display(thread=thread)),
+        "chat_messages": presenters.messages_for_display(
+            shown, excerpts=presenters.run_excerpts_for(thread=thread, messages=shown)
+        ),
         "form": form,
         "run": pending,
         "run_error": presenters.run_error_text(pending) if pending and pending.status == RunStatus.FAILED else "",
