@@ -8,12 +8,14 @@ name that user. Every result is structured; a refusal is
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
 
+from conversations.selectors import corrections_of
 from memories.models import MemoryKind
 
 MAX_QUERY_CHARS = 500
@@ -147,11 +149,33 @@ def _check_args(name: str, args: Any) -> dict[str, Any] | None:
         return refusal(f"Unknown argument(s): {', '.join(unknown)}.", "Use only the arguments the tool defines.")
     types = {"string": str, "integer": int, "number": (int, float)}
     for key, value in args.items():
-        expected = types.get(schema["properties"][key].get("type", ""))
+        spec = schema["properties"][key]
+        expected = types.get(spec.get("type", ""))
         if expected and (not isinstance(value, expected) or isinstance(value, bool)):
-            return refusal(f"'{key}' must be a {schema['properties'][key]['type']}.", f"Pass '{key}' with that type.")
+            return refusal(f"'{key}' must be a {spec['type']}.", f"Pass '{key}' with that type.")
         if isinstance(value, str) and len(value) > 4 * MAX_QUERY_CHARS:
             return refusal(f"'{key}' is too long.", "Send a shorter value.")
+        problem = _check_bounds(key, value, spec)
+        if problem:
+            return problem
+    return None
+
+
+def _check_bounds(key: str, value: Any, spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema's ``minimum``, ``maximum`` and ``enum``, which the model is told but may ignore
+    (a negative amount was approved "by policy")."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return refusal(f"'{key}' must be a finite number.", f"Pass '{key}' as an ordinary number.")
+    low, high = spec.get("minimum"), spec.get("maximum")
+    if isinstance(value, int | float) and ((low is not None and value < low) or (high is not None and value > high)):
+        allowed = (
+            f"from {low} to {high}"
+            if low is not None and high is not None
+            else (f"at least {low}" if low is not None else f"at most {high}")
+        )
+        return refusal(f"'{key}' must be {allowed}; got {value}.", f"Call again with '{key}' {allowed}.")
+    if "enum" in spec and value not in spec["enum"]:
+        return refusal(f"'{key}' must be one of {', '.join(map(str, spec['enum']))}.", f"Pick '{key}' from that list.")
     return None
 
 
@@ -195,6 +219,15 @@ def _remember_fact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     }
     if outcome.action == "pending":
         result["note"] = "Stored for staff review: you will not see it until it is approved. Tell the user."
+    elif outcome.action == "superseded":
+        # Say what was replaced, so the model does not quote the old value again.
+        result["superseded"] = [{"memory_id": pk, "content": text} for pk, text, _ in outcome.superseded]
+        result["note"] = (
+            "This replaces what was remembered before (listed in `superseded`): the old memory is kept as history, "
+            "no longer recalled. Use the new value from now on."
+        )
+    elif outcome.action == "updated":
+        result["note"] = "A memory already said this; it was updated instead of adding another."
     return result
 
 
@@ -237,19 +270,21 @@ def _search_history(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if not query:
         return refusal("The query is empty.", "Pass the words you are looking for.")
     hits = retrieval.search_history(thread=ctx.thread, query=query, before_sequence=ctx.window_first_sequence)
-    return {
-        "ok": True,
-        "excerpts": [
-            {
-                "message_id": h.message_id,
-                "sequence": h.sequence,
-                "role": h.role,
-                "time": h.created_at.isoformat(),
-                "text": h.excerpt,
-            }
-            for h in hits
-        ],
-    }
+    # An excerpt of a statement that was corrected carries its correction notes.
+    notes = corrections_of(message_ids=[h.message_id for h in hits])
+    excerpts = []
+    for h in hits:
+        excerpt = {
+            "message_id": h.message_id,
+            "sequence": h.sequence,
+            "role": h.role,
+            "time": h.created_at.isoformat(),
+            "text": h.excerpt,
+        }
+        if h.message_id in notes:
+            excerpt["corrected_by"] = [n.text for n in notes[h.message_id]]
+        excerpts.append(excerpt)
+    return {"ok": True, "excerpts": excerpts}
 
 
 def _get_current_date(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -15,13 +15,12 @@ from typing import Any, Literal
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.contrib.postgres.search import TrigramSimilarity
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from liamemory.api import ApplicationError, Conflict
 from memories import embeddings
-from memories.matching import analyse
+from memories.matching import Verdict, compare
 from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, StaffAccessLog, WriterType
 
 RememberAction = Literal["created", "updated", "superseded", "pending"]
@@ -54,23 +53,30 @@ class RememberOutcome:
     action: RememberAction
     # The memory that was updated in place or superseded by ``memory``, when any.
     previous_id: int | None = None
+    # Every memory ``memory`` superseded, oldest statement first: (id, content, why).
+    superseded: tuple[tuple[int, str, str], ...] = ()
 
     def as_tool_result(self) -> dict[str, Any]:
         """What the remember tool answers, worded for the model."""
+        replaced = "; ".join(f'#{pk} "{content}"' for pk, content, _ in self.superseded)
         notes = {
             "created": "Remembered.",
             "updated": "A memory already said this; it was updated instead of adding another.",
-            "superseded": f"Remembered. It replaces memory #{self.previous_id}, which said otherwise.",
+            "superseded": f"Remembered. It replaces memory {replaced or f'#{self.previous_id}'}, which said "
+            "otherwise: that memory is kept as history (superseded) and will no longer be recalled.",
             "pending": "Stored for staff review: it will not be used until a staff member approves it. "
             "Tell the user it is waiting for review.",
         }
-        return {
+        result = {
             "ok": True,
             "memory_id": self.memory.pk,
             "action": self.action,
             "status": self.memory.status,
             "note": notes[self.action],
         }
+        if self.superseded:
+            result["superseded"] = [{"memory_id": pk, "content": c, "why": why} for pk, c, why in self.superseded]
+        return result
 
 
 def review_kinds() -> tuple[str, ...]:
@@ -188,32 +194,31 @@ def _lock_user(user: AbstractBaseUser) -> None:
     get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
 
 
-def _candidates(*, user: AbstractBaseUser, kind: str, content: str, statuses: list[str]) -> list[tuple]:
-    """Same user, same kind: (memory, similarity, subject similarity), most similar first.
+# Bounded anyway by the cap on active memories; pending ones are reviewed before more pile up.
+CANDIDATES_LIMIT = 200
 
-    Both similarities are pg_trgm's, so a near-duplicate found here is what staff find
-    with ``similarity()`` in SQL. The subject similarity compares the statements with
-    their identifiers and negations removed (see ``memories.matching``).
+
+def _judged_candidates(*, user: AbstractBaseUser, kind: str, content: str, statuses: list[str]) -> list[tuple]:
+    """Same user, same kind: (memory, verdict of ``content`` against it), most similar first.
+
+    Every memory of the kind is judged, not only the lexically similar ones: "I moved to
+    Milan" shares no trigram with "I live in Rome", yet replaces it. The rule is
+    ``memories.matching.compare`` (measured by ``python -m bench.contradictions``).
     """
     now = timezone.now()
     rows = list(
         Memory.objects.for_user(user)
         .filter(kind=kind, status__in=statuses)
         .exclude(expires_at__lte=now)
-        .annotate(similarity=TrigramSimilarity("content", content))
-        .filter(similarity__gt=0.2)
-        .order_by("-similarity", "-id")[:50]
+        .order_by("-id")[:CANDIDATES_LIMIT]
     )
-    if not rows:
-        return []
-    new_subject = analyse(content).subject
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT similarity(%s, s) FROM unnest(%s::text[]) WITH ORDINALITY AS t(s, i) ORDER BY i",
-            [new_subject, [analyse(m.content).subject for m in rows]],
-        )
-        subject_sims = [float(r[0]) for r in cursor.fetchall()]
-    return [(m, float(m.similarity), s) for m, s in zip(rows, subject_sims, strict=True)]
+    thresholds = {
+        "duplicate_similarity": _setting("MEMORY_DUPLICATE_SIMILARITY", 0.6),
+        "subject_similarity": _setting("MEMORY_SUBJECT_SIMILARITY", 0.8),
+    }
+    judged = [(m, compare(m.content, content, **thresholds)) for m in rows]
+    judged.sort(key=lambda pair: pair[1].similarity, reverse=True)
+    return judged
 
 
 def _count_towards_cap(user: AbstractBaseUser) -> int:
@@ -258,16 +263,8 @@ def memory_remember(
     with transaction.atomic():
         _lock_user(user)
         statuses = [MemoryStatus.PENDING] if needs_review else [MemoryStatus.ACTIVE]
-        candidates = _candidates(user=user, kind=kind, content=content, statuses=statuses)
-        new = analyse(content)
-        duplicate = next(
-            (
-                m
-                for m, sim, _ in candidates
-                if sim >= _setting("MEMORY_DUPLICATE_SIMILARITY", 0.6) and not analyse(m.content).differs_from(new)
-            ),
-            None,
-        )
+        judged = _judged_candidates(user=user, kind=kind, content=content, statuses=statuses)
+        duplicate = next((m for m, verdict in judged if verdict.relation == "same"), None)
         if duplicate is not None:
             duplicate.content = content
             duplicate.importance = max(duplicate.importance, importance)
@@ -278,18 +275,12 @@ def memory_remember(
             action: RememberAction = "pending" if needs_review else "updated"
             return RememberOutcome(memory=duplicate, action=action, previous_id=duplicate.pk)
 
-        contradicted = None
+        # A value that changed is a new version, never an edit in place: the old one is
+        # kept, linked and no longer recalled. Review kinds are left to the reviewer.
+        contradicted: list[tuple[Memory, Verdict]] = []
         if not needs_review:
-            contradicted = next(
-                (
-                    m
-                    for m, _, subject_sim in candidates
-                    if subject_sim >= _setting("MEMORY_SUBJECT_SIMILARITY", 0.8)
-                    and analyse(m.content).differs_from(new)
-                ),
-                None,
-            )
-        if contradicted is None:
+            contradicted = [(m, v) for m, v in judged if v.relation == "supersedes"]
+        if not contradicted:
             cap = settings.MEMORY_MAX_ACTIVE_PER_USER
             if _count_towards_cap(user) >= cap:
                 raise MemoryWriteRefused(
@@ -318,12 +309,19 @@ def memory_remember(
         _audit(memory, actor=actor, reason=reason)
         memory.save()
         _embed_later(memory)
-        if contradicted is not None:
-            contradicted.status = MemoryStatus.SUPERSEDED
-            contradicted.superseded_by = memory
-            _audit(contradicted, actor=actor, reason=f"{reason} superseded by #{memory.pk}")
-            contradicted.save(update_fields=["status", "superseded_by", "updated_at"])
-            return RememberOutcome(memory=memory, action="superseded", previous_id=contradicted.pk)
+        if contradicted:
+            contradicted.sort(key=lambda pair: pair[0].pk)
+            for old, verdict in contradicted:
+                old.status = MemoryStatus.SUPERSEDED
+                old.superseded_by = memory
+                _audit(old, actor=actor, reason=f"{reason} superseded by #{memory.pk}: {verdict.reason}")
+                old.save(update_fields=["status", "superseded_by", "updated_at"])
+            return RememberOutcome(
+                memory=memory,
+                action="superseded",
+                previous_id=contradicted[-1][0].pk,
+                superseded=tuple((m.pk, m.content, v.reason) for m, v in contradicted),
+            )
     return RememberOutcome(memory=memory, action="pending" if needs_review else "created")
 
 
@@ -355,22 +353,32 @@ def _writer_for(actor: AbstractBaseUser, memory: Memory) -> str:
 
 
 def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> Memory:
-    """Replace ``memory`` by a corrected text: a new active memory, the old one superseded."""
-    memory = _concrete(memory)
+    """Replace ``memory`` by a corrected text: a new memory, the old one superseded.
+
+    The new one is active, or pending when its kind needs review and the corrector is not staff.
+    """
     content = _clean_content(content)
-    if memory.status not in (MemoryStatus.ACTIVE, MemoryStatus.PENDING):
-        raise Conflict(
-            f"Memory #{memory.pk} is {memory.status}; only active or pending memories can be corrected.",
-            extra={"successor_id": memory.superseded_by_id},
-        )
     writer_type = _writer_for(actor, memory)
     with transaction.atomic():
+        # Locked and read again: of parallel corrections the first supersedes the memory
+        # and the others find it superseded (409), never six successors.
+        memory = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+        if memory is None:
+            raise Conflict("This memory no longer exists.")
+        if memory.status not in (MemoryStatus.ACTIVE, MemoryStatus.PENDING):
+            raise Conflict(
+                f"Memory #{memory.pk} is {memory.status}; only active or pending memories can be corrected.",
+                extra={"successor_id": memory.superseded_by_id},
+            )
+        # A correction of a review kind by anyone but staff waits for staff like the
+        # original did: correcting must not be a way around the review.
+        needs_review = memory.kind in review_kinds() and writer_type in REVIEWED_WRITERS
         new = Memory(
             user_id=memory.user_id,
             kind=memory.kind,
             content=content,
             importance=memory.importance,
-            status=MemoryStatus.ACTIVE,
+            status=MemoryStatus.PENDING if needs_review else MemoryStatus.ACTIVE,
             writer_type=writer_type,
             writer_name=getattr(actor, "username", "")[:100],
             source_thread_id=memory.source_thread_id,

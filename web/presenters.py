@@ -56,6 +56,9 @@ class MessageView:
     run_id: Any = None
     # Older messages of the thread the reply's context quoted (``agents.selectors.run_excerpts``).
     excerpts: list[dict] = field(default_factory=list)
+    # Where "Correct" posts (what the user or the assistant said), and a refused correction.
+    correct_url: str = ""
+    correction_error: str = ""
 
 
 def message_view(message: Message) -> MessageView:
@@ -76,7 +79,17 @@ def message_view(message: Message) -> MessageView:
         agent=agent_title(message.agent) if message.agent else "",
         tools=sorted(set(tools)),
         run_id=message.run_id,
+        correct_url=reverse(
+            "web:message-correct", kwargs={"thread_id": message.thread_id, "sequence": message.sequence}
+        )
+        if message.role in (MessageRole.USER, MessageRole.ASSISTANT)
+        else "",
     )
+
+
+def tool_step(step: dict[str, Any]) -> dict[str, Any]:
+    """A streamed tool step in the words of the note under a reply."""
+    return {"name": step.get("name", ""), "label": TOOL_LABELS.get(step.get("name", ""), "used a tool")}
 
 
 def messages_for_display(messages: list[Message], *, excerpts: dict | None = None) -> list[MessageView]:
@@ -124,6 +137,7 @@ def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, 
         "agent": agent_title(run.agent),
         "done": run.status not in ACTIVE_STATUSES,
         "url": reverse("web:run-status", kwargs={"run_id": run.pk}),
+        "events_url": reverse("web:run-events", kwargs={"run_id": run.pk}),
         "retry_url": reverse("web:run-retry", kwargs={"run_id": run.pk}),
         "cancel_url": reverse("web:run-cancel", kwargs={"run_id": run.pk}),
         "tokens": thread_tokens(thread),
@@ -135,6 +149,7 @@ def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, 
                 "agent": v.agent,
                 "tools": v.tools,
                 "excerpts": v.excerpts,
+                "correct_url": v.correct_url,
             }
             for v in messages_for_display(replies, excerpts=run_excerpts_for(thread=thread, messages=replies))
         ],
