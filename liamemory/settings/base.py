@@ -109,6 +109,10 @@ if DB_POOL_MAX_SIZE:
         "max_size": DB_POOL_MAX_SIZE,
         "timeout": env.float("DB_POOL_TIMEOUT", default=30.0),
     }
+# When LangGraph writes a run's checkpoint: "exit" (default) once, when the run ends or
+# stops for an approval (what resuming and time travel need); "sync"/"async" after
+# every step as well (one write per node, for stepping through a turn's tool calls).
+CHECKPOINT_DURABILITY = env.str("CHECKPOINT_DURABILITY", default="exit")
 # Connections of the LangGraph checkpointer's own pool, per process.
 CHECKPOINT_POOL_MAX_SIZE = env.int("CHECKPOINT_POOL_MAX_SIZE", default=4)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -235,6 +239,13 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Chat turns on a queue of their own (unset: one queue for everything). The turn worker
+# is a thread pool holding many model calls at once; embeddings, summaries, the purge
+# and erasure run on the default queue in a separate process, so their CPU-bound work
+# neither holds the turn worker's interpreter lock nor its embedding model's lock.
+CELERY_TURN_QUEUE = env.str("CELERY_TURN_QUEUE", default="")
+if CELERY_TURN_QUEUE:
+    CELERY_TASK_ROUTES = {name: {"queue": CELERY_TURN_QUEUE} for name in ("agents.execute_run", "agents.resume_run")}
 
 # --- Models and memory ----------------------------------------------------------
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")

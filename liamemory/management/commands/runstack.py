@@ -1,4 +1,9 @@
-"""Run the whole product on one machine: web server, Celery worker and beat.
+"""Run the whole product on one machine: web server, Celery workers and beat.
+
+The setup the README's production notes describe: chat turns on their own queue,
+taken by a thread-pool worker (``WORKER_CONCURRENCY``, default 64 model calls in
+flight), the background tasks by a worker process of their own, and every process
+with a small database connection pool (``DB_POOL_MAX_SIZE``, default 10 here).
 
 Ctrl-C (or SIGTERM) stops all three and then the embedded PostgreSQL, if that is the
 database in use.
@@ -15,9 +20,11 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+TURN_QUEUE = "turns"
+
 
 class Command(BaseCommand):
-    help = "Start web, worker and beat together; Ctrl-C stops everything."
+    help = "Start web, the turn and background workers and beat together; Ctrl-C stops everything."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--addr", default=os.environ.get("LIAMEMORY_ADDR", "127.0.0.1:8000"))
@@ -25,9 +32,17 @@ class Command(BaseCommand):
     def handle(self, *args, addr: str, **options) -> None:
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
+        celery = [python, "-m", "celery", "-A", "liamemory"]
         commands = {
             "web": [python, manage, "runserver", addr, "--noreload"],
-            "worker": [python, "-m", "celery", "-A", "liamemory", "worker", "-l", "info", "--concurrency", "2"],
+            # Turns: a thread pool holding many model calls at once (they wait on the network).
+            "worker": [
+                *celery,
+                *("worker", "-l", "info", "-n", "turns@%h", "-Q", TURN_QUEUE, "--pool", "threads"),
+                *("--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
+            ],
+            # Everything else (embeddings, summaries, purge, erasure): CPU-bound, one process of its own.
+            "background": [*celery, "worker", "-l", "info", "-n", "background@%h", "--concurrency", "1"],
             "beat": [
                 python,
                 "-m",
@@ -41,7 +56,13 @@ class Command(BaseCommand):
                 "django_celery_beat.schedulers:DatabaseScheduler",
             ],
         }
-        procs = {name: subprocess.Popen(cmd, cwd=settings.BASE_DIR) for name, cmd in commands.items()}
+        env = {
+            **os.environ,
+            "CELERY_TURN_QUEUE": TURN_QUEUE,
+            "DB_POOL_MAX_SIZE": os.environ.get("DB_POOL_MAX_SIZE", "10"),
+            "CHECKPOINT_POOL_MAX_SIZE": os.environ.get("CHECKPOINT_POOL_MAX_SIZE", "8"),
+        }
+        procs = {name: subprocess.Popen(cmd, cwd=settings.BASE_DIR, env=env) for name, cmd in commands.items()}
         self.stdout.write(self.style.SUCCESS(f"liamemory is up at http://{addr}/  (admin: http://{addr}/admin/)"))
         self.stdout.write("Press Ctrl-C to stop web, worker, beat and the embedded database.")
 
