@@ -143,12 +143,13 @@ class Stack:
                 str(self.concurrency),
                 "--without-gossip",
                 "--without-mingle",
+                "-Q",
+                self.turn_queue or "celery,embeddings",
                 "-n",
                 f"bench-{os.getpid()}@%h",
             ],
         }
         if self.turn_queue:
-            commands["worker"] += ["-Q", self.turn_queue]
             commands["background"] = [
                 sys.executable,
                 "-m",
@@ -164,6 +165,8 @@ class Stack:
                 str(self.background),
                 "--without-gossip",
                 "--without-mingle",
+                "-Q",
+                "celery,embeddings",
                 "-n",
                 f"bench-bg-{os.getpid()}@%h",
             ]

@@ -239,13 +239,22 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Chat turns on a queue of their own (unset: one queue for everything). The turn worker
-# is a thread pool holding many model calls at once; embeddings, summaries, the purge
-# and erasure run on the default queue in a separate process, so their CPU-bound work
-# neither holds the turn worker's interpreter lock nor its embedding model's lock.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+# Embedding tasks have a queue of their own, taken by a worker of their own (`runstack`
+# starts one with one process): a burst of vectors to make never delays a turn or a
+# summary waiting in the default queue, and only that process holds the model's
+# passage side in memory.
+EMBEDDING_QUEUE = env.str("EMBEDDING_QUEUE", default="embeddings")
+CELERY_TASK_ROUTES = {"memories.embed_*": {"queue": EMBEDDING_QUEUE}}
+# Chat turns on a queue of their own (unset: the default queue). The turn worker is a
+# thread pool holding many model calls at once; summaries, the purge and erasure stay
+# on the default queue in a worker process of their own (and embeddings on theirs), so
+# CPU-bound work never holds the turn worker's interpreter lock.
 CELERY_TURN_QUEUE = env.str("CELERY_TURN_QUEUE", default="")
 if CELERY_TURN_QUEUE:
-    CELERY_TASK_ROUTES = {name: {"queue": CELERY_TURN_QUEUE} for name in ("agents.execute_run", "agents.resume_run")}
+    CELERY_TASK_ROUTES.update(
+        {name: {"queue": CELERY_TURN_QUEUE} for name in ("agents.execute_run", "agents.resume_run")}
+    )
 
 # --- Models and memory ----------------------------------------------------------
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")

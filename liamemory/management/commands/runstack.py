@@ -2,8 +2,9 @@
 
 The setup the README's production notes describe: chat turns on their own queue,
 taken by a thread-pool worker (``WORKER_CONCURRENCY``, default 64 model calls in
-flight), the background tasks by a worker process of their own, and every process
-with a small database connection pool (``DB_POOL_MAX_SIZE``, default 10 here).
+flight); summaries, the purge and erasure by a worker of their own; vectors by the
+embedder; every process with a small database connection pool (``DB_POOL_MAX_SIZE``,
+default 10 here).
 
 Ctrl-C (or SIGTERM) stops all three and then the embedded PostgreSQL, if that is the
 database in use.
@@ -24,7 +25,7 @@ TURN_QUEUE = "turns"
 
 
 class Command(BaseCommand):
-    help = "Start web, the turn and background workers and beat together; Ctrl-C stops everything."
+    help = "Start web, the turn worker, the worker, the embedder and beat together; Ctrl-C stops everything."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--addr", default=os.environ.get("LIAMEMORY_ADDR", "127.0.0.1:8000"))
@@ -32,17 +33,46 @@ class Command(BaseCommand):
     def handle(self, *args, addr: str, **options) -> None:
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
-        celery = [python, "-m", "celery", "-A", "liamemory"]
         commands = {
             "web": [python, manage, "runserver", addr, "--noreload"],
             # Turns: a thread pool holding many model calls at once (they wait on the network).
-            "worker": [
-                *celery,
-                *("worker", "-l", "info", "-n", "turns@%h", "-Q", TURN_QUEUE, "--pool", "threads"),
-                *("--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
+            "turns": [
+                *(python, "-m", "celery", "-A", "liamemory", "worker", "-l", "info", "-n", "turns@%h"),
+                *("-Q", TURN_QUEUE, "--pool", "threads", "--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
             ],
-            # Everything else (embeddings, summaries, purge, erasure): CPU-bound, one process of its own.
-            "background": [*celery, "worker", "-l", "info", "-n", "background@%h", "--concurrency", "1"],
+            "worker": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "liamemory",
+                "worker",
+                "-l",
+                "info",
+                "--concurrency",
+                "2",
+                "-Q",
+                settings.CELERY_TASK_DEFAULT_QUEUE,
+                "-n",
+                "worker@%h",
+            ],
+            # Vectors of new messages and memories, off the turns' queue, one process.
+            "embedder": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "liamemory",
+                "worker",
+                "-l",
+                "info",
+                "--concurrency",
+                "1",
+                "-Q",
+                settings.EMBEDDING_QUEUE,
+                "-n",
+                "embedder@%h",
+            ],
             "beat": [
                 python,
                 "-m",
@@ -64,7 +94,7 @@ class Command(BaseCommand):
         }
         procs = {name: subprocess.Popen(cmd, cwd=settings.BASE_DIR, env=env) for name, cmd in commands.items()}
         self.stdout.write(self.style.SUCCESS(f"liamemory is up at http://{addr}/  (admin: http://{addr}/admin/)"))
-        self.stdout.write("Press Ctrl-C to stop web, worker, beat and the embedded database.")
+        self.stdout.write("Press Ctrl-C to stop web, the workers, beat and the embedded database.")
 
         stopping = False
 

@@ -78,7 +78,38 @@
     bubble.innerHTML = reply.html;
     article.appendChild(bubble);
     if (reply.tools && reply.tools.length) article.appendChild(el("p", "tools", reply.tools.join(" · ")));
+    if (reply.correct_url) article.appendChild(correctControl(reply));
     messages.appendChild(article);
+  }
+
+  // The same "Correct" control the server renders under a message (_message.html).
+  function correctControl(reply) {
+    var details = el("details", "correct correct-statement");
+    var summary = el("summary", "btn btn-quiet", "Correct");
+    details.appendChild(summary);
+    var form = el("form");
+    form.method = "post";
+    form.action = reply.correct_url;
+    var token = document.createElement("input");
+    token.type = "hidden";
+    token.name = "csrfmiddlewaretoken";
+    token.value = csrf;
+    form.appendChild(token);
+    [["right_value", "What is right instead", 500, true], ["about", "About (optional)", 100, false]].forEach(function (f) {
+      var id = f[0] + "-" + reply.id;
+      var label = el("label", "", f[1]);
+      label.htmlFor = id;
+      var input = document.createElement("input");
+      input.id = id;
+      input.name = f[0];
+      input.maxLength = f[2];
+      input.required = f[3];
+      form.appendChild(label);
+      form.appendChild(input);
+    });
+    form.appendChild(el("button", "btn btn-primary", "Save correction"));
+    details.appendChild(form);
+    return details;
   }
 
   function setTokens(tokens) {
