@@ -114,3 +114,46 @@ def run_latest_for_thread(*, thread) -> Run | None:
 def run_messages(*, run: Run) -> list[Message]:
     """The assistant and system messages a run wrote, in order (tool results left out)."""
     return list(Message.objects.filter(run=run).exclude(role=MessageRole.TOOL).order_by("sequence"))
+
+
+EXCERPT_SHOWN_CHARS = 160
+
+
+def run_excerpts(*, thread, run_ids: list) -> dict:
+    """For each run, the older messages of ``thread`` its context quoted, in order.
+
+    ``{run_id: [{"message_id", "sequence", "date", "text"}]}``: what the chat page shows
+    under a reply. Two queries; a quoted message deleted since is left out.
+    """
+    infos = dict(Run.objects.filter(thread=thread, pk__in=run_ids).values_list("id", "context_info"))
+    wanted = {
+        e["message_id"]
+        for info in infos.values()
+        for e in (info or {}).get("excerpts") or []
+        if isinstance(e, dict) and isinstance(e.get("message_id"), int)
+    }
+    rows = {
+        m.pk: m
+        for m in Message.objects.filter(thread=thread, pk__in=wanted).only("id", "sequence", "text", "created_at")
+    }
+    out: dict = {}
+    for run_id, info in infos.items():
+        shown = []
+        for e in (info or {}).get("excerpts") or []:
+            row = rows.get(e.get("message_id")) if isinstance(e, dict) else None
+            if row is None:
+                continue
+            text = " ".join(row.text.split())
+            if len(text) > EXCERPT_SHOWN_CHARS:
+                text = text[: EXCERPT_SHOWN_CHARS - 1] + "…"
+            shown.append(
+                {
+                    "message_id": row.pk,
+                    "sequence": row.sequence,
+                    "date": row.created_at.date().isoformat(),
+                    "text": text,
+                }
+            )
+        if shown:
+            out[run_id] = shown
+    return out

@@ -105,7 +105,8 @@ def _render_chat(
 ) -> HttpResponse:
     latest = run_selectors.run_latest_for_thread(thread=thread)
     pending = latest if latest and latest.status != RunStatus.COMPLETED else None
-    shown = presenters.messages_for_display(message_list_for_display(thread=thread))
+    rows = message_list_for_display(thread=thread)
+    shown = presenters.messages_for_display(rows, excerpts=presenters.run_excerpts_for(thread=thread, messages=rows))
     for view in shown:
         view.correction_error = (correction_errors or {}).get(view.sequence, "")
     context = {

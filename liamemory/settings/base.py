@@ -274,6 +274,9 @@ STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=300.0)
 OFFLINE_WORD_DELAY_SECONDS = env.float("OFFLINE_WORD_DELAY_SECONDS", default=0.0)
 MEMORY_WINDOW = env.int("MEMORY_WINDOW", default=20)
 MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
+# Token budget of the older excerpts of the thread brought into a context when the
+# message asks about something (0 = none; the model can still call search_history).
+MEMORY_EXCERPT_TOKENS = env.int("MEMORY_EXCERPT_TOKENS", default=500)
 # Every Nth summary version is rebuilt from the verbatim messages instead of from the
 # previous summary, so errors do not compound (a summary of a summary drifts).
 SUMMARY_REBUILD_EVERY = env.int("SUMMARY_REBUILD_EVERY", default=5)
