@@ -39,6 +39,9 @@ def test_tokens_replay_sends_less_than_full_resend_and_keeps_identifiers():
     # At most the latest statement (3 identifiers) may sit between a waiting summary and
     # the window, where only search_history reaches it.
     assert f["identifiers_stated"] - 3 <= f["identifiers_held"] <= f["identifiers_stated"]
+    # Asked about at the end, every identifier reaches the context (whole tokens).
+    recalled, asked, missed = result["recalled"]
+    assert recalled == asked == f["identifiers_stated"] and missed == []
     # Every turn sends the same cacheable prefix, and it is part of what is counted.
     assert len({r["prefix"] for r in result["rows"]}) == 1
     assert all(r["sent"] >= r["prefix"] + r["window"] for r in result["rows"])
@@ -52,3 +55,11 @@ def test_contradiction_bench_scores_every_subset():
     assert {r["subset"] for r in rows} == {"dev", "heldout", "generated", "heldout2", "heldout3"} and len(rows) >= 150
     figures = score(rows, offline)
     assert figures["pairs"] == len(rows) and 0 <= figures["wrong_supersessions"] <= 1
+
+
+def test_identifier_checks_compare_whole_tokens():
+    from bench.tokens import holds_whole
+
+    assert holds_whole("18", "order 18, due 2026-01-18.") and holds_whole("€120.50", "costs €120.50.")
+    assert not holds_whole("18", "order #184") and not holds_whole("A-12", "A-1234")
+    assert not holds_whole("120", "120.50")
