@@ -159,3 +159,10 @@ def test_staff_correct_a_message_from_the_admin(client, alice, staff, told):
     assert Memory.objects.get(user=alice, status="active").content == "my order number is B-1200"
     client.force_login(alice)
     assert client.get(changelist.url).status_code in (302, 403)
+
+
+def test_correcting_a_reply_supersedes_what_its_run_remembered(alice, told):
+    reply = Message.objects.filter(thread=told, role="assistant").order_by("sequence").last()
+    answer = api(alice).post(url(told, reply.sequence), {"right_value": "my order number is B-1200"}, format="json")
+    assert answer.status_code == 201
+    assert Memory.objects.get(user=alice, status="active").content == "my order number is B-1200"
