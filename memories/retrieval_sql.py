@@ -40,14 +40,21 @@ cand AS (
     FROM scope s, q
     WHERE s.search_simple @@ q.qs OR s.search_stem @@ q.qm
 ),
-tf AS (
-    SELECT c.id, t.ord, 's' AS sig, max(array_length(u.positions, 1)) AS tf
-    FROM cand c CROSS JOIN LATERAL unnest(c.search_simple) u JOIN terms t ON u.lexeme = ANY (t.lex_s)
-    GROUP BY c.id, t.ord
+term_lex AS (
+    SELECT t.ord, 's' AS sig, l.lexeme FROM terms t CROSS JOIN LATERAL unnest(t.lex_s) AS l(lexeme)
     UNION ALL
-    SELECT c.id, t.ord, 'm' AS sig, max(array_length(u.positions, 1)) AS tf
-    FROM cand c CROSS JOIN LATERAL unnest(c.search_stem) u JOIN terms t ON u.lexeme = ANY (t.lex_m)
-    GROUP BY c.id, t.ord
+    SELECT t.ord, 'm' AS sig, l.lexeme FROM terms t CROSS JOIN LATERAL unnest(t.lex_m) AS l(lexeme)
+),
+-- Each candidate's tsvectors are unnested once and hash-joined to the query's lexemes
+-- (joining on "lexeme = ANY (array)" unnested them again for every query word).
+tf AS (
+    SELECT c.id, tl.ord, tl.sig, max(array_length(u.positions, 1)) AS tf
+    FROM cand c CROSS JOIN LATERAL unnest(c.search_simple) u JOIN term_lex tl ON tl.sig = 's' AND tl.lexeme = u.lexeme
+    GROUP BY c.id, tl.ord, tl.sig
+    UNION ALL
+    SELECT c.id, tl.ord, tl.sig, max(array_length(u.positions, 1)) AS tf
+    FROM cand c CROSS JOIN LATERAL unnest(c.search_stem) u JOIN term_lex tl ON tl.sig = 'm' AND tl.lexeme = u.lexeme
+    GROUP BY c.id, tl.ord, tl.sig
 ),
 df AS (
     SELECT ord, sig, count(*)::float AS df FROM tf GROUP BY ord, sig
@@ -68,12 +75,17 @@ bm25 AS (
                   * CASE WHEN tf.sig = 's' THEN c.dl_s / stats.avg_s ELSE c.dl_m / stats.avg_m END)) AS part
     ) w
     GROUP BY tf.id
+),
+-- The pool first, then trigram similarity for its rows only (not for every candidate).
+top AS (
+    SELECT c.id, c.thread_id, c.sequence, c.text, bm25.bm25_s, bm25.bm25_m, bm25.coverage
+    FROM bm25 JOIN cand c ON c.id = bm25.id
+    ORDER BY bm25.bm25_m + bm25.bm25_s DESC, c.sequence DESC
+    LIMIT %(pool)s
 )
-SELECT c.id, c.thread_id, c.sequence, bm25.bm25_s, bm25.bm25_m, bm25.coverage,
-       word_similarity(%(qtext)s, c.text) AS trigram
-FROM bm25 JOIN cand c ON c.id = bm25.id
-ORDER BY bm25.bm25_m + bm25.bm25_s DESC, c.sequence DESC
-LIMIT %(pool)s
+SELECT id, thread_id, sequence, bm25_s, bm25_m, coverage, word_similarity(%(qtext)s, text) AS trigram
+FROM top
+ORDER BY bm25_m + bm25_s DESC, sequence DESC
 """
 
 
