@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -142,23 +143,54 @@ def _calls(search, queries: list[str], baseline: dict[str, str]):
     return calls
 
 
+def _backend_cpu_ms() -> float | None:
+    """CPU time so far of this connection's database process (a local server only), in ms."""
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_backend_pid()")
+        pid = cur.fetchone()[0]
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def interleaved(calls: dict, repeat: int, max_seconds: float) -> dict[str, dict]:
     """Time the calls in turn, one of each per round, so the machine's changing load
-    falls on every path alike (this machine is shared: minutes apart is not side by side)."""
+    falls on every path alike (this machine is shared: minutes apart is not side by side).
+
+    Besides wall time: this process's CPU (client and embedding thread) and the database
+    process's CPU per call, which the machine's load inflates far less than wall time.
+    """
     for call in calls.values():
         call(), call()
     wall: dict[str, list[float]] = {name: [] for name in calls}
     cpu: dict[str, list[float]] = {name: [] for name in calls}
+    db: dict[str, float] = dict.fromkeys(calls, 0.0)
     deadline = time.monotonic() + max_seconds
     for _ in range(repeat):
         for name, call in calls.items():
+            db_started = _backend_cpu_ms()
             started, cpu_started = time.perf_counter(), time.process_time()
             call()
             wall[name].append((time.perf_counter() - started) * 1000)
             cpu[name].append((time.process_time() - cpu_started) * 1000)
+            db_ended = _backend_cpu_ms()
+            if db_started is not None and db_ended is not None:
+                db[name] += db_ended - db_started
         if len(wall[name]) >= 5 and time.monotonic() > deadline:
             break
-    return {name: {**timings(wall[name]), "cpu_median_ms": round(statistics.median(cpu[name]), 3)} for name in calls}
+    return {
+        name: {
+            **timings(wall[name]),
+            "cpu_median_ms": round(statistics.median(cpu[name]), 3),
+            "cpu_mean_ms": round(statistics.fmean(cpu[name]), 3),
+            "db_cpu_mean_ms": round(db[name] / len(wall[name]), 3),
+        }
+        for name in calls
+    }
 
 
 def _top10(calls: dict, questions: int) -> dict[str, int]:
@@ -236,7 +268,8 @@ def main() -> int:
     ):
         for name, t in results[key].items():
             verdict = "met" if t["p95_ms"] <= target else f"NOT met by {t['p95_ms'] - target:.1f} ms"
-            print(f"{label}, {name:>10}: {fmt(t)}  (p95 target <= {target} ms: {verdict})")
+            print(f"{label}, {name:>10}: {fmt(t)}, database CPU {t['db_cpu_mean_ms']:.1f} ms/call")
+            print(f"{'':>40} p95 target <= {target} ms: {verdict}")
     print(
         f"history search, questions whose first ten hits equal the 'sequential' path's, of {len(HISTORY_QUERIES)}: "
         f"{results['history_same_top10']}; load {load_average()}"
