@@ -65,6 +65,11 @@ def error_reply(status: int, error_type: str, message: str = "scripted error", r
     }
 
 
+def raw_reply(body: str, status: int = 200, content_type: str = "application/json") -> dict:
+    """A step answering these exact bytes (a body that is not JSON, or JSON with NaN)."""
+    return {"status": status, "raw": body, "content_type": content_type}
+
+
 def stream_error(error_type: str = "overloaded_error", message: str = "Overloaded", after_words: int = 2) -> dict:
     """A streamed answer that fails mid-way with an ``error`` event after a few words."""
     step = text_reply("partial words before the failure and more")
@@ -201,6 +206,14 @@ class FakeAnthropicServer:
                 if delay:
                     time.sleep(delay)
                 status = step.get("status", 200)
+                if "raw" in step:
+                    data = step["raw"].encode()
+                    self.send_response(status)
+                    self.send_header("content-type", step["content_type"])
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return None
                 if status != 200:
                     return self._send(status, step["body"], step.get("headers"))
                 reply = {

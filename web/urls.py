@@ -10,6 +10,7 @@ urlpatterns = [
     path("c/<uuid:thread_id>/", views.chat, name="chat"),
     path("c/<uuid:thread_id>/send", views.chat_send, name="chat-send"),
     path("c/<uuid:thread_id>/rename", views.conversation_rename, name="conversation-rename"),
+    path("c/<uuid:thread_id>/m/<int:sequence>/correct", views.message_correct_view, name="message-correct"),
     path("c/<uuid:thread_id>/delete", views.conversation_delete, name="conversation-delete"),
     path("runs/<uuid:run_id>", views.run_status, name="run-status"),
     path("runs/<uuid:run_id>/events", views.run_events, name="run-events"),

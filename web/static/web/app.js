@@ -68,6 +68,26 @@
     return article;
   }
 
+  // The older messages a reply's context quoted, as the page renders them (text only, never HTML).
+  function excerptList(excerpts) {
+    var details = el("details", "excerpts");
+    var n = excerpts.length;
+    details.appendChild(el("summary", "", "used " + n + " earlier message" + (n === 1 ? "" : "s")));
+    var list = el("ul", "");
+    excerpts.forEach(function (e) {
+      var item = el("li", "");
+      var link = el("a", "", "#" + e.sequence);
+      link.href = "#msg-" + e.message_id;
+      item.appendChild(link);
+      item.append(" ");
+      item.appendChild(el("span", "when", e.date));
+      item.append(" “" + e.text + "”");
+      list.appendChild(item);
+    });
+    details.appendChild(list);
+    return details;
+  }
+
   // Reply HTML comes from the server, already rendered from markdown and sanitized.
   function addReply(reply) {
     if (document.getElementById("msg-" + reply.id)) return;
@@ -78,7 +98,39 @@
     bubble.innerHTML = reply.html;
     article.appendChild(bubble);
     if (reply.tools && reply.tools.length) article.appendChild(el("p", "tools", reply.tools.join(" · ")));
+    if (reply.excerpts && reply.excerpts.length) article.appendChild(excerptList(reply.excerpts));
+    if (reply.correct_url) article.appendChild(correctControl(reply));
     messages.appendChild(article);
+  }
+
+  // The same "Correct" control the server renders under a message (_message.html).
+  function correctControl(reply) {
+    var details = el("details", "correct correct-statement");
+    var summary = el("summary", "btn btn-quiet", "Correct");
+    details.appendChild(summary);
+    var form = el("form");
+    form.method = "post";
+    form.action = reply.correct_url;
+    var token = document.createElement("input");
+    token.type = "hidden";
+    token.name = "csrfmiddlewaretoken";
+    token.value = csrf;
+    form.appendChild(token);
+    [["right_value", "What is right instead", 500, true], ["about", "About (optional)", 100, false]].forEach(function (f) {
+      var id = f[0] + "-" + reply.id;
+      var label = el("label", "", f[1]);
+      label.htmlFor = id;
+      var input = document.createElement("input");
+      input.id = id;
+      input.name = f[0];
+      input.maxLength = f[2];
+      input.required = f[3];
+      form.appendChild(label);
+      form.appendChild(input);
+    });
+    form.appendChild(el("button", "btn btn-primary", "Save correction"));
+    details.appendChild(form);
+    return details;
   }
 
   function setTokens(tokens) {
