@@ -4,24 +4,24 @@
 - ``search_history``: verbatim messages of one thread relevant to a query.
 - ``search_threads``: the same across all of a user's threads.
 
-Why several signals: on long multi-session chats, trigram similarity of a question
-against whole messages finds the right turn far less often than BM25, and trigram
-word similarity or Postgres full-text ranking alone only about match it. History
-search therefore ranks the candidate messages with several signals computed in one
-SQL query and fuses their *ranks* (reciprocal rank fusion, so no signal's scale
-dominates):
+History search scores every message with two independent signals and adds them as
+standard scores (how many standard deviations a message stands above the scope's mean,
+negative parts dropped), so that neither family's scale dominates and a signal that
+sees nothing special in a query adds nothing:
 
-1. BM25 over stemmed words (English or Italian snowball, per message), with IDF and
-   length normalisation from the searched messages themselves;
-2. BM25 over the words as written (identifiers, numbers, names, any language);
-3. trigram word similarity of the content words of the question (typos, inflections);
-4. coverage: how many distinct question words a message contains;
-5. the same stemmed BM25 smoothed over the neighbouring turns (a question often
-   matches the exchange, not one side of it);
-6. cosine similarity of e5 embeddings (``memories.embeddings``) of the question and
-   of every embedded message of the scope, computed in numpy: it finds the answers
-   that share no word with the question ("Who is my physician?" -> "My new GP is
-   Dr. Okafor"), which no lexical list can.
+1. lexical: BM25 over stemmed words (English and Italian snowball) of each message
+   indexed together with its neighbours at half weight, plus the dates the question
+   names (a month, a year, a weekday) matched against the message's date
+   (``retrieval_sql.HISTORY_SQL`` says why);
+2. semantic: cosine similarity of e5 embeddings (``memories.embeddings``) of the
+   question and of every embedded message of the scope, computed in numpy: it finds
+   the answers that share no word with the question ("Who is my physician?" -> "My
+   new GP is Dr. Okafor"), which no lexical list can.
+
+Chosen on LoCoMo's conv-26 and checked on other chats (bench/README.md, "Long
+chats"): reciprocal-rank fusion of several correlated lexical lists with a heavily
+weighted cosine list ranked the speaker the question names above its words; ranks
+throw away how far ahead the best matches are, standard scores keep it.
 
 Memory recall fuses the same kinds of lists over the user's memories; a memory found
 by its embedding alone must pass a cosine floor, so that a message about nothing the
@@ -31,7 +31,8 @@ Lexical lists use the question's content words (English and Italian stop words a
 "what did I say about"-style words removed); the embedding sees the question as
 written. Rows not embedded yet are simply absent from the cosine list. Whether
 embeddings are used at all is decided in ``memories.embeddings.enabled()``. Scores
-are ordinal only: callers may sort by them, never compare them across calls.
+of memories are ordinal only; a history hit's score is its summed standard scores, so
+above about 3 it stands well out of its thread (comparable across calls, roughly).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 
@@ -52,17 +54,15 @@ from memories import retrieval_sql as sql
 from memories.models import Memory, MemoryStatus
 from memories.stopwords import STOP_WORDS
 
-# BM25 parameters (the usual defaults) and the reciprocal-rank-fusion constant.
+# BM25 parameters (the usual defaults) and the reciprocal-rank-fusion constant (memories).
 BM25_K1 = 1.2
 BM25_B = 0.75
 RRF_K = 60
-# Signal weights in the fusion. Lexically the stemmed BM25 is the strongest list. The
-# lexical lists are correlated views of the same words, the embeddings' cosine is an
-# independent one and the only one that sees paraphrase: it weighs as much as the
-# lexical lists together (the two families count equally, as in the usual hybrid
-# search). Not fitted to the benchmark: on its dev split 1.5 / 3 / 6 give recall@10
-# 0.62 / 0.63 / 0.69 and cosine alone 0.66 (lexical 0.42), see bench/README.md.
-HISTORY_WEIGHTS = {"stem": 1.0, "simple": 0.6, "trigram": 0.4, "coverage": 0.5, "context": 0.5, "cosine": 3.0}
+# History: the weight of each neighbour in a message's lexical document (the message
+# itself weighs 1, so it outranks its neighbours on its own words), and of the two
+# standard scores in the sum (equal: two families, neither preferred).
+NEIGHBOUR_WEIGHT = 0.5
+HISTORY_WEIGHTS = {"lexical": 1.0, "cosine": 1.0}
 MEMORY_WEIGHTS = {"stem": 1.0, "simple": 0.7, "trigram": 0.7, "coverage": 0.4, "cosine": 3.0}
 # How many candidates each method hands to the fusion, and how many query words are used.
 CANDIDATE_POOL = 400
@@ -96,8 +96,8 @@ class HistoryHit:
     created_at: datetime
     excerpt: str
     score: float
-    # Which signals ranked this message (name -> rank, 1 = best), for traces and tuning.
-    signals: dict[str, int] = field(default_factory=dict, compare=False)
+    # Each signal's standard score for this message (lexical, cosine), for traces and tuning.
+    signals: dict[str, float] = field(default_factory=dict, compare=False)
 
 
 # --- the query --------------------------------------------------------------------
@@ -160,45 +160,111 @@ class _Candidate:
     id: int
     thread_id: uuid.UUID
     sequence: int
-    bm25_s: float = 0.0
-    bm25_m: float = 0.0
-    coverage: int = 0
-    trigram: float = 0.0
-    cosine: float = 0.0
+    lexical: float = 0.0
+    cosine: float | None = None
 
 
-def _history_candidates(*, scope_sql: str, scope_params: dict, terms: list[str], before: int) -> list[_Candidate]:
+@dataclass
+class _Scores:
+    """The candidates of one search and the statistics that standardise their scores."""
+
+    candidates: dict[int, _Candidate] = field(default_factory=dict)
+    lexical_mean: float = 0.0
+    lexical_std: float = 0.0
+    cosine_mean: float = 0.0
+    cosine_std: float = 0.0
+
+
+_MONTHS = {
+    name: number
+    for names in (
+        "january february march april may june july august september october november december",
+        "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+    )
+    for number, name in enumerate(names.split(), start=1)
+}
+_MONTHS.update({name[:3]: number for name, number in list(_MONTHS.items())[:12] if name != "may"})
+_MONTHS["sept"] = 9
+_WEEKDAYS = {  # ISO: Monday 1 .. Sunday 7
+    name: number
+    for names in (
+        "monday tuesday wednesday thursday friday saturday sunday",
+        "lunedì martedì mercoledì giovedì venerdì sabato domenica",
+    )
+    for number, name in enumerate(names.split(), start=1)
+}
+_WEEKDAYS.update({"lunedi": 1, "martedi": 2, "mercoledi": 3, "giovedi": 4, "venerdi": 5})
+_YEAR_RE = re.compile(r"(?:19|20)\d\d")
+
+
+def date_terms(query: str) -> list[tuple[str, int]]:
+    """The dates a query names, as ``(part, value)`` for ``date_part``: month, year, ISO weekday.
+
+    "May" counts as the month only when capitalised and not the first word ("May I
+    ask..." and "you may" do not).
+    """
+    found: list[tuple[str, int]] = []
+    words = re.findall(r"\w+", (query or "")[:MAX_QUERY_CHARS])
+    for i, word in enumerate(words):
+        lower = word.lower()
+        if lower == "may" and (i == 0 or word != "May"):
+            continue
+        if lower in _MONTHS:
+            term = ("month", _MONTHS[lower])
+        elif lower in _WEEKDAYS:
+            term = ("isodow", _WEEKDAYS[lower])
+        elif _YEAR_RE.fullmatch(word):
+            term = ("year", int(word))
+        else:
+            continue
+        if term not in found:
+            found.append(term)
+    return found
+
+
+def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms: list[str], before: int) -> _Scores:
+    scores = _Scores()
     if not terms:
-        return []
+        return scores
+    dates = date_terms(query)
     params = {
         **scope_params,
         "terms": terms,
         "tsq": _tsquery_text(terms),
-        "qtext": " ".join(terms),
+        "date_parts": [part for part, _ in dates],
+        "date_values": [value for _, value in dates],
+        "tz": settings.TIME_ZONE,
         "before": before,
+        "nb": NEIGHBOUR_WEIGHT,
         "k1": BM25_K1,
         "b": BM25_B,
         "pool": CANDIDATE_POOL,
     }
     with connection.cursor() as cursor:
         cursor.execute(sql.HISTORY_SQL.format(scope=scope_sql.format(t="m")), params)
-        return [_Candidate(*row) for row in cursor.fetchall()]
+        rows = cursor.fetchall()
+    for message_id, thread_id, sequence, score, *_ in rows:
+        scores.candidates[message_id] = _Candidate(id=message_id, thread_id=thread_id, sequence=sequence, lexical=score)
+    if rows:
+        _, _, _, _, s1, s2, n = rows[0]
+        scores.lexical_mean = s1 / n
+        scores.lexical_std = max(0.0, s2 / n - scores.lexical_mean**2) ** 0.5
+    return scores
 
 
-def _vector_candidates(
-    *, scope_sql: str, scope_params: dict, query: str, before: int, lexical: list[_Candidate]
-) -> list[_Candidate]:
-    """The lexical candidates with their cosine, plus the best of the rest by cosine alone."""
+def _vector_candidates(*, scope_sql: str, scope_params: dict, query: str, before: int, scores: _Scores) -> None:
+    """Every scanned message's cosine; the best of those no lexical list found join the candidates."""
     if not embeddings.enabled():
-        return lexical
+        return
     params = {**scope_params, "before": before, "model": embeddings.MODEL_NAME, "scan": HISTORY_VECTOR_SCAN}
     with connection.cursor() as cursor:
         cursor.execute(sql.VECTORS_SQL.format(scope=scope_sql.format(t="e")), params)
         rows = cursor.fetchall()
     if not rows:
-        return lexical  # nothing embedded yet: no need to embed the question either
+        return  # nothing embedded yet: no need to embed the question either
     cosines = embeddings.from_bytes([bytes(r[3]) for r in rows]) @ embeddings.query_vector(query)
-    by_id = {c.id: c for c in lexical}
+    scores.cosine_mean, scores.cosine_std = float(cosines.mean()), float(cosines.std())
+    by_id = scores.candidates
     for i in np.argsort(-cosines)[:CANDIDATE_POOL]:
         message_id, thread_id, sequence, _ = rows[i]
         if message_id not in by_id:
@@ -206,38 +272,29 @@ def _vector_candidates(
     for (message_id, *_), cosine in zip(rows, cosines, strict=True):
         if message_id in by_id:
             by_id[message_id].cosine = float(cosine)
-    return list(by_id.values())
 
 
-def _rank_history(candidates: list[_Candidate], limit: int) -> list[tuple[_Candidate, float, dict]]:
-    if not candidates:
-        return []
-    keys = [c.id for c in candidates]
-    by_pos = {(c.thread_id, c.sequence): c for c in candidates}
-    stem = {c.id: c.bm25_m for c in candidates}
-    # The neighbours' stemmed BM25, at half weight: a question matching the exchange
-    # around a turn (the user's statement and the assistant's reply) lifts both.
-    context = {}
-    for c in candidates:
-        around = 0.0
-        for delta in (-1, 1):
-            n = by_pos.get((c.thread_id, c.sequence + delta))
-            if n is not None:
-                around = max(around, n.bm25_m)
-        context[c.id] = c.bm25_m + 0.5 * around
-    signals = {
-        "stem": stem,
-        "simple": {c.id: c.bm25_s for c in candidates},
-        "trigram": {c.id: c.trigram for c in candidates},
-        # Coverage first, the BM25 sum breaks its many ties.
-        "coverage": {c.id: c.coverage + 1e-3 * (c.bm25_m + c.bm25_s) / (1 + c.bm25_m + c.bm25_s) for c in candidates},
-        "context": context,
-        "cosine": {c.id: c.cosine for c in candidates},
-    }
-    fused, ranks = _fuse(keys, signals, HISTORY_WEIGHTS)
-    by_id = {c.id: c for c in candidates}
-    order = sorted(keys, key=lambda k: (-fused[k], -by_id[k].sequence))[:limit]
-    return [(by_id[k], fused[k], {name: r[k] for name, r in ranks.items() if k in r}) for k in order]
+def _standard(value: float | None, mean: float, std: float) -> float:
+    """How far above the mean ``value`` stands, in standard deviations; nothing below it."""
+    if value is None or value <= mean:
+        return 0.0
+    return (value - mean) / std if std > 1e-9 else 1.0
+
+
+def _rank_history(scores: _Scores, limit: int) -> list[tuple[_Candidate, float, dict]]:
+    ranked = []
+    for c in scores.candidates.values():
+        parts = {
+            "lexical": _standard(c.lexical if c.lexical > 0 else None, scores.lexical_mean, scores.lexical_std),
+            "cosine": _standard(c.cosine, scores.cosine_mean, scores.cosine_std),
+        }
+        fused = sum(HISTORY_WEIGHTS[name] * z for name, z in parts.items())
+        ranked.append((c, fused, parts))
+    # Ties (a lexical match below the mean, or no vectors at all): the lexical score,
+    # the cosine, then the newest message.
+    ranked.sort(key=lambda r: (-r[1], -r[0].lexical, -(r[0].cosine or 0.0), -r[0].sequence))
+    ranked = [r for r in ranked if r[1] > 0 or r[0].lexical > 0][:limit]
+    return [(c, fused, {name: round(z, 2) for name, z in parts.items()}) for c, fused, parts in ranked]
 
 
 def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
@@ -254,8 +311,8 @@ def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
     return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
-def _history_hits(candidates: list[_Candidate], terms: list[str], limit: int) -> list[HistoryHit]:
-    ranked = _rank_history(candidates, limit)
+def _history_hits(scores: _Scores, terms: list[str], limit: int) -> list[HistoryHit]:
+    ranked = _rank_history(scores, limit)
     rows = Message.objects.in_bulk([c.id for c, _, _ in ranked])
     return [
         HistoryHit(
@@ -274,13 +331,14 @@ def _history_hits(candidates: list[_Candidate], terms: list[str], limit: int) ->
 
 
 def _search_scope(*, scope_sql: str, scope_params: dict, query: str, before: int, limit: int) -> list[HistoryHit]:
+    query = (query or "")[:MAX_QUERY_CHARS]
     terms = query_terms(query)
     if limit <= 0 or not terms:  # nothing but stop words: nothing to look for
         return []
     kwargs = {"scope_sql": scope_sql, "scope_params": scope_params, "before": before}
-    candidates = _history_candidates(terms=terms, **kwargs)
-    candidates = _vector_candidates(query=query[:MAX_QUERY_CHARS], lexical=candidates, **kwargs)
-    return _history_hits(candidates, terms, limit)
+    scores = _history_candidates(query=query, terms=terms, **kwargs)
+    _vector_candidates(query=query, scores=scores, **kwargs)
+    return _history_hits(scores, terms, limit)
 
 
 def search_history(
