@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from django.conf import settings
 from django.db import connections
 
 CHECKPOINT_TABLES = ("checkpoint_writes", "checkpoint_blobs", "checkpoints", "checkpoint_migrations")
@@ -62,7 +63,7 @@ def shared_saver() -> object:
         _pool = ConnectionPool(
             conninfo(),
             min_size=1,
-            max_size=4,
+            max_size=settings.CHECKPOINT_POOL_MAX_SIZE,
             kwargs={"autocommit": True, "prepare_threshold": None, "row_factory": dict_row},
             open=True,
         )

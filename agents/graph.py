@@ -28,6 +28,7 @@ from agents.context import Context, build_context, long_term_memory_allowed
 from agents.llm import ChatModel
 from agents.models import TraceKind
 from agents.registry import AgentSpec
+from agents.streaming import release_db_connection
 from conversations.tokens import estimate_messages
 
 STEP_LIMIT_TEXT = "I stopped here: this request needed more tool steps than I am allowed in one turn."
@@ -40,6 +41,8 @@ class TurnRuntime:
     user: Any
     agent: AgentSpec
     model: ChatModel
+    # Publishes the reply while it is written (agents/streaming.py); None writes it only at the end.
+    stream: Any = None
 
 
 class TurnState(TypedDict, total=False):
@@ -98,7 +101,17 @@ def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     ctx = Context(**state["context"]) if state.get("context") else _context(state, rt)
     new = state.get("new", [])
     messages = ctx.messages + _wire(new)
-    reply = rt.model.complete(system=ctx.system, messages=messages, tools=ctx.tools, max_tokens=rt.agent.max_tokens)
+    # No database connection is held while the model writes (a pooled one goes back).
+    release_db_connection()
+    reply = rt.model.complete(
+        system=ctx.system,
+        messages=messages,
+        tools=ctx.tools,
+        max_tokens=rt.agent.max_tokens,
+        on_text=rt.stream.text if rt.stream else None,
+    )
+    if rt.stream:
+        rt.stream.end_message()
     sent = ctx.info["estimated_tokens"] + estimate_messages(_wire(new))
     services.trace_record(
         run_id=rt.run.pk,
@@ -151,6 +164,8 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     )
     blocks = []
     for call in [b for b in state["new"][-1]["content"] if b.get("type") == "tool_use"]:
+        if rt.stream:
+            rt.stream.tool(call["name"])
         started = time.monotonic()
         try:
             result = agent_tools.execute(call["name"], call.get("input"), tool_ctx)

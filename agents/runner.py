@@ -16,6 +16,7 @@ from agents.llm import AnthropicModel, ChatModel, ModelError
 from agents.models import Run, RunErrorCode, RunStatus
 from agents.offline import OfflineModel
 from agents.registry import get_agent
+from agents.streaming import RunStream
 
 logger = logging.getLogger(__name__)
 
@@ -45,7 +46,14 @@ def _graph() -> Any:
 
 def _runtime(run_id: str) -> TurnRuntime:
     run = Run.objects.select_related("thread", "user", "request_message").get(pk=run_id)
-    return TurnRuntime(run=run, thread=run.thread, user=run.user, agent=get_agent(run.agent), model=model_for_run(run))
+    return TurnRuntime(
+        run=run,
+        thread=run.thread,
+        user=run.user,
+        agent=get_agent(run.agent),
+        model=model_for_run(run),
+        stream=RunStream(run.pk) if settings.STREAM_REPLIES else None,
+    )
 
 
 def _config(rt: TurnRuntime, checkpoint_id: str | None = None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from conversations.selectors import corrections_of
 from memories.models import MemoryKind
 
 MAX_QUERY_CHARS = 500
@@ -218,6 +219,15 @@ def _remember_fact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     }
     if outcome.action == "pending":
         result["note"] = "Stored for staff review: you will not see it until it is approved. Tell the user."
+    elif outcome.action == "superseded":
+        # Say what was replaced, so the model does not quote the old value again.
+        result["superseded"] = [{"memory_id": pk, "content": text} for pk, text, _ in outcome.superseded]
+        result["note"] = (
+            "This replaces what was remembered before (listed in `superseded`): the old memory is kept as history, "
+            "no longer recalled. Use the new value from now on."
+        )
+    elif outcome.action == "updated":
+        result["note"] = "A memory already said this; it was updated instead of adding another."
     return result
 
 
@@ -260,19 +270,21 @@ def _search_history(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if not query:
         return refusal("The query is empty.", "Pass the words you are looking for.")
     hits = retrieval.search_history(thread=ctx.thread, query=query, before_sequence=ctx.window_first_sequence)
-    return {
-        "ok": True,
-        "excerpts": [
-            {
-                "message_id": h.message_id,
-                "sequence": h.sequence,
-                "role": h.role,
-                "time": h.created_at.isoformat(),
-                "text": h.excerpt,
-            }
-            for h in hits
-        ],
-    }
+    # An excerpt of a statement that was corrected carries its correction notes.
+    notes = corrections_of(message_ids=[h.message_id for h in hits])
+    excerpts = []
+    for h in hits:
+        excerpt = {
+            "message_id": h.message_id,
+            "sequence": h.sequence,
+            "role": h.role,
+            "time": h.created_at.isoformat(),
+            "text": h.excerpt,
+        }
+        if h.message_id in notes:
+            excerpt["corrected_by"] = [n.text for n in notes[h.message_id]]
+        excerpts.append(excerpt)
+    return {"ok": True, "excerpts": excerpts}
 
 
 def _get_current_date(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -16,8 +16,9 @@ formatted in.
 # length normalisation by the window's weighted length. The scope clause is fixed SQL
 # chosen by the caller ("{t}" is the table's alias); every value is a parameter.
 # ``terms`` is MATERIALIZED, or each query word is stemmed again for every word of every
-# candidate (260 ms on a 419-message thread). ``stats`` is MATERIALIZED: inlined, the planner recomputed the scope's aggregate per
-# candidate (850 ms instead of 50 ms on a 2,000-message thread, bench/README.md). Also
+# candidate (260 ms on a 419-message thread). ``stats`` is MATERIALIZED: inlined, the
+# planner recomputed the scope's aggregate per candidate (850 ms instead of 50 ms on a
+# 2,000-message thread, bench/README.md). Also
 # returned: the sum and the sum of squares of all scores (``memories.retrieval``
 # standardises the scores with them) and the scope's size.
 HISTORY_SQL = """
@@ -81,17 +82,6 @@ SELECT b.id, b.thread_id, b.sequence, b.score,
 FROM bm25 b CROSS JOIN stats
 ORDER BY b.score DESC, b.sequence DESC
 LIMIT %(pool)s
-"""
-
-
-# The scope's newest embedded messages. Same scope clauses as above, on the copy of
-# thread and sequence the embedding row keeps (one index range scan per thread).
-VECTORS_SQL = """
-SELECT e.message_id, e.thread_id, e.sequence, e.vector
-FROM conversations_messageembedding e
-WHERE {scope} AND e.sequence < %(before)s AND e.model = %(model)s
-ORDER BY e.message_id DESC
-LIMIT %(scan)s
 """
 
 

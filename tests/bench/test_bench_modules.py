@@ -11,6 +11,7 @@ MODULES = [
     "tokens",
     "overhead",
     "latency",
+    "vectors",
     "throughput",
     "footprint",
     "erasure",
@@ -48,6 +49,6 @@ def test_contradiction_bench_scores_every_subset():
 
     assert load_pairs() == build_pairs(), "pairs.jsonl is stale: python -m bench.contradictions --write"
     rows = load_pairs()
-    assert {r["subset"] for r in rows} == {"dev", "heldout", "generated"} and len(rows) >= 150
+    assert {r["subset"] for r in rows} == {"dev", "heldout", "generated", "heldout2", "heldout3"} and len(rows) >= 150
     figures = score(rows, offline)
     assert figures["pairs"] == len(rows) and 0 <= figures["wrong_supersessions"] <= 1

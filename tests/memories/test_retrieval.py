@@ -195,7 +195,7 @@ def test_memory_recall_filters_kinds(alice):
 
 
 def test_history_question_naming_a_month_finds_the_turn_said_that_month(alice):
-    """"Yesterday" holds no date: the message's own date answers "in July"."""
+    """ "Yesterday" holds no date: the message's own date answers "in July"."""
     thread = thread_create(owner=alice)
     _say(thread, CHITCHAT)
     _say(thread, [("user", "We went camping by the lake yesterday, the kids loved it."), ("assistant", "Lovely!")])
@@ -205,8 +205,9 @@ def test_history_question_naming_a_month_finds_the_turn_said_that_month(alice):
     _say(thread, [("user", "We went camping again yesterday, this time up in the mountains."), ("assistant", "Nice.")])
     july_seq = thread.next_sequence - 2
     _say(thread, CHITCHAT)
-    thread.messages.filter(sequence__lt=july_from).update(created_at=timezone.now().replace(year=2023, month=6, day=10))
-    thread.messages.filter(sequence__gte=july_from).update(created_at=timezone.now().replace(year=2023, month=7, day=12))
+    june, july = (timezone.now().replace(year=2023, month=m, day=10) for m in (6, 7))
+    thread.messages.filter(sequence__lt=july_from).update(created_at=june)
+    thread.messages.filter(sequence__gte=july_from).update(created_at=july)
 
     assert search_history(thread=thread, query="Where did we go camping in July?")[0].sequence == july_seq
     assert search_history(thread=thread, query="Where did we go camping in June?")[0].sequence == june_seq
@@ -217,7 +218,7 @@ def test_history_finds_an_answer_through_its_neighbour(alice):
     thread = thread_create(owner=alice)
     for _ in range(10):
         _say(thread, CHITCHAT)
-    _say(thread, [("assistant", "Did you finally go to the pottery class on Saturday?"), ("user", "Yes! I made a bowl.")])
+    _say(thread, [("assistant", "Did you finally go to the pottery class on Saturday?"), ("user", "Yes! A bowl.")])
     answer_seq = thread.next_sequence - 1
     for _ in range(10):
         _say(thread, CHITCHAT)
