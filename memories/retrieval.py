@@ -305,7 +305,13 @@ def _rank_history(scores: _Scores, limit: int) -> list[tuple[_Candidate, float, 
     # the cosine, then the newest message.
     ranked.sort(key=lambda r: (-r[1], -r[0].lexical, -(r[0].cosine or 0.0), -r[0].sequence))
     ranked = [r for r in ranked if r[1] > 0 or r[0].lexical > 0][:limit]
-    return [(c, fused, {name: round(z, 2) for name, z in parts.items()}) for c, fused, parts in ranked]
+    return [(c, fused, _seen_by(c, parts)) for c, fused, parts in ranked]
+
+
+def _seen_by(c: _Candidate, parts: dict[str, float]) -> dict[str, float]:
+    """The standard score of each signal that saw the message (matched it, or compared it)."""
+    seen = {"lexical": c.lexical > 0, "cosine": c.cosine is not None}
+    return {name: round(z, 2) for name, z in parts.items() if seen[name]}
 
 
 def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
