@@ -163,6 +163,7 @@ class _Candidate:
     thread_id: uuid.UUID
     sequence: int
     lexical: float = 0.0
+    own: bool = False  # the message itself holds a query word (not only its neighbours)
     cosine: float | None = None
 
 
@@ -245,10 +246,12 @@ def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms
     with connection.cursor() as cursor:
         cursor.execute(sql.HISTORY_SQL.format(scope=scope_sql.format(t="m")), params)
         rows = cursor.fetchall()
-    for message_id, thread_id, sequence, score, *_ in rows:
-        scores.candidates[message_id] = _Candidate(id=message_id, thread_id=thread_id, sequence=sequence, lexical=score)
+    for message_id, thread_id, sequence, score, own, *_ in rows:
+        scores.candidates[message_id] = _Candidate(
+            id=message_id, thread_id=thread_id, sequence=sequence, lexical=score, own=own
+        )
     if rows:
-        _, _, _, _, s1, s2, n = rows[0]
+        *_, s1, s2, n = rows[0]
         scores.lexical_mean = s1 / n
         scores.lexical_std = max(0.0, s2 / n - scores.lexical_mean**2) ** 0.5
     return scores
@@ -292,9 +295,11 @@ def _standard(value: float | None, mean: float, std: float) -> float:
     return (value - mean) / std if std > 1e-9 else 1.0
 
 
-def _rank_history(scores: _Scores, limit: int) -> list[tuple[_Candidate, float, dict]]:
+def _rank_history(scores: _Scores, limit: int, *, own_only: bool) -> list[tuple[_Candidate, float, dict]]:
     ranked = []
     for c in scores.candidates.values():
+        if own_only and not c.own and c.cosine is None:
+            continue
         parts = {
             "lexical": _standard(c.lexical if c.lexical > 0 else None, scores.lexical_mean, scores.lexical_std),
             "cosine": _standard(c.cosine, scores.cosine_mean, scores.cosine_std),
@@ -328,8 +333,8 @@ def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
     return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
-def _history_hits(scores: _Scores, terms: list[str], limit: int) -> list[HistoryHit]:
-    ranked = _rank_history(scores, limit)
+def _history_hits(scores: _Scores, terms: list[str], limit: int, *, own_only: bool) -> list[HistoryHit]:
+    ranked = _rank_history(scores, limit, own_only=own_only)
     rows = Message.objects.in_bulk([c.id for c, _, _ in ranked])
     return [
         HistoryHit(
@@ -347,7 +352,9 @@ def _history_hits(scores: _Scores, terms: list[str], limit: int) -> list[History
     ]
 
 
-def _search_scope(*, scope_sql: str, scope_params: dict, query: str, before: int, limit: int) -> list[HistoryHit]:
+def _search_scope(
+    *, scope_sql: str, scope_params: dict, query: str, before: int, limit: int, own_only: bool = False
+) -> list[HistoryHit]:
     query = (query or "")[:MAX_QUERY_CHARS]
     terms = query_terms(query)
     if limit <= 0 or not terms:  # nothing but stop words: nothing to look for
@@ -357,7 +364,7 @@ def _search_scope(*, scope_sql: str, scope_params: dict, query: str, before: int
     kwargs = {"scope_sql": scope_sql, "scope_params": scope_params, "before": before}
     scores = _history_candidates(query=query, terms=terms, **kwargs)
     _vector_candidates(question=question, scores=scores, **kwargs)
-    return _history_hits(scores, terms, limit)
+    return _history_hits(scores, terms, limit, own_only=own_only)
 
 
 def search_history(
@@ -378,13 +385,19 @@ def search_history(
 
 
 def search_threads(*, user: AbstractBaseUser, query: str, limit: int = 20) -> list[HistoryHit]:
-    """Messages across all of the user's threads ranked for ``query`` (IDF over them all)."""
+    """Messages across all of the user's threads ranked for ``query`` (IDF over them all).
+
+    The person reads these hits in a list: a message that only its neighbours matched
+    (no query word of its own, no vector compared) is left out, where the agent's
+    ``search_history`` keeps it.
+    """
     return _search_scope(
         scope_sql="{t}.thread_id IN (SELECT id FROM conversations_thread WHERE owner_id = %(owner)s)",
         scope_params={"owner": user.pk},
         query=query,
         before=2**31 - 1,
         limit=limit,
+        own_only=True,
     )
 
 

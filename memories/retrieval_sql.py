@@ -13,7 +13,8 @@ formatted in.
 # (and per date word: a month, a year, a weekday the question names, matched against
 # the message's ``created_at`` in the installation's time zone) the window's weighted
 # term frequency goes through BM25 with IDF from per-message document frequencies and
-# length normalisation by the window's weighted length. The scope clause is fixed SQL
+# length normalisation by the window's weighted length; ``own`` says whether the
+# message itself holds a query word (or date). The scope clause is fixed SQL
 # chosen by the caller ("{t}" is the table's alias); every value is a parameter.
 # ``terms`` is MATERIALIZED, or each query word is stemmed again for every word of every
 # candidate (260 ms on a 419-message thread). ``stats`` is MATERIALIZED: inlined, the
@@ -63,12 +64,12 @@ df AS (
     SELECT ord, count(*)::float AS df FROM tf GROUP BY ord
 ),
 win AS (
-    SELECT tf.thread_id, tf.rn + o.off AS rn, tf.ord, sum(o.w * tf.tf) AS tf
+    SELECT tf.thread_id, tf.rn + o.off AS rn, tf.ord, sum(o.w * tf.tf) AS tf, bool_or(o.off = 0) AS own
     FROM tf CROSS JOIN (VALUES (-1, %(nb)s::float), (0, 1.0::float), (1, %(nb)s::float)) AS o(off, w)
     GROUP BY tf.thread_id, tf.rn + o.off, tf.ord
 ),
 bm25 AS (
-    SELECT s.id, s.thread_id, s.sequence,
+    SELECT s.id, s.thread_id, s.sequence, bool_or(w.own) AS own,
            sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * w.tf * (%(k1)s + 1)
                / (w.tf + %(k1)s * (1 - %(b)s + %(b)s * s.dl / stats.avg_dl))) AS score
     FROM win w
@@ -77,7 +78,7 @@ bm25 AS (
     CROSS JOIN stats
     GROUP BY s.id, s.thread_id, s.sequence
 )
-SELECT b.id, b.thread_id, b.sequence, b.score,
+SELECT b.id, b.thread_id, b.sequence, b.score, b.own,
        sum(b.score) OVER () AS s1, sum(b.score * b.score) OVER () AS s2, stats.n
 FROM bm25 b CROSS JOIN stats
 ORDER BY b.score DESC, b.sequence DESC
