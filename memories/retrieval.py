@@ -32,8 +32,9 @@ Lexical lists use the question's content words (English and Italian stop words a
 "what did I say about"-style words removed); the embedding sees the question as
 written. Rows not embedded yet are simply absent from the cosine list. Whether
 embeddings are used at all is decided in ``memories.embeddings.enabled()``. Scores
-of memories are ordinal only; a history hit's score is its summed standard scores, so
-above about 3 it stands well out of its thread (comparable across calls, roughly).
+of memories are ordinal only. A history hit's score is its summed standard scores
+(above about 3 it stands well out of its thread); its ``word_share`` and
+``cosine_margin`` are the strengths that compare across queries and threads.
 """
 
 from __future__ import annotations
@@ -100,6 +101,12 @@ class HistoryHit:
     score: float
     # Each signal's standard score for this message (lexical, cosine), for traces and tuning.
     signals: dict[str, float] = field(default_factory=dict, compare=False)
+    # Two strengths comparable across queries and threads, for callers that need a
+    # floor: the share of the query's content words the message itself contains, and how
+    # far its embedding's cosine to the query exceeds what everyday unrelated statements
+    # score (``embeddings.unrelated_similarity``; None without a vector).
+    word_share: float = field(default=0.0, compare=False)
+    cosine_margin: float | None = field(default=None, compare=False)
 
 
 # --- the query --------------------------------------------------------------------
@@ -164,7 +171,9 @@ class _Candidate:
     sequence: int
     lexical: float = 0.0
     own: bool = False  # the message itself holds a query word (not only its neighbours)
+    coverage: int = 0  # how many distinct query words the message itself holds
     cosine: float | None = None
+    unrelated: float = 0.0  # what unrelated statements score for the query (cosine)
 
 
 @dataclass
@@ -246,9 +255,9 @@ def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms
     with connection.cursor() as cursor:
         cursor.execute(sql.HISTORY_SQL.format(scope=scope_sql.format(t="m")), params)
         rows = cursor.fetchall()
-    for message_id, thread_id, sequence, score, own, *_ in rows:
+    for message_id, thread_id, sequence, score, own, coverage, *_ in rows:
         scores.candidates[message_id] = _Candidate(
-            id=message_id, thread_id=thread_id, sequence=sequence, lexical=score, own=own
+            id=message_id, thread_id=thread_id, sequence=sequence, lexical=score, own=own, coverage=coverage
         )
     if rows:
         *_, s1, s2, n = rows[0]
@@ -283,9 +292,11 @@ def _vector_candidates(
         return
     cosines = np.array([n.cosine for n in near])
     scores.cosine_mean, scores.cosine_std = float(cosines.mean()), float(cosines.std())
+    unrelated = embeddings.unrelated_similarity(question.result())
     for n in near:
         new = _Candidate(id=n.message_id, thread_id=n.thread_id, sequence=n.sequence)
-        scores.candidates.setdefault(n.message_id, new).cosine = n.cosine
+        candidate = scores.candidates.setdefault(n.message_id, new)
+        candidate.cosine, candidate.unrelated = n.cosine, unrelated
 
 
 def _standard(value: float | None, mean: float, std: float) -> float:
@@ -346,6 +357,8 @@ def _history_hits(scores: _Scores, terms: list[str], limit: int, *, own_only: bo
             excerpt=_excerpt(rows[c.id].text, terms),
             score=score,
             signals=signals,
+            word_share=c.coverage / max(1, len(terms)),
+            cosine_margin=None if c.cosine is None else c.cosine - c.unrelated,
         )
         for c, score, signals in ranked
         if c.id in rows

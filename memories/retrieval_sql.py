@@ -14,7 +14,8 @@ formatted in.
 # the message's ``created_at`` in the installation's time zone) the window's weighted
 # term frequency goes through BM25 with IDF from per-message document frequencies and
 # length normalisation by the window's weighted length; ``own`` says whether the
-# message itself holds a query word (or date). The scope clause is fixed SQL
+# message itself holds a query word (or date), ``coverage`` how many distinct query
+# words it holds. The scope clause is fixed SQL
 # chosen by the caller ("{t}" is the table's alias); every value is a parameter.
 # ``terms`` is MATERIALIZED, or each query word is stemmed again for every word of every
 # candidate (260 ms on a 419-message thread). ``stats`` is MATERIALIZED: inlined, the
@@ -70,6 +71,7 @@ win AS (
 ),
 bm25 AS (
     SELECT s.id, s.thread_id, s.sequence, bool_or(w.own) AS own,
+           count(*) FILTER (WHERE w.own AND w.ord < 1000) AS coverage,
            sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * w.tf * (%(k1)s + 1)
                / (w.tf + %(k1)s * (1 - %(b)s + %(b)s * s.dl / stats.avg_dl))) AS score
     FROM win w
@@ -78,7 +80,7 @@ bm25 AS (
     CROSS JOIN stats
     GROUP BY s.id, s.thread_id, s.sequence
 )
-SELECT b.id, b.thread_id, b.sequence, b.score, b.own,
+SELECT b.id, b.thread_id, b.sequence, b.score, b.own, b.coverage,
        sum(b.score) OVER () AS s1, sum(b.score * b.score) OVER () AS s2, stats.n
 FROM bm25 b CROSS JOIN stats
 ORDER BY b.score DESC, b.sequence DESC
