@@ -107,7 +107,7 @@ class Line:
     order: tuple[int, int]
 
     def render(self) -> str:
-        return f"- {self.label}: {self.text}"
+        return f"- {self.label}: {self.text}" if self.label else f"- {self.text}"
 
 
 def render(lines: Sequence[Line]) -> str:
@@ -195,6 +195,9 @@ def parse_lines(previous_text: str) -> list[Line]:
             day = heading["date"]
         elif m := LINE_RE.match(raw):
             lines.append(Line(m["date"] or day, m["label"], m["text"], (0, i)))
+        elif raw.startswith("- ") and raw[2:].strip():
+            # A line of another shape (the fast model's, when it did not follow the format): kept as it is.
+            lines.append(Line(day, "", raw[2:].strip(), (0, i)))
     return lines
 
 

@@ -17,7 +17,7 @@ from conversations.facts import fact_in_text, with_key_facts
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.selectors import summary_current
 from conversations.services import message_correct, messages_append, thread_create
-from conversations.summarizer import EXTRACTIVE_MODEL, KEY_FACTS_PREFIX, summary_cut
+from conversations.summarizer import EXTRACTIVE_MODEL, KEY_FACTS_PREFIX, extractive_summary, summary_cut
 from conversations.summary_policy import (
     PRIOR_REMAINING_TURNS,
     expected_remaining_turns,
@@ -223,6 +223,12 @@ def test_a_correction_note_replaces_the_wrong_statement_in_the_summary(alice, se
     assert "the right value is: Paolo Bianchi" in line
 
 
+def test_the_extractive_fallback_keeps_the_fast_model_lines_it_cannot_parse():
+    previous = "2026-05-04:\n- User: Ordered the Fiat Panda for 7,500 euros.\n- The user prefers e-mail to calls."
+
+    assert extractive_summary(previous_text=previous, messages=[], budget=400) == previous
+
+
 def test_identifiers_survive_as_whole_tokens_only():
     assert not fact_in_text("18", "order #184")
     assert not fact_in_text("A-77", "ticket A-7781")
@@ -328,7 +334,10 @@ def test_fast_model_summary_gets_lost_identifiers_back(alice, fake_anthropic, se
 
     (request,) = fake_anthropic.message_requests()
     assert request["model"] == settings.FAST_MODEL
-    assert "identifiers" in request["system"][0]["text"]
+    system = request["system"][0]["text"]
+    assert "identifiers" in system and "YYYY-MM-DD" in system and "small talk" in system
+    # Each message comes with its own date, so the model can resolve "yesterday".
+    assert f"[#1 {timezone.now().date().isoformat()} user] Hello!" in request["messages"][0]["content"]
     assert "A-7781" in request["messages"][0]["content"]
     summary = outcome.summary
     assert summary.model == settings.FAST_MODEL
