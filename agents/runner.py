@@ -87,7 +87,7 @@ def _drive_graph(run_id: str, graph_input: Any, checkpoint_id: str | None, start
         rt = _runtime(run_id)
         graph = _graph()
         config = _config(rt, checkpoint_id)
-        result = graph.invoke(graph_input, config, context=rt)
+        result = graph.invoke(graph_input, config, context=rt, durability=settings.CHECKPOINT_DURABILITY)
         if result.get("__interrupt__"):
             state = graph.get_state(_config(rt))
             info = {**(result.get("info") or {}), "checkpoint_id": state.config["configurable"]["checkpoint_id"]}

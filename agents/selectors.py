@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import F, Func, IntegerField
-from django.db.models.functions import Substr
+from django.db.models.functions import Length, Substr
 
 from agents.models import Run, RunStatus
 from conversations.models import Message, MessageRole
@@ -19,6 +19,28 @@ def run_get_for_user(*, user: AbstractBaseUser, run_id) -> Run:
         return Run.objects.select_related("thread", "request_message").get(pk=run_id, user=user)
     except (Run.DoesNotExist, ValueError, TypeError) as exc:
         raise NotFound("Run not found.") from exc
+
+
+def run_etag(*, user: AbstractBaseUser, run_id) -> str:
+    """A validator of everything a run's answer shows, from one small indexed read (no join, no reply).
+
+    It changes when the status, the streamed text or steps, or the end time change:
+    a poll that finds it unchanged answers 304 without building the run's answer.
+    """
+    row = (
+        Run.objects.filter(pk=run_id, user=user)
+        .annotate(
+            text_len=Length("partial_text"),
+            steps_len=Func(F("partial_steps"), function="jsonb_array_length", output_field=IntegerField()),
+        )
+        .values_list("status", "attempts", "finished_at", "text_len", "steps_len")
+        .first()
+    )
+    if row is None:
+        raise NotFound("Run not found.")
+    status, attempts, finished_at, text_len, steps_len = row
+    stamp = finished_at.timestamp() if finished_at else 0
+    return f'"{status}-{attempts}-{stamp:.6f}-{text_len}-{steps_len}"'
 
 
 def run_get_by_id(*, run_id) -> Run | None:

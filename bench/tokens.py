@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 import statistics
 import sys
 
@@ -66,11 +65,6 @@ def conversation(turns: int, seed: int = 7) -> tuple[list[tuple[str, str]], list
     return pairs, facts
 
 
-def holds_whole(fact: str, text: str) -> bool:
-    """Whether ``text`` holds ``fact`` as a whole token, not inside a longer one ("18" in "#184")."""
-    return re.search(rf"(?<![\w-]){re.escape(fact)}(?![\w-]|[.,]\d)", text) is not None
-
-
 def recall_questions(facts: list[tuple[int, str]]) -> list[tuple[str, str]]:
     """(identifier, a question asking for it by the other facts of its statement), for every identifier."""
     out = []
@@ -93,6 +87,7 @@ def recalled(*, thread, agent, user, facts: list[tuple[int, str]]) -> tuple[int,
 
     from agents.context import build_context
     from conversations.content import text_block
+    from conversations.facts import fact_in_text
     from conversations.services import messages_append
 
     missed = []
@@ -103,7 +98,7 @@ def recalled(*, thread, agent, user, facts: list[tuple[int, str]]) -> tuple[int,
             thread.refresh_from_db()
             ctx = build_context(thread=thread, agent=agent, user=user, request_message=request)
             transaction.set_rollback(True)
-        if not holds_whole(fact, _context_text(ctx).replace(question, " ")):
+        if not fact_in_text(fact, _context_text(ctx).replace(question, " ")):
             missed.append(fact)
     thread.refresh_from_db()
     return len(questions) - len(missed), len(questions), missed
@@ -133,6 +128,7 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
     from agents.context import build_context
     from agents.registry import get_agent
     from conversations.content import text_block
+    from conversations.facts import fact_in_text
     from conversations.services import messages_append, thread_create
     from conversations.summary_services import thread_summary_update
     from conversations.tokens import estimate_messages, estimate_text
@@ -162,10 +158,12 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
         if i + 1 in checkpoints:
             text = _context_text(ctx)
             stated = [f for t, f in facts if t <= i]
-            held[i + 1] = (sum(1 for f in stated if holds_whole(f, text)), len(stated))
+            # Whole tokens: "18" is not held by "#184".
+            held[i + 1] = (sum(1 for f in stated if fact_in_text(f, text)), len(stated))
         messages_append(thread=thread, items=[{"role": "assistant", "content": [text_block(reply)]}])
         outcome = thread_summary_update(thread_id=thread.pk, use_model=False)
-        if outcome.status == "created":
+        # An unchanged summary writes no version, yet the fast model would have been called.
+        if outcome.status in {"created", "unchanged"}:
             upkeep += _upkeep_tokens(thread, outcome, covered, summary_tokens)
             covered, summary_tokens = outcome.summary.covers_through, outcome.summary.token_estimate
     thread.refresh_from_db()

@@ -171,8 +171,19 @@ def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
 
 @login_required
 @require_GET
-def run_status(request: HttpRequest, run_id) -> JsonResponse:
-    return JsonResponse(_run_state(_run_or_404(request, run_id)))
+def run_status(request: HttpRequest, run_id) -> HttpResponse:
+    """The page's poll; unchanged since the last one, it is one small read and a 304."""
+    try:
+        etag = run_selectors.run_etag(user=request.user, run_id=run_id)
+    except NotFound as exc:
+        raise Http404("Not found.") from exc
+    if request.headers.get("If-None-Match") == etag:
+        response = HttpResponse(status=304)
+    else:
+        response = JsonResponse(_run_state(_run_or_404(request, run_id)))
+    response["ETag"] = etag
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 @login_required

@@ -19,7 +19,7 @@ from memories.matching import (
 )
 
 PAIRS = Path(__file__).resolve().parent / "pairs.jsonl"
-SUBSETS = ("dev", "heldout", "generated", "heldout2", "heldout3")
+SUBSETS = ("dev", "heldout", "generated", "heldout2", "heldout3", "heldout4")
 
 
 def build_pairs() -> list[dict]:
@@ -29,6 +29,7 @@ def build_pairs() -> list[dict]:
         ("heldout", handwritten.HELDOUT),
         ("heldout2", handwritten.HELDOUT2),
         ("heldout3", handwritten.HELDOUT3),
+        ("heldout4", handwritten.HELDOUT4),
     ):
         for lang, old, new, label in items:
             rows.append({"old": old, "new": new, "label": label, "lang": lang, "subset": split})
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = load_pairs()
     groups = {name: [r for r in rows if r["subset"] == name] for name in SUBSETS}
     for lang in ("en", "it"):
-        groups[f"heldout3 ({lang})"] = [r for r in groups["heldout3"] if r["lang"] == lang]
+        groups[f"heldout4 ({lang})"] = [r for r in groups["heldout4"] if r["lang"] == lang]
     results = {
         name: {"offline": score(subset, offline), "today": score(subset, baseline)} for name, subset in groups.items()
     }

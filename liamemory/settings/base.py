@@ -109,6 +109,10 @@ if DB_POOL_MAX_SIZE:
         "max_size": DB_POOL_MAX_SIZE,
         "timeout": env.float("DB_POOL_TIMEOUT", default=30.0),
     }
+# When LangGraph writes a run's checkpoint: "exit" (default) once, when the run ends or
+# stops for an approval (what resuming and time travel need); "sync"/"async" after
+# every step as well (one write per node, for stepping through a turn's tool calls).
+CHECKPOINT_DURABILITY = env.str("CHECKPOINT_DURABILITY", default="exit")
 # Connections of the LangGraph checkpointer's own pool, per process.
 CHECKPOINT_POOL_MAX_SIZE = env.int("CHECKPOINT_POOL_MAX_SIZE", default=4)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -242,6 +246,15 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 # passage side in memory.
 EMBEDDING_QUEUE = env.str("EMBEDDING_QUEUE", default="embeddings")
 CELERY_TASK_ROUTES = {"memories.embed_*": {"queue": EMBEDDING_QUEUE}}
+# Chat turns on a queue of their own (unset: the default queue). The turn worker is a
+# thread pool holding many model calls at once; summaries, the purge and erasure stay
+# on the default queue in a worker process of their own (and embeddings on theirs), so
+# CPU-bound work never holds the turn worker's interpreter lock.
+CELERY_TURN_QUEUE = env.str("CELERY_TURN_QUEUE", default="")
+if CELERY_TURN_QUEUE:
+    CELERY_TASK_ROUTES.update(
+        {name: {"queue": CELERY_TURN_QUEUE} for name in ("agents.execute_run", "agents.resume_run")}
+    )
 
 # --- Models and memory ----------------------------------------------------------
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")

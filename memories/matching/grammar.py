@@ -187,6 +187,10 @@ def _classify_being(value: str) -> tuple[str, str, bool] | None:
     m = re.match(r"^(?:nat[oa]|born) (?:a|in|ad) (.+)$", value)
     if m:
         return "birthplace", _clean_value(m.group(1)), False
+    m = re.match(r"^(\w{3,}ing) ?(.*)$", value)
+    if m:
+        # "I am studying law": what one does, like "I study law".
+        return f"do:{_verb_stem(m.group(1))}", _clean_value(m.group(2)), True
     return f"be:{value}", "", True
 
 
@@ -260,6 +264,15 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"^(?:i |io )?(?:have|has|ho|own|owns) (?:the|my|la|il|lo|l'|mia|mio) ?(?P<o>[\w]+)$"),
         "have_the",
     ),
+    (
+        re.compile(
+            r"^(?:i |io )?(?:(?:take|takes|catch|catches|go|goes|get|travel|commute|commutes) (?P<v>.+?) to work|"
+            r"(?P<w>walk|walks|cycle|cycles|bike|bikes|drive|drives|run|runs) to work|"
+            r"(?:go|goes|get|travel|commute|commutes) to work (?:by|on|in) (?P<x>.+)|"
+            r"vado al lavoro (?:in|a|con|col|con la|con il) (?P<y>.+)|vado al lavoro (?P<z>a piedi))$"
+        ),
+        "commute",
+    ),
     (re.compile(r"^(?:i |io )?(?:drive|drives|guido|guida)(?: (?P<v>.+))?$"), "car"),
     (
         re.compile(r"^(?:i |io )?(?:turned|have turned|turn|ho compiuto|compio|ha compiuto) (?P<v>\d+)(?: .*)?$"),
@@ -274,7 +287,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"^(?:i |io )?(?P<verb>like|likes|love|loves|enjoy|enjoys|adore|adores|hate|hates|dislike|"
-            r"dislikes|can stand|can not stand|mi piace|mi piacciono|gli piace|le piace|adoro|amo|odio|detesto)"
+            r"dislikes|can stand|sopporto|mi piace|mi piacciono|gli piace|le piace|adoro|amo|odio|detesto)"
             r" (?P<v>.+)$"
         ),
         "like",
@@ -349,6 +362,16 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
         count = groups["n"]
         count = NUMBER_WORDS.get(count.rstrip("'"), count)
         return f"have:{_singular(groups['o'])}", count, False
+    if kind == "commute":
+        means = next(
+            g for g in (groups.get("v"), groups.get("w"), groups.get("x"), groups.get("y"), groups.get("z")) if g
+        )
+        means = _clean_value(means.replace("the ", ""))
+        return (
+            "commute",
+            {"walks": "walk", "cycles": "cycle", "bikes": "cycle", "drives": "drive"}.get(means, means),
+            False,
+        )
     if kind == "retired":
         return "occupation", "retired", False
     if kind == "have_the":
@@ -371,7 +394,7 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
     return None
 
 
-_HATE = re.compile(r"^(?:i |io )?(?:hate|hates|dislike|dislikes|can not stand|odio|detesto)\b")
+_HATE = re.compile(r"^(?:i |io )?(?:hate|hates|dislike|dislikes|odio|detesto)\b")
 
 
 _STOPPED = re.compile(
@@ -415,7 +438,7 @@ def _stated_end(text: str) -> tuple[str, str, bool] | None:
                     parsed = _claim_from_rule(kind, rm, text)
                     if parsed is not None:
                         return parsed
-        return f"do:{verb}:{_clean_value(rest)}", "", True
+        return f"do:{verb}", _clean_value(rest), True
     m = _LEFT.match(text)
     if m:
         return "employer", _clean_value(m.group("v")), False
@@ -486,11 +509,11 @@ def _parse(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
         if gm and gm.group("verb") not in _NOT_VERBS:
             verb = gm.group("verb")
             verb = verb[:-1] if verb.endswith("s") and len(verb) > 3 and not verb.endswith("ss") else verb
-            parsed = (f"do:{_verb_stem(verb)}:{_clean_value(gm.group('v'))}", "", True)
+            parsed = (f"do:{_verb_stem(verb)}", _clean_value(gm.group("v")), True)
         else:
             im = _IT_VERB.match(text)
             if im:
-                parsed = (f"do:{_verb_stem(im.group('verb'))}:{_clean_value(im.group('v'))}", "", True)
+                parsed = (f"do:{_verb_stem(im.group('verb'))}", _clean_value(im.group("v")), True)
     if parsed is None:
         return None
     slot, value, multi = parsed

@@ -9,6 +9,7 @@ import pytest
 MODULES = [
     "contradictions",
     "tokens",
+    "summaries",
     "overhead",
     "latency",
     "vectors",
@@ -48,18 +49,19 @@ def test_tokens_replay_sends_less_than_full_resend_and_keeps_identifiers():
 
 
 def test_contradiction_bench_scores_every_subset():
-    from bench.contradictions.__main__ import build_pairs, load_pairs, offline, score
+    from bench.contradictions.__main__ import SUBSETS, build_pairs, load_pairs, offline, score
 
     assert load_pairs() == build_pairs(), "pairs.jsonl is stale: python -m bench.contradictions --write"
     rows = load_pairs()
-    assert {r["subset"] for r in rows} == {"dev", "heldout", "generated", "heldout2", "heldout3"} and len(rows) >= 150
+    assert {r["subset"] for r in rows} == set(SUBSETS) and len(rows) >= 150
     figures = score(rows, offline)
     assert figures["pairs"] == len(rows) and 0 <= figures["wrong_supersessions"] <= 1
 
 
-def test_identifier_checks_compare_whole_tokens():
-    from bench.tokens import holds_whole
+def test_summary_bench_scores_answers_and_names_as_words():
+    from bench.summaries import answer_held, names_in, words
 
-    assert holds_whole("18", "order 18, due 2026-01-18.") and holds_whole("€120.50", "costs €120.50.")
-    assert not holds_whole("18", "order #184") and not holds_whole("A-12", "A-1234")
-    assert not holds_whole("120", "120.50")
+    summary = words("- 2023-05-08 User: went to the Malmo support group [2023-05-07]; adopted two cats.")
+    assert answer_held("7 May 2023", summary) and answer_held("Support groups", summary)
+    assert not answer_held("Sweden", summary) and answer_held("the", summary) is None
+    assert names_in("Hey Mel! I met Anna in Rome. Rome was great.", exclude={"mel"}) == {"anna", "rome"}
