@@ -344,7 +344,7 @@ def test_window_token_cap_drops_old_whole_turns_and_the_excerpts_reach_them(alic
     ctx = _ask(alice, thread, "What is my passport number?")
     assert ctx.info["window_first_sequence"] > 1 and ctx.messages[0]["role"] == "user"
     assert_no_orphans(ctx.messages)
-    assert [e["sequence"] for e in ctx.info["excerpts"]] == [1]
+    assert [e["sequence"] for e in ctx.info["excerpts"]][:1] == [1]  # its neighbour may follow
     # However small the cap, the previous turn and the current one stay.
     settings.MEMORY_WINDOW_TOKENS = 1
     ctx = _ask(alice, thread, "and the expiry?")
