@@ -21,7 +21,7 @@ from liamemory.admin_utils import (
     person_link,
     truncate,
 )
-from liamemory.api import Conflict
+from liamemory.errors import Conflict
 from liamemory.roles import is_staff
 from memories.models import Memory, StaffAccess
 

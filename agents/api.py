@@ -13,8 +13,8 @@ from rest_framework.views import APIView
 
 from agents import selectors, services
 from agents.serializers import MessageOutSerializer, RunOutSerializer, TurnInSerializer, TurnOutSerializer
-from conversations.selectors import ThreadNotFound, message_list, thread_get_for_user
-from liamemory.api import NotFound, StrictCursorPagination, cursor_page, cursor_parameters
+from conversations.selectors import message_list, thread_get_for_user
+from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
 
 
 class MessageCursor(StrictCursorPagination):
@@ -22,10 +22,7 @@ class MessageCursor(StrictCursorPagination):
 
 
 def _thread(request, thread_id):
-    try:
-        return thread_get_for_user(user=request.user, thread_id=thread_id)
-    except ThreadNotFound as exc:
-        raise NotFound("Conversation not found.") from exc
+    return thread_get_for_user(user=request.user, thread_id=thread_id)
 
 
 class ThreadMessagesApi(APIView):

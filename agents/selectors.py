@@ -6,7 +6,14 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from agents.models import Run, RunStatus
 from conversations.models import Message, MessageRole
-from liamemory.api import NotFound
+from liamemory.errors import NotFound
+
+
+class RunNotFound(NotFound):
+    """A run that does not exist or is not the caller's: the two are indistinguishable."""
+
+    def __init__(self, run_id: object = None) -> None:
+        super().__init__("Run not found.")
 
 
 def run_get_for_user(*, user: AbstractBaseUser, run_id) -> Run:
@@ -14,7 +21,7 @@ def run_get_for_user(*, user: AbstractBaseUser, run_id) -> Run:
     try:
         return Run.objects.select_related("thread", "request_message").get(pk=run_id, user=user)
     except (Run.DoesNotExist, ValueError, TypeError) as exc:
-        raise NotFound("Run not found.") from exc
+        raise RunNotFound(run_id) from exc
 
 
 def run_reply(*, run: Run) -> Message | None:

@@ -15,7 +15,7 @@ from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
 from conversations.content import text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.services import message_append, messages_append, thread_autotitle
-from liamemory.api import ApplicationError, Conflict
+from liamemory.errors import ApplicationError, Conflict
 from memories.services import memory_touch_used
 
 logger = logging.getLogger(__name__)

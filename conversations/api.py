@@ -15,7 +15,7 @@ from conversations.serializers import (
     ThreadOutSerializer,
     ThreadUpdateInSerializer,
 )
-from liamemory.api import NotFound, StrictCursorPagination, cursor_page, cursor_parameters
+from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
 
 
 class ThreadCursor(StrictCursorPagination):
@@ -23,10 +23,7 @@ class ThreadCursor(StrictCursorPagination):
 
 
 def thread_for_request(request, thread_id):
-    try:
-        return selectors.thread_get_for_user(user=request.user, thread_id=thread_id)
-    except selectors.ThreadNotFound as exc:
-        raise NotFound("Conversation not found.") from exc
+    return selectors.thread_get_for_user(user=request.user, thread_id=thread_id)
 
 
 class ThreadListCreateApi(APIView):

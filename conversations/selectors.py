@@ -8,10 +8,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
+from liamemory.errors import NotFound
 
 
-class ThreadNotFound(Exception):
+class ThreadNotFound(NotFound):
     """A thread that does not exist or is not the caller's: the two are indistinguishable."""
+
+    def __init__(self, thread_id: object = None) -> None:
+        super().__init__("Conversation not found.")
 
 
 def thread_get_for_user(*, user: AbstractBaseUser, thread_id: uuid.UUID | str) -> Thread:

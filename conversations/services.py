@@ -20,7 +20,7 @@ def thread_create(
     *, owner: AbstractBaseUser, agent: str = "assistant", title: str = "", incognito: bool = False
 ) -> Thread:
     from agents.registry import AGENTS
-    from liamemory.api import ApplicationError
+    from liamemory.errors import ApplicationError
 
     if agent not in AGENTS:
         raise ApplicationError(f"Unknown agent '{agent}'.", {"agents": sorted(AGENTS)})

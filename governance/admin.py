@@ -6,7 +6,7 @@ from django.http import HttpRequest
 
 from governance.models import ErasureReceipt, ErasureRequest, LegalHold, PurgeRecord, RetentionPolicy
 from governance.retention import policy_cache_clear
-from liamemory.api import ApplicationError
+from liamemory.errors import ApplicationError
 from liamemory.roles import is_compliance_officer
 
 # --- erasure and legal holds (issue 7) ---------------------------------------------

@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 from governance.api import IsComplianceOfficer
 from governance.export import person_export
 from governance.importer import export_import
-from liamemory.api import ApplicationError, NotFound
+from liamemory.errors import NotFound, TooLarge
 from liamemory.roles import is_compliance_officer, is_staff
 from memories.models import StaffAccess
 from memories.services import staff_access_record
@@ -71,10 +71,6 @@ class IsStaffOrCompliance(BasePermission):
 
     def has_permission(self, request, view) -> bool:
         return is_staff(request.user) or is_compliance_officer(request.user)
-
-
-class TooLarge(ApplicationError):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
 
 
 class ImportFileInput(serializers.Serializer):

@@ -14,12 +14,11 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Greatest
-from rest_framework import status
 
 from agents import checkpointer
 from agents.models import Run, RunStatus, TraceEvent
 from conversations.models import Message, Thread, ThreadSummary
-from liamemory.api import ApplicationError
+from liamemory.errors import Forbidden
 from liamemory.roles import is_staff
 from memories.models import Memory
 
@@ -28,8 +27,8 @@ logger = logging.getLogger(__name__)
 REDACTED_PAYLOAD = {"redacted": "a message this step saw was deleted"}
 
 
-class DeletionForbidden(ApplicationError):
-    status_code = status.HTTP_403_FORBIDDEN
+class DeletionForbidden(Forbidden):
+    pass
 
 
 def _check_actor(*, owner_id: int, actor: AbstractBaseUser) -> None:

@@ -20,7 +20,6 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.sessions.models import Session
 from django.db import connection, transaction
 from django.utils import timezone
-from rest_framework import status
 from rest_framework.authtoken.models import Token
 
 from agents import checkpointer
@@ -39,21 +38,19 @@ from governance.models import (
     ErasureStatus,
     LegalHold,
 )
-from liamemory.api import ApplicationError, Conflict
+from liamemory.errors import Conflict, Forbidden
 from liamemory.roles import is_compliance_officer
 from memories.models import Memory, MemoryPreference
 
 logger = logging.getLogger(__name__)
 
 
-class ErasureForbidden(ApplicationError):
-    status_code = status.HTTP_403_FORBIDDEN
+class ErasureForbidden(Forbidden):
+    pass
 
 
-class ErasureRefused(ApplicationError):
+class ErasureRefused(Conflict):
     """The request cannot go on in its current state."""
-
-    status_code = status.HTTP_409_CONFLICT
 
 
 def batch_size() -> int:

@@ -34,7 +34,7 @@ from conversations.models import Message, Thread, ThreadSummary
 from conversations.tokens import estimate_message, estimate_text
 from governance.export import export_schema
 from governance.retention import thread_expires_at
-from liamemory.api import ApplicationError, Conflict
+from liamemory.errors import ApplicationError, Conflict
 from memories import embeddings
 
 logger = logging.getLogger(__name__)

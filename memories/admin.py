@@ -24,7 +24,7 @@ from liamemory.admin_utils import (
     person_link,
     truncate,
 )
-from liamemory.api import ApplicationError
+from liamemory.errors import ApplicationError
 from memories.models import (
     Memory,
     MemoryPreference,

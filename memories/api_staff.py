@@ -16,7 +16,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance.api import IsComplianceOfficer
-from liamemory.api import NotFound, StrictCursorPagination, cursor_page, cursor_parameters
+from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
+from liamemory.errors import NotFound
 from liamemory.roles import is_compliance_officer, is_staff
 from memories import selectors, services
 from memories.models import StaffAccess, WriterType

@@ -7,7 +7,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.postgres.search import TrigramWordSimilarity
 from django.db.models import QuerySet
 
-from liamemory.api import NotFound
+from liamemory.errors import NotFound
 from memories.models import Memory, MemoryPreference, MemoryStatus
 
 # Staff type whole words: below this word similarity a hit shares only stray trigrams.

@@ -19,7 +19,7 @@ from django.contrib.postgres.search import TrigramSimilarity
 from django.db import connection, transaction
 from django.utils import timezone
 
-from liamemory.api import ApplicationError, Conflict
+from liamemory.errors import ApplicationError, Conflict
 from memories import embeddings
 from memories.matching import analyse
 from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, StaffAccessLog, WriterType

@@ -24,7 +24,8 @@ from conversations.selectors import (
 )
 from conversations.services import thread_create, thread_rename
 from governance.deletion import thread_delete
-from liamemory.api import ApplicationError, NotFound
+from liamemory.api import status_of
+from liamemory.errors import ApplicationError, NotFound
 from memories.retrieval import search_threads
 from memories.selectors import long_term_enabled_for
 from web import presenters
@@ -125,9 +126,9 @@ def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
         message, run = run_services.turn_submit(user=request.user, thread=thread, content=form.cleaned_data["content"])
     except ApplicationError as exc:
         if _wants_json(request):
-            return JsonResponse({"message": exc.message}, status=exc.status_code)
+            return JsonResponse({"message": exc.message}, status=status_of(exc))
         form.add_error("content", exc.message)
-        return _render_chat(request, thread, form, status=exc.status_code)
+        return _render_chat(request, thread, form, status=status_of(exc))
     if _wants_json(request):
         view = presenters.message_view(message)
         body = {
@@ -152,7 +153,7 @@ def _run_action(request: HttpRequest, run_id, action, *, status: int) -> HttpRes
         result = action(run=run)
     except ApplicationError as exc:
         if _wants_json(request):
-            return JsonResponse({"message": exc.message}, status=exc.status_code)
+            return JsonResponse({"message": exc.message}, status=status_of(exc))
         messages.error(request, exc.message)
         return redirect("web:chat", thread_id=run.thread_id)
     if _wants_json(request):

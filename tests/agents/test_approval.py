@@ -10,7 +10,7 @@ from agents.selectors import thread_checkpoints
 from agents.services import run_approval_decide, thread_fork, turn_submit
 from conversations.models import Message
 from conversations.services import thread_create
-from liamemory.api import Conflict
+from liamemory.errors import Conflict
 from tests.agents.helpers import reply_text, run_turn
 from tests.fake_anthropic import text_reply, tool_use_reply
 
