@@ -25,10 +25,10 @@ from langgraph.types import interrupt
 from agents import services
 from agents import tools as agent_tools
 from agents.context import Context, build_context, long_term_memory_allowed
-from agents.llm import ChatModel
 from agents.models import TraceKind
 from agents.registry import AgentSpec
 from conversations.tokens import estimate_messages
+from liamemory.llm import ChatModel
 
 STEP_LIMIT_TEXT = "I stopped here: this request needed more tool steps than I am allowed in one turn."
 

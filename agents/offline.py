@@ -14,8 +14,8 @@ import re
 import unicodedata
 from typing import Any
 
-from agents.llm import ModelReply, Usage
 from conversations.tokens import estimate_messages, estimate_text
+from liamemory.llm import ModelReply, Usage
 
 LABEL = "(offline model)"
 NAME = "offline"

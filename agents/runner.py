@@ -12,10 +12,10 @@ from langgraph.types import Command
 from agents import services
 from agents.checkpointer import shared_saver
 from agents.graph import TurnRuntime, build_graph, initial_state
-from agents.llm import AnthropicModel, ChatModel, ModelError
 from agents.models import Run, RunErrorCode, RunStatus
 from agents.offline import OfflineModel
 from agents.registry import get_agent
+from liamemory.llm import AnthropicModel, ChatModel, ModelError
 
 logger = logging.getLogger(__name__)
 

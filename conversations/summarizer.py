@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from agents import llm
 from conversations.models import Message, MessageRole
 from conversations.tokens import estimate_text
+from liamemory import llm
 
 EXTRACTIVE_MODEL = "extractive-v1"
 KEY_FACTS_PREFIX = "Key facts:"

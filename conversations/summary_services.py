@@ -74,7 +74,7 @@ def thread_summary_update(
     Idempotent: the cut is computed from the thread's state, so a repeated call
     finds nothing new to cover. ``force`` skips the pays-or-waits decision (it never
     skips the claim). ``use_model`` None: the fast model when an API key is set.
-    Raises ``agents.llm.ModelError`` when the fast model fails; nothing is written.
+    Raises ``liamemory.llm.ModelError`` when the fast model fails; nothing is written.
     """
     if not settings.MEMORY_SUMMARY_ENABLED:
         return SummaryOutcome("disabled")
