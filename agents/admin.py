@@ -22,8 +22,9 @@ from liamemory.admin_utils import (
     truncate,
 )
 from liamemory.errors import Conflict
+from liamemory.models import StaffAccess
 from liamemory.roles import is_staff
-from memories.models import Memory, StaffAccess
+from memories.models import Memory
 
 INLINE_TRACE_EVENTS = 300
 

@@ -28,9 +28,9 @@ from governance.api import IsComplianceOfficer
 from governance.export import person_export
 from governance.importer import export_import
 from liamemory.errors import NotFound, TooLarge
+from liamemory.models import StaffAccess
 from liamemory.roles import is_compliance_officer, is_staff
-from memories.models import StaffAccess
-from memories.services import staff_access_record
+from liamemory.staff_access import staff_access_record
 
 EXPORT_RESPONSE = OpenApiResponse(
     response=OpenApiTypes.OBJECT,

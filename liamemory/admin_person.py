@@ -17,9 +17,10 @@ from django.urls import reverse
 
 from agents.models import Run, TraceEvent
 from conversations.models import Message, Thread, ThreadSummary
+from liamemory.models import StaffAccess, StaffAccessLog
 from liamemory.roles import is_compliance_officer
-from memories.models import Memory, MemoryPreference, MemoryStatus, StaffAccess, StaffAccessLog
-from memories.services import staff_access_record
+from liamemory.staff_access import staff_access_record
+from memories.models import Memory, MemoryPreference, MemoryStatus
 
 NEWEST = 10
 

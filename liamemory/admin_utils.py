@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from liamemory.roles import is_staff
-from memories.services import staff_access_record
+from liamemory.staff_access import staff_access_record
 
 
 class NoCountPaginator(Paginator):

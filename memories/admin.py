@@ -25,13 +25,12 @@ from liamemory.admin_utils import (
     truncate,
 )
 from liamemory.errors import ApplicationError
+from liamemory.models import StaffAccess
 from memories.models import (
     Memory,
     MemoryPreference,
     MemoryStatus,
     PendingMemory,
-    StaffAccess,
-    StaffAccessLog,
     WriterType,
 )
 from memories.selectors import STAFF_SEARCH_MIN_SIMILARITY
@@ -441,14 +440,3 @@ class MemoryPreferenceAdmin(StaffViewOnlyMixin, admin.ModelAdmin):
     list_display = ("user", "long_term_enabled", "updated_at")
     list_filter = ("long_term_enabled",)
     list_select_related = ("user",)
-
-
-@admin.register(StaffAccessLog)
-class StaffAccessLogAdmin(StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
-    list_display = ("viewed_at", "viewer_username", "what", "object_ref", "subject_link")
-    list_filter = ("what",)
-    ordering = ("-viewed_at", "-id")
-
-    @admin.display(description="person")
-    def subject_link(self, obj: StaffAccessLog) -> str:
-        return person_link(obj.subject_id)

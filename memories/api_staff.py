@@ -18,9 +18,11 @@ from rest_framework.views import APIView
 from governance.api import IsComplianceOfficer
 from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
 from liamemory.errors import NotFound
+from liamemory.models import StaffAccess
 from liamemory.roles import is_compliance_officer, is_staff
+from liamemory.staff_access import staff_access_record, staff_access_record_many
 from memories import selectors, services
-from memories.models import StaffAccess, WriterType
+from memories.models import WriterType
 from memories.serializers import (
     MemoryCorrectInSerializer,
     MemoryCreateInSerializer,
@@ -60,9 +62,7 @@ def _log_views(request: Request, memories: list) -> None:
     """Staff views of a person's data are logged: one row per person the page showed."""
     subjects = {m.user_id for m in memories}
     if subjects:
-        services.staff_access_record_many(
-            viewer=request.user, subject_ids=subjects, what=StaffAccess.MEMORY, object_ref="list"
-        )
+        staff_access_record_many(viewer=request.user, subject_ids=subjects, what=StaffAccess.MEMORY, object_ref="list")
 
 
 def _memory(memory_id: int):
@@ -129,7 +129,7 @@ class MemoryDetailApi(APIView):
     @extend_schema(responses=StaffMemoryOutSerializer, summary="One memory (staff, compliance officers; logged)")
     def get(self, request: Request, memory_id: int) -> Response:
         memory = _memory(memory_id)
-        services.staff_access_record(
+        staff_access_record(
             viewer=request.user, subject_id=memory.user_id, what=StaffAccess.MEMORY, object_ref=memory.pk
         )
         return Response(StaffMemoryOutSerializer(memory).data)

@@ -22,7 +22,7 @@ from django.utils import timezone
 from liamemory.errors import ApplicationError, Conflict
 from memories import embeddings
 from memories.matching import analyse
-from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, StaffAccessLog, WriterType
+from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, WriterType
 
 RememberAction = Literal["created", "updated", "superseded", "pending"]
 
@@ -467,23 +467,3 @@ def memory_preference_set(*, user: AbstractBaseUser, enabled: bool) -> MemoryPre
     """Turn long-term memory on or off for ``user`` (stored memories are kept, not read)."""
     pref, _ = MemoryPreference.objects.update_or_create(user=user, defaults={"long_term_enabled": bool(enabled)})
     return pref
-
-
-def staff_access_record_many(*, viewer: AbstractBaseUser, subject_ids: set[int], what: str, object_ref: str) -> None:
-    """One log row per person whose data a staff list showed (one INSERT)."""
-    name = getattr(viewer, "username", "")[:150]
-    StaffAccessLog.objects.bulk_create(
-        StaffAccessLog(subject_id=s, viewer=viewer, viewer_username=name, what=what, object_ref=object_ref[:64])
-        for s in sorted(subject_ids)
-    )
-
-
-def staff_access_record(*, viewer: AbstractBaseUser, subject_id: int, what: str, object_ref: object = "") -> None:
-    """Log that staff looked at a person's data (changes are audited by history instead)."""
-    StaffAccessLog.objects.create(
-        subject_id=subject_id,
-        viewer=viewer,
-        viewer_username=getattr(viewer, "username", "")[:150],
-        what=what,
-        object_ref=str(object_ref)[:64],
-    )
