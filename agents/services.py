@@ -16,6 +16,7 @@ from conversations.content import text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.services import message_append, messages_append, thread_autotitle
 from liamemory.errors import ApplicationError, Conflict
+from liamemory.retention import run_expires_at
 from memories.services import memory_touch_used
 
 logger = logging.getLogger(__name__)
@@ -95,8 +96,6 @@ def _queue_run(*, thread: Thread, user, request_message: Message, retry_of: Run 
 
 
 def _run_expiry(thread: Thread) -> datetime | None:
-    from governance.retention import run_expires_at
-
     return run_expires_at(thread=thread, now=timezone.now())
 
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from conversations.content import blocks_to_text
 from conversations.models import Message, Thread
 from conversations.tokens import estimate_message
-from governance.retention import thread_expires_at
+from liamemory.retention import thread_expires_at
 from memories import embeddings
 
 

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from governance.models import ErasureReceipt, ErasureRequest, LegalHold, PurgeRecord, RetentionPolicy
-from governance.retention import policy_cache_clear
+from governance.models import ErasureReceipt, ErasureRequest, LegalHold, PurgeRecord
 from liamemory.errors import ApplicationError
+from liamemory.models import RetentionPolicy
+from liamemory.retention import policy_cache_clear
 from liamemory.roles import is_compliance_officer
+from memories.models import MemoryKind
 
 # --- erasure and legal holds (issue 7) ---------------------------------------------
 # Compliance officers only: staff may not even see who is being erased. Receipts are
@@ -170,8 +173,18 @@ class ErasureReceiptAdmin(ComplianceOnlyAdmin):
 # --- retention and purge (issue 5) ---------------------------------------------------
 
 
+class RetentionPolicyForm(forms.ModelForm):
+    # The core's model stores a kind as plain text; the admin offers the memory kinds.
+    memory_kind = forms.ChoiceField(choices=[("", "---------"), *MemoryKind.choices], required=False)
+
+    class Meta:
+        model = RetentionPolicy
+        fields = ("scope", "memory_kind", "lifetime_days")
+
+
 @admin.register(RetentionPolicy)
 class RetentionPolicyAdmin(admin.ModelAdmin):
+    form = RetentionPolicyForm
     list_display = ("scope", "memory_kind", "lifetime_days", "updated_at")
     list_filter = ("scope",)
     list_editable = ("lifetime_days",)

@@ -33,8 +33,8 @@ from conversations.content import blocks_to_text
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.tokens import estimate_message, estimate_text
 from governance.export import export_schema
-from governance.retention import thread_expires_at
 from liamemory.errors import ApplicationError, Conflict
+from liamemory.retention import thread_expires_at
 from memories import embeddings
 
 logger = logging.getLogger(__name__)

@@ -14,8 +14,9 @@ from django.utils import timezone
 from agents.checkpointer import delete_checkpoints
 from agents.models import ACTIVE_RUN_STATUSES, Run, TraceEvent
 from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
-from governance.models import LegalHold, PurgeRecord, RetentionScope
-from governance.retention import lifetime
+from governance.models import LegalHold, PurgeRecord
+from liamemory.models import RetentionScope
+from liamemory.retention import lifetime
 from memories.models import Memory, MemoryEmbedding, MemoryKind
 
 logger = logging.getLogger(__name__)

@@ -1,8 +1,9 @@
-"""The core's own table: the audit of staff reads of a person's data.
+"""The core's own tables: the retention policies and the audit of staff reads.
 
-It belongs to no app because every app's admin and staff API log through it
-(``liamemory/staff_access.py``); it knows users, never an app's rows (``object_ref``
-is a plain value).
+They belong to no app because every app reads or writes them: every writer of a
+thread, run or memory takes its expiry from the policies (``liamemory/retention.py``),
+and every app's admin and the staff API log reads (``liamemory/staff_access.py``).
+They know users, never an app's rows.
 """
 
 from __future__ import annotations
@@ -48,3 +49,39 @@ class StaffAccessLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.viewer_username} viewed {self.what} {self.object_ref} of user {self.subject_id}"
+
+
+class RetentionScope(models.TextChoices):
+    THREAD = "thread", "Threads (with messages, summaries, checkpoints)"
+    INCOGNITO_THREAD = "incognito_thread", "Incognito threads"
+    RUN = "run", "Runs (with trace events)"
+    MEMORY = "memory", "Long-term memories"
+
+
+class RetentionPolicy(models.Model):
+    """How long one level lives. ``lifetime_days`` null means kept until deleted.
+
+    For ``memory`` a row may name a kind; the row without a kind is the default for
+    kinds that have none of their own.
+    """
+
+    scope = models.CharField(max_length=32, choices=RetentionScope.choices)
+    # A memory kind (``memories.models.MemoryKind``; the admin form offers the list).
+    memory_kind = models.CharField(max_length=32, blank=True)
+    lifetime_days = models.PositiveIntegerField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        # Moved from the governance app; the table keeps its name.
+        db_table = "governance_retentionpolicy"
+        verbose_name_plural = "retention policies"
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "memory_kind"], name="retention_scope_kind_uniq"),
+            models.CheckConstraint(
+                condition=Q(memory_kind="") | Q(scope="memory"), name="retention_kind_only_for_memory"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        life = f"{self.lifetime_days} days" if self.lifetime_days is not None else "kept until deleted"
+        return f"{self.scope}{':' + self.memory_kind if self.memory_kind else ''} — {life}"

@@ -20,6 +20,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from liamemory.errors import ApplicationError, Conflict
+from liamemory.retention import memory_expires_at
 from memories import embeddings
 from memories.matching import analyse
 from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, WriterType
@@ -176,13 +177,6 @@ def _preference_enabled(user: AbstractBaseUser) -> bool:
     return value is not False
 
 
-def _expires_at(*, kind: str):
-    """The expiry retention policy gives a memory of ``kind`` (None: kept until forgotten)."""
-    from governance.retention import memory_expires_at
-
-    return memory_expires_at(kind=kind)
-
-
 def _lock_user(user: AbstractBaseUser) -> None:
     """Serialize one user's memory writes: the cap and the duplicate check read, then write."""
     get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
@@ -311,7 +305,7 @@ def memory_remember(
             source_thread_ref=source_thread.pk if source_thread is not None else None,
             source_message=source_message,
             source_run=source_run,
-            expires_at=_expires_at(kind=kind),
+            expires_at=memory_expires_at(kind=kind),
         )
         # Related rows were handed to us as instances: skip full_clean's existence queries.
         memory.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from governance.models import RetentionPolicy, RetentionScope
+from liamemory.models import RetentionPolicy, RetentionScope
 
 DEFAULT_LIFETIME_DAYS: dict[str, int | None] = {
     RetentionScope.THREAD: 30,
