@@ -22,7 +22,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from agents import services
+from agents import run_lifecycle
 from agents import tools as agent_tools
 from agents.context import Context, build_context, long_term_memory_allowed
 from agents.models import TraceKind
@@ -72,7 +72,7 @@ def load_context(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     rt = runtime.context
     started = time.monotonic()
     ctx = _context(state, rt)
-    services.trace_record(
+    run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.RETRIEVAL,
         name="memories",
@@ -83,7 +83,7 @@ def load_context(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         },
         duration_ms=int((time.monotonic() - started) * 1000),
     )
-    services.trace_record(
+    run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.CONTEXT,
         name="build_context",
@@ -100,7 +100,7 @@ def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     messages = ctx.messages + _wire(new)
     reply = rt.model.complete(system=ctx.system, messages=messages, tools=ctx.tools, max_tokens=rt.agent.max_tokens)
     sent = ctx.info["estimated_tokens"] + estimate_messages(_wire(new))
-    services.trace_record(
+    run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.MODEL_CALL,
         name=reply.model,
@@ -162,7 +162,7 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
                 "by": decision.get("by", "staff"),
                 "note": decision.get("note", ""),
             }
-        services.trace_record(
+        run_lifecycle.trace_record(
             run_id=rt.run.pk,
             kind=TraceKind.TOOL_CALL,
             name=call["name"],
@@ -179,7 +179,7 @@ def stop_at_step_limit(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnS
 
 def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     rt = runtime.context
-    services.run_complete(
+    run_lifecycle.run_complete(
         run_id=rt.run.pk,
         new_messages=state["new"],
         usage=state.get("usage") or {},

@@ -7,14 +7,17 @@ import time
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from langgraph.types import Command
 
-from agents import services
+from agents import run_lifecycle
 from agents.checkpointer import shared_saver
+from agents.deletion import threads_delete
 from agents.graph import TurnRuntime, build_graph, initial_state
 from agents.models import Run, RunErrorCode, RunStatus
 from agents.offline import OfflineModel
 from agents.registry import get_agent
+from conversations.models import Thread
 from liamemory.llm import AnthropicModel, ChatModel, ModelError
 
 logger = logging.getLogger(__name__)
@@ -58,11 +61,9 @@ def _config(rt: TurnRuntime, checkpoint_id: str | None = None) -> dict[str, Any]
 def _drop_orphaned_checkpoints(thread_id: Any) -> None:
     """A run whose thread was erased or deleted meanwhile may have written a checkpoint
     after the deletion (the saver has its own connection and no foreign key): remove it."""
-    from agents.checkpointer import delete_checkpoints
-    from conversations.models import Thread
-
     if thread_id and not Thread.objects.filter(pk=thread_id).exists():
-        delete_checkpoints([str(thread_id)])
+        with transaction.atomic():
+            threads_delete(thread_ids=[thread_id])
 
 
 def _drive(run_id: str, graph_input: Any, checkpoint_id: str | None = None) -> None:
@@ -83,24 +84,26 @@ def _drive_graph(run_id: str, graph_input: Any, checkpoint_id: str | None, start
         if result.get("__interrupt__"):
             state = graph.get_state(_config(rt))
             info = {**(result.get("info") or {}), "checkpoint_id": state.config["configurable"]["checkpoint_id"]}
-            services.run_interrupt(run_id=run_id, payload=result["__interrupt__"][0].value, context_info=info)
-    except services.RunNoLongerActive:
+            run_lifecycle.run_interrupt(run_id=run_id, payload=result["__interrupt__"][0].value, context_info=info)
+    except run_lifecycle.RunNoLongerActive:
         logger.info("run %s ended elsewhere (cancelled or erased); its results were dropped", run_id)
     except ModelError as exc:
         logger.warning("run %s failed: %s", run_id, exc.code)
-        services.run_fail(
+        run_lifecycle.run_fail(
             run_id=run_id, code=exc.code, message=exc.message, latency_ms=int((time.monotonic() - started) * 1000)
         )
     except Run.DoesNotExist:
         logger.info("run %s no longer exists", run_id)
     except Exception:
         logger.exception("run %s failed with an internal error", run_id)
-        services.run_fail(run_id=run_id, code=RunErrorCode.INTERNAL, message="An internal error stopped this reply.")
+        run_lifecycle.run_fail(
+            run_id=run_id, code=RunErrorCode.INTERNAL, message="An internal error stopped this reply."
+        )
 
 
 def run_execute(*, run_id: str) -> None:
     """Claim the run (one conditional UPDATE) and drive the graph; a second delivery does nothing."""
-    if not services.run_claim(run_id=run_id):
+    if not run_lifecycle.run_claim(run_id=run_id):
         logger.info("run %s was not queued; nothing to do", run_id)
         return
     _drive(run_id, initial_state())

@@ -10,22 +10,16 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance import erasure
+from governance.erasure_execution import memory_erase
 from governance.erasure_selectors import erasure_request_list, legal_hold_list
 from governance.models import ErasureReceipt, ErasureRequest, LegalHold
-from liamemory.roles import is_compliance_officer
-
-
-class IsComplianceOfficer(BasePermission):
-    message = "Only compliance officers can do this."
-
-    def has_permission(self, request, view) -> bool:
-        return is_compliance_officer(request.user)
+from liamemory.permissions import IsComplianceOfficer
+from memories.selectors import memory_get_for_staff
 
 
 class ReceiptOutput(serializers.ModelSerializer):
@@ -190,3 +184,16 @@ class MeEraseApi(APIView):
         done = erasure.erasure_self_service(user=request.user, delete_account=data.validated_data["delete_account"])
         code = status.HTTP_200_OK if done.status == "completed" else status.HTTP_202_ACCEPTED
         return Response(ErasureRequestOutput(done).data, status=code)
+
+
+class MemoryEraseApi(APIView):
+    permission_classes = [IsComplianceOfficer]
+
+    @extend_schema(
+        request=None,
+        responses={204: None},
+        summary="Erase a memory, its older versions and its audit content (compliance officers)",
+    )
+    def post(self, request: Request, memory_id: int) -> Response:
+        memory_erase(memory=memory_get_for_staff(memory_id=memory_id), actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)

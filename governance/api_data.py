@@ -18,18 +18,16 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser, MultiPartParser
-from rest_framework.permissions import BasePermission
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api import IsComplianceOfficer
 from governance.export import person_export
 from governance.importer import export_import
 from liamemory.errors import NotFound, TooLarge
 from liamemory.models import StaffAccess
-from liamemory.roles import is_compliance_officer, is_staff
+from liamemory.permissions import IsComplianceOfficer, IsStaffOrCompliance
 from liamemory.staff_access import staff_access_record
 
 EXPORT_RESPONSE = OpenApiResponse(
@@ -64,13 +62,6 @@ class PersonExportApi(APIView):
             raise NotFound("No such person.", extra={"user_id": user_id})
         staff_access_record(viewer=request.user, subject_id=person.pk, what=StaffAccess.PERSON, object_ref="export")
         return _download(person)
-
-
-class IsStaffOrCompliance(BasePermission):
-    message = "Only staff and compliance officers can do this."
-
-    def has_permission(self, request, view) -> bool:
-        return is_staff(request.user) or is_compliance_officer(request.user)
 
 
 class ImportFileInput(serializers.Serializer):

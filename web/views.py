@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors as run_selectors
 from agents import services as run_services
+from agents.deletion import thread_delete
 from agents.models import RunStatus
 from conversations.selectors import (
     ThreadNotFound,
@@ -22,8 +23,7 @@ from conversations.selectors import (
     thread_list_for_user,
     threads_by_id_for_user,
 )
-from conversations.services import thread_create, thread_rename
-from governance.deletion import thread_delete
+from conversations.services import thread_rename
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError, NotFound
 from memories.retrieval import search_threads
@@ -81,7 +81,7 @@ def conversation_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _render_list(request, form, status=400)
     try:
-        thread = thread_create(
+        thread = run_services.thread_start(
             owner=request.user, agent=form.cleaned_data["agent"], incognito=form.cleaned_data["incognito"]
         )
     except ApplicationError as exc:

@@ -1,23 +1,31 @@
-"""Deleting one thread or one message, with DESIGN.md's derived-data rule.
+"""Deleting threads and messages with what hangs under them (DESIGN.md's derived-data rule).
+
+``threads_delete`` is the one place that deletes a thread with everything under it
+(messages and their embeddings, summaries, runs and their trace events, checkpoints):
+the owner's delete below, the retention purge, the erasure and the runner (a thread
+deleted while its run was writing) all call it. It lives in ``agents`` because runs,
+traces and checkpoints are the agents'; memories are left to the callers' rules.
 
 A thread deleted by its owner or staff takes with it the memories whose only source
-it was, its checkpoints, runs and traces. A deleted message takes the memories drawn
-from it and every summary that covered it (the next turn summarizes again from the
-verbatim history), and its text is removed from the traces of the runs that saw it.
+it was. A deleted message takes the memories drawn from it and every summary that
+covered it (the next turn summarizes again from the verbatim history), and its text
+is removed from the traces of the runs that saw it.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
+from collections.abc import Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Greatest
 
 from agents import checkpointer
 from agents.models import Run, RunStatus, TraceEvent
-from conversations.models import Message, Thread, ThreadSummary
+from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
 from liamemory.errors import Forbidden
 from liamemory.roles import is_staff
 from memories.models import Memory
@@ -36,14 +44,50 @@ def _check_actor(*, owner_id: int, actor: AbstractBaseUser) -> None:
         raise DeletionForbidden("Only the owner or staff can delete this.")
 
 
-def _delete_memories(memories, actor: AbstractBaseUser) -> int:
-    """Delete one by one so the audit history records who did it."""
+def _delete_memories_audited(memories, actor: AbstractBaseUser) -> int:
+    """Delete one by one so the audit history records who did it (an erasure leaves no audit content)."""
     n = 0
     for memory in memories:
         memory._history_user = actor
         memory.delete()
         n += 1
     return n
+
+
+def threads_delete(*, thread_ids: Sequence[uuid.UUID | str]) -> dict[str, int]:
+    """Delete these threads and everything under them, in plain SQL; counts per store.
+
+    Call inside a transaction (foreign keys are checked at commit). Memories are not
+    deleted here: any still pointing at these threads, their messages or runs lose
+    the pointer, as the ORM's SET_NULL would. Plain DELETEs, because Django's
+    collector would load every message into memory to emulate cascades.
+    """
+    ids = [str(i) for i in thread_ids]
+    counts: dict[str, int] = {}
+    if not ids:
+        return counts
+    memory, message, run = Memory._meta.db_table, Message._meta.db_table, Run._meta.db_table
+    thread_messages = f"SELECT id FROM {message} WHERE thread_id = ANY(%s::uuid[])"
+    thread_runs = f"SELECT id FROM {run} WHERE thread_id = ANY(%s::uuid[])"
+    with connection.cursor() as cur:
+        cur.execute(f"UPDATE {memory} SET source_thread_id = NULL WHERE source_thread_id = ANY(%s::uuid[])", [ids])
+        cur.execute(
+            f"UPDATE {memory} SET source_message_id = NULL WHERE source_message_id IN ({thread_messages})", [ids]
+        )
+        cur.execute(f"UPDATE {memory} SET source_run_id = NULL WHERE source_run_id IN ({thread_runs})", [ids])
+        for store, table, where in (
+            ("trace_events", TraceEvent._meta.db_table, f"run_id IN ({thread_runs})"),
+            ("embeddings", MessageEmbedding._meta.db_table, "thread_id = ANY(%s::uuid[])"),
+            ("messages", message, "thread_id = ANY(%s::uuid[])"),
+            ("summaries", ThreadSummary._meta.db_table, "thread_id = ANY(%s::uuid[])"),
+            ("runs", run, "thread_id = ANY(%s::uuid[])"),
+            ("threads", Thread._meta.db_table, "id = ANY(%s::uuid[])"),
+        ):
+            cur.execute(f"DELETE FROM {table} WHERE {where}", [ids])
+            counts[store] = cur.rowcount
+    # Checkpoints are keyed by the thread id with no foreign key: deleted explicitly.
+    counts.update(checkpointer.delete_checkpoints(ids))
+    return counts
 
 
 def thread_delete(*, thread: Thread, actor: AbstractBaseUser) -> dict[str, int]:
@@ -58,19 +102,10 @@ def thread_delete(*, thread: Thread, actor: AbstractBaseUser) -> dict[str, int]:
             | Q(source_message__thread=thread)
             | Q(source_run__thread=thread)
         ).distinct()
-        memories = _delete_memories(list(derived), actor)
-        cp = checkpointer.delete_checkpoints([str(thread.pk)])
-        _, per_model = Thread.objects.filter(pk=thread.pk).delete()
+        memories = _delete_memories_audited(list(derived), actor)
+        counts = threads_delete(thread_ids=[thread.pk])
     logger.info("thread %s deleted by user %s", thread.pk, actor.pk)
-    return {
-        "threads": per_model.get("conversations.Thread", 0),
-        "messages": per_model.get("conversations.Message", 0),
-        "summaries": per_model.get("conversations.ThreadSummary", 0),
-        "runs": per_model.get("agents.Run", 0),
-        "trace_events": per_model.get("agents.TraceEvent", 0),
-        "memories": memories,
-        **cp,
-    }
+    return {**counts, "memories": memories}
 
 
 def message_delete(*, message: Message, actor: AbstractBaseUser) -> dict[str, int]:
@@ -81,7 +116,7 @@ def message_delete(*, message: Message, actor: AbstractBaseUser) -> dict[str, in
         # Lock the thread: the summarizer and the turn writer take the same lock, so a
         # summary covering this message cannot be written between our steps.
         Thread.objects.select_for_update().filter(pk=thread.pk).first()
-        memories = _delete_memories(list(Memory.objects.filter(source_message=message)), actor)
+        memories = _delete_memories_audited(list(Memory.objects.filter(source_message=message)), actor)
         summaries, _ = ThreadSummary.objects.filter(thread=thread, covers_through__gte=message.sequence).delete()
         # The runs of this thread from this message on had it in their context: their
         # traces may quote it. Their token counts and timings stay; payloads go.
@@ -100,32 +135,3 @@ def message_delete(*, message: Message, actor: AbstractBaseUser) -> dict[str, in
         messages, _ = Message.objects.filter(pk=message.pk).delete()
     logger.info("message %s of thread %s deleted by user %s", message.pk, thread.pk, actor.pk)
     return {"messages": messages, "memories": memories, "summaries": summaries, "trace_events_redacted": traces, **cp}
-
-
-def memory_erase(*, memory: Memory, actor: AbstractBaseUser) -> dict[str, int]:
-    """Erase one memory without a trace of its content: a compliance officer's act.
-
-    Unlike a delete (whose audit keeps the text from before), the memory, the older
-    versions it replaced and the content of every audit row about them go; the audit
-    rows stay as tombstones (who, when, which id), as in a person's erasure.
-    """
-    from governance.erasure import _delete_memories as erase_rows
-    from governance.erasure import _scrub_history
-    from liamemory.roles import is_compliance_officer
-
-    if not is_compliance_officer(actor):
-        raise DeletionForbidden("Only compliance officers can erase; staff can delete, which keeps the audit.")
-    with transaction.atomic():
-        ids, frontier = [memory.pk], [memory.pk]
-        while frontier:
-            frontier = list(
-                Memory.objects.filter(user_id=memory.user_id, superseded_by_id__in=frontier).values_list(
-                    "pk", flat=True
-                )
-            )
-            ids += frontier
-        counts = erase_rows(ids)
-        history = list(Memory.history.model.objects.filter(id__in=ids).values_list("history_id", flat=True))
-        counts.update(_scrub_history(history))
-    logger.info("memories %s of user %s erased by user %s", ids, memory.user_id, actor.pk)
-    return counts

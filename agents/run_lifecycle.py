@@ -1,0 +1,177 @@
+"""The worker's side of a run: claim it, trace its steps, then complete, fail or interrupt it.
+
+Called by the runner and the graph while a run executes (``agents/runner.py``); the
+turn's submission, retry and cancel are ``agents/services.py``. Every write after the
+claim locks the run row and checks that it is still running (``_lock_active_run``),
+so a run cancelled or erased meanwhile writes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
+from conversations.models import Thread
+from conversations.services import messages_append
+from conversations.tasks import summarize_thread
+from memories.services import memory_touch_used
+
+logger = logging.getLogger(__name__)
+
+
+class RunNoLongerActive(Exception):
+    """The run was cancelled, erased or taken over: its results must not be written."""
+
+
+def run_claim(*, run_id: str) -> bool:
+    """Claim a queued run with one conditional UPDATE; False means someone else has it.
+
+    A redelivered task therefore does nothing twice: only one UPDATE finds it queued.
+    """
+    return bool(
+        Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+            status=RunStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
+        )
+    )
+
+
+def trace_record(
+    *,
+    run_id: str,
+    kind: str,
+    name: str,
+    payload: dict[str, Any],
+    tokens_in: int = 0,
+    tokens_out: int = 0,
+    duration_ms: int = 0,
+) -> None:
+    """One trace event, written at once so a failed run still shows every step it took."""
+    TraceEvent.objects.create(
+        run_id=run_id,
+        kind=kind,
+        name=name,
+        payload=payload,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        duration_ms=duration_ms,
+    )
+
+
+def _lock_active_run(run_id: str) -> Run:
+    run = Run.objects.select_for_update().filter(pk=run_id).first()
+    if run is None or run.status != RunStatus.RUNNING:
+        raise RunNoLongerActive(run_id)
+    if not Thread.objects.filter(pk=run.thread_id).exists():
+        raise RunNoLongerActive(run_id)
+    return run
+
+
+def run_complete(
+    *,
+    run_id: str,
+    new_messages: list[dict[str, Any]],
+    usage: dict[str, int],
+    model: str,
+    latency_ms: int,
+    context_info: dict[str, Any],
+    tokens_sent: int,
+    tokens_full_resend: int,
+) -> Run:
+    """Persist the turn's new messages and finish the run, in one atomic write.
+
+    The run row is locked and must still be ``running``: a run cancelled or erased
+    meanwhile writes nothing. Thread totals are bumped incrementally.
+    """
+    with transaction.atomic():
+        run = _lock_active_run(run_id)
+        thread = Thread.objects.get(pk=run.thread_id)
+        messages_append(
+            thread=thread,
+            items=[{"role": m["role"], "content": m["content"], "agent": run.agent, "run": run} for m in new_messages],
+        )
+        Run.objects.filter(pk=run.pk).update(
+            status=RunStatus.COMPLETED,
+            finished_at=timezone.now(),
+            model=model,
+            tokens_in=usage.get("input_tokens", 0),
+            tokens_out=usage.get("output_tokens", 0),
+            tokens_cached=usage.get("cache_read_tokens", 0),
+            tokens_cache_write=usage.get("cache_write_tokens", 0),
+            tokens_full_resend=tokens_full_resend,
+            latency_ms=latency_ms,
+            # Keep what earlier steps recorded (approval request, staff decision).
+            context_info={**(run.context_info or {}), **context_info},
+        )
+        Thread.objects.filter(pk=thread.pk).update(
+            tokens_sent=F("tokens_sent") + tokens_sent,
+            tokens_full_resend=F("tokens_full_resend") + tokens_full_resend,
+        )
+        if context_info.get("memory_ids"):
+            memory_touch_used(memory_ids=context_info["memory_ids"])
+        _enqueue_summary(str(thread.pk), str(run.pk))
+    run.refresh_from_db()
+    return run
+
+
+def _enqueue_summary(thread_id: str, run_id: str) -> None:
+    if not settings.MEMORY_SUMMARY_ENABLED:
+        return
+    transaction.on_commit(lambda: summarize_thread.delay(thread_id, run_id))
+
+
+def run_fail(*, run_id: str, code: str, message: str, latency_ms: int | None = None) -> None:
+    """Mark a running run failed with a machine-readable code; the user's message stays."""
+    Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        status=RunStatus.FAILED,
+        error_code=code,
+        error_message=message[:2000],
+        finished_at=timezone.now(),
+        latency_ms=latency_ms,
+    )
+
+
+def run_interrupt(*, run_id: str, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
+    """The run waits for a staff decision (its state is in the checkpoint)."""
+    return bool(
+        Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+            status=RunStatus.INTERRUPTED, context_info={**context_info, "approval": payload}
+        )
+    )
+
+
+def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
+    """Return runs stuck in ``running`` (their worker died) to ``queued``, or fail them.
+
+    A run is stale when it has been running longer than ``RUN_STALE_AFTER``. It is put
+    back in the queue (the caller enqueues ``requeued_ids``: ``agents.tasks``) until it
+    has used ``RUN_MAX_ATTEMPTS`` attempts, then failed with ``worker_lost``. Each update
+    is conditional on the row still being ``running`` and stale, so a reaper racing a
+    worker that just finished changes nothing.
+    """
+    now = now or timezone.now()
+    cutoff = now - settings.RUN_STALE_AFTER
+    stale = Run.objects.filter(status=RunStatus.RUNNING, started_at__lt=cutoff)
+    with transaction.atomic():
+        failed = stale.filter(attempts__gte=settings.RUN_MAX_ATTEMPTS).update(
+            status=RunStatus.FAILED,
+            error_code=RunErrorCode.WORKER_LOST,
+            error_message="The worker handling this run stopped too many times.",
+            finished_at=now,
+        )
+        requeue_ids = list(
+            stale.filter(attempts__lt=settings.RUN_MAX_ATTEMPTS)
+            .select_for_update(skip_locked=True)
+            .values_list("id", flat=True)
+        )
+        Run.objects.filter(id__in=requeue_ids, status=RunStatus.RUNNING).update(
+            status=RunStatus.QUEUED, started_at=None
+        )
+    logger.info("reaper: %d requeued, %d failed", len(requeue_ids), failed)
+    return {"failed": failed, "requeued": len(requeue_ids), "requeued_ids": [str(i) for i in requeue_ids]}
