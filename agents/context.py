@@ -23,7 +23,7 @@ from conversations.selectors import message_window, summary_current
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
 from memories import retrieval
 from memories.models import Memory
-from memories.selectors import long_term_enabled_for, pinned_memories
+from memories.selectors import long_term_memory_allowed, pinned_memories
 
 SUMMARY_HEADING = "Summary of the conversation so far:"
 MEMORY_HEADING = "What you already know about this user (long-term memory):"
@@ -38,14 +38,16 @@ class Context:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def long_term_memory_allowed(*, user, thread: Thread) -> bool:
-    """Off for incognito threads, for users who switched it off, and installation-wide by setting."""
-    return not thread.incognito and long_term_enabled_for(user=user)
+def relevant_memories(
+    *, user, thread: Thread, agent: AgentSpec, query: str, limit: int = 8, allowed: bool | None = None
+) -> list[Memory]:
+    """Pinned kinds first, then the memories most similar to the message.
 
-
-def relevant_memories(*, user, thread: Thread, agent: AgentSpec, query: str, limit: int = 8) -> list[Memory]:
-    """Pinned kinds first, then the memories most similar to the message."""
-    if not long_term_memory_allowed(user=user, thread=thread):
+    ``allowed``: the turn's memory switch when the caller already knows it.
+    """
+    if allowed is None:
+        allowed = long_term_memory_allowed(user=user, thread=thread)
+    if not allowed:
         return []
     pinned = pinned_memories(user=user, kinds=agent.pinned_kinds, limit=limit) if agent.pinned_kinds else []
     seen = {m.id for m in pinned}
@@ -94,7 +96,9 @@ def _reassert(messages: list[dict[str, Any]], agent: AgentSpec) -> None:
     messages[-1] = {**messages[-1], "content": [*messages[-1]["content"], {"type": "text", "text": reminder}]}
 
 
-def build_context(*, thread: Thread, agent: AgentSpec, user, request_message: Message) -> Context:
+def build_context(
+    *, thread: Thread, agent: AgentSpec, user, request_message: Message, memory_allowed: bool | None = None
+) -> Context:
     summary = summary_current(thread=thread) if settings.MEMORY_SUMMARY_ENABLED else None
     covered = summary.covers_through if summary else 0
 
@@ -104,7 +108,9 @@ def build_context(*, thread: Thread, agent: AgentSpec, user, request_message: Me
         if covered < r.sequence <= request_message.sequence
     ]
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
-    memories = relevant_memories(user=user, thread=thread, agent=agent, query=request_message.text)
+    memories = relevant_memories(
+        user=user, thread=thread, agent=agent, query=request_message.text, allowed=memory_allowed
+    )
     system = _system_blocks(agent, summary, memories)
     tools = agent_tools.definitions(agent.tools, kinds=agent.memory_kinds)
 

@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any, TypedDict
 
+from django.contrib.auth.models import AbstractBaseUser
 from langgraph.channels import UntrackedValue
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -24,9 +25,10 @@ from langgraph.types import interrupt
 
 from agents import run_lifecycle
 from agents import tools as agent_tools
-from agents.context import Context, build_context, long_term_memory_allowed
-from agents.models import TraceKind
+from agents.context import Context, build_context
+from agents.models import Run, TraceKind
 from agents.registry import AgentSpec
+from conversations.models import Thread
 from conversations.tokens import estimate_messages
 from liamemory.llm import ChatModel
 
@@ -35,11 +37,15 @@ STEP_LIMIT_TEXT = "I stopped here: this request needed more tool steps than I am
 
 @dataclass
 class TurnRuntime:
-    run: Any
-    thread: Any
-    user: Any
+    """What a run's graph reads, loaded once per execution by the runner (``_runtime``)."""
+
+    run: Run
+    thread: Thread
+    user: AbstractBaseUser
     agent: AgentSpec
     model: ChatModel
+    # The memory switch, decided once for the turn (``memories.selectors.long_term_memory_allowed``).
+    memory_allowed: bool
 
 
 class TurnState(TypedDict, total=False):
@@ -63,8 +69,14 @@ def _wire(new: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _context(state: TurnState, rt: TurnRuntime) -> Context:
-    ctx = build_context(thread=rt.thread, agent=rt.agent, user=rt.user, request_message=rt.run.request_message)
-    ctx.info["memory_allowed"] = long_term_memory_allowed(user=rt.user, thread=rt.thread)
+    ctx = build_context(
+        thread=rt.thread,
+        agent=rt.agent,
+        user=rt.user,
+        request_message=rt.run.request_message,
+        memory_allowed=rt.memory_allowed,
+    )
+    ctx.info["memory_allowed"] = rt.memory_allowed
     return ctx
 
 

@@ -6,7 +6,6 @@ import logging
 import time
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from langgraph.types import Command
 
@@ -19,15 +18,17 @@ from agents.offline import OfflineModel
 from agents.registry import get_agent
 from conversations.models import Thread
 from liamemory.llm import AnthropicModel, ChatModel, ModelError
+from memories.selectors import long_term_memory_allowed
 
 logger = logging.getLogger(__name__)
 
 
 def model_for_run(run: Run) -> ChatModel:
-    """The run records its model: "offline" for the offline model, else a Claude model name."""
-    if run.model == "offline" or not settings.ANTHROPIC_API_KEY:
+    """The model the run recorded when it was queued (``agents.services.chat_model_name``
+    chose it, once): "offline" (or none recorded) for the offline model, else a Claude model."""
+    if run.model in ("", "offline"):
         return OfflineModel()
-    return AnthropicModel(run.model or settings.CHAT_MODEL)
+    return AnthropicModel(run.model)
 
 
 _compiled: tuple[Any, Any] | None = None
@@ -47,8 +48,16 @@ def _graph() -> Any:
 
 
 def _runtime(run_id: str) -> TurnRuntime:
+    """The run with its thread, user and request message: the turn's one read of the run row."""
     run = Run.objects.select_related("thread", "user", "request_message").get(pk=run_id)
-    return TurnRuntime(run=run, thread=run.thread, user=run.user, agent=get_agent(run.agent), model=model_for_run(run))
+    return TurnRuntime(
+        run=run,
+        thread=run.thread,
+        user=run.user,
+        agent=get_agent(run.agent),
+        model=model_for_run(run),
+        memory_allowed=long_term_memory_allowed(user=run.user, thread=run.thread),
+    )
 
 
 def _config(rt: TurnRuntime, checkpoint_id: str | None = None) -> dict[str, Any]:
@@ -66,21 +75,25 @@ def _drop_orphaned_checkpoints(thread_id: Any) -> None:
             threads_delete(thread_ids=[thread_id])
 
 
-def _drive(run_id: str, graph_input: Any, checkpoint_id: str | None = None) -> None:
+def _checkpoint_to_resume(rt: TurnRuntime) -> str | None:
+    """The checkpoint a staff decision resumes from (set when the run was interrupted)."""
+    if rt.run.status != RunStatus.RUNNING:
+        return None
+    return (rt.run.context_info or {}).get("checkpoint_id")
+
+
+def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
+    """Load the turn's runtime (its one read of the run) and drive the graph to its end or interrupt."""
     started = time.monotonic()
-    thread_id = Run.objects.filter(pk=run_id).values_list("thread_id", flat=True).first()
-    try:
-        _drive_graph(run_id, graph_input, checkpoint_id, started)
-    finally:
-        _drop_orphaned_checkpoints(thread_id)
-
-
-def _drive_graph(run_id: str, graph_input: Any, checkpoint_id: str | None, started: float) -> None:
+    rt: TurnRuntime | None = None
     try:
         rt = _runtime(run_id)
+        checkpoint_id = _checkpoint_to_resume(rt) if resume else None
+        if resume and checkpoint_id is None:
+            logger.info("run %s is not resumable", run_id)
+            return
         graph = _graph()
-        config = _config(rt, checkpoint_id)
-        result = graph.invoke(graph_input, config, context=rt)
+        result = graph.invoke(graph_input, _config(rt, checkpoint_id), context=rt)
         if result.get("__interrupt__"):
             state = graph.get_state(_config(rt))
             info = {**(result.get("info") or {}), "checkpoint_id": state.config["configurable"]["checkpoint_id"]}
@@ -99,6 +112,9 @@ def _drive_graph(run_id: str, graph_input: Any, checkpoint_id: str | None, start
         run_lifecycle.run_fail(
             run_id=run_id, code=RunErrorCode.INTERNAL, message="An internal error stopped this reply."
         )
+    finally:
+        if rt is not None:
+            _drop_orphaned_checkpoints(rt.thread.pk)
 
 
 def run_execute(*, run_id: str) -> None:
@@ -111,10 +127,4 @@ def run_execute(*, run_id: str) -> None:
 
 def run_resume(*, run_id: str, decision: dict[str, Any]) -> None:
     """Continue an interrupted run from its checkpoint with a staff decision."""
-    checkpoint_id = (
-        Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).values_list("context_info", flat=True).first() or {}
-    ).get("checkpoint_id")
-    if checkpoint_id is None:
-        logger.info("run %s is not resumable", run_id)
-        return
-    _drive(run_id, Command(resume=decision), checkpoint_id)
+    _drive(run_id, Command(resume=decision), resume=True)

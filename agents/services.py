@@ -86,17 +86,22 @@ def turn_submit(*, user, thread: Thread, content: str) -> tuple[Message, Run]:
     return message, run
 
 
+def chat_model_name() -> str:
+    """The model a new run is recorded with: Claude when an API key is configured, else "offline"."""
+    return settings.CHAT_MODEL if settings.ANTHROPIC_API_KEY else "offline"
+
+
 def _queue_run(*, thread: Thread, user, request_message: Message, retry_of: Run | None = None) -> Run:
     """A queued run for ``request_message``, enqueued once the transaction commits.
 
-    The run records its model: Claude when an API key is configured, else the offline model.
+    The run records its model (``chat_model_name``); the runner uses that one.
     """
     run = Run.objects.create(
         thread=thread,
         user=user,
         request_message=request_message,
         agent=thread.agent,
-        model=settings.CHAT_MODEL if settings.ANTHROPIC_API_KEY else "offline",
+        model=chat_model_name(),
         retry_of=retry_of,
         expires_at=_run_expiry(thread),
     )

@@ -20,7 +20,8 @@ from conversations.models import Message, Thread, ThreadSummary
 from liamemory.models import StaffAccess, StaffAccessLog
 from liamemory.roles import is_compliance_officer
 from liamemory.staff_access import staff_access_record
-from memories.models import Memory, MemoryPreference, MemoryStatus
+from memories.models import Memory, MemoryStatus
+from memories.selectors import memory_preference_for
 
 NEWEST = 10
 
@@ -42,13 +43,13 @@ def _person_page(request: HttpRequest, user_id: int) -> HttpResponse:
         ("Trace events", TraceEvent.objects.filter(run__user=person).count()),
     ]
     counts += [(f"Memories {label.lower()}", memories_by_status.get(value, 0)) for value, label in MemoryStatus.choices]
-    preference = MemoryPreference.objects.filter(user=person).values_list("long_term_enabled", flat=True).first()
+    preference = memory_preference_for(user=person)
     context = {
         **admin.site.each_context(request),
         "title": f"Everything stored about {person.get_username()}",
         "person": person,
         "counts": counts,
-        "long_term_enabled": preference is not False,
+        "long_term_enabled": preference,
         "threads": list(threads.order_by("-last_activity_at")[:NEWEST]),
         "memories": list(Memory.objects.filter(user=person).order_by("-created_at", "-id")[:NEWEST]),
         "runs": list(Run.objects.filter(user=person).order_by("-created_at")[:NEWEST]),

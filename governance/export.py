@@ -24,7 +24,8 @@ from django.utils import timezone
 
 from agents.models import Run, TraceEvent
 from conversations.models import Message, Thread, ThreadSummary
-from memories.models import Memory, MemoryPreference
+from memories.models import Memory
+from memories.selectors import memory_preference_for
 
 EXPORT_FORMAT = "liamemory.export"
 EXPORT_VERSION = 1
@@ -171,7 +172,7 @@ def _collect(user: AbstractBaseUser) -> dict[str, Any]:
     history = list(
         Memory.history.model.objects.filter(user_id=user.pk).select_related("history_user").order_by("history_id")
     )
-    preference = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
+    preference = memory_preference_for(user=user)
 
     run_ids = {r.id for r in runs}
     positions = {m.pk: (m.thread_id, m.sequence) for m in messages}
@@ -196,7 +197,7 @@ def _collect(user: AbstractBaseUser) -> dict[str, Any]:
             "username": user.get_username(),
             "email": getattr(user, "email", "") or "",
             "date_joined": _ts(getattr(user, "date_joined", None)),
-            "long_term_memory_enabled": preference is not False,
+            "long_term_memory_enabled": preference,
         },
         "threads": [
             {

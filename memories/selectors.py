@@ -87,10 +87,13 @@ def memory_pending_queue() -> QuerySet[Memory]:
 
 def long_term_enabled_for(*, user: AbstractBaseUser) -> bool:
     """Whether long-term memory may be read or written for ``user`` (the thread's incognito aside)."""
-    if not settings.LONG_TERM_MEMORY_ENABLED:
-        return False
-    value = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
-    return value is not False
+    return settings.LONG_TERM_MEMORY_ENABLED and memory_preference_for(user=user)
+
+
+def long_term_memory_allowed(*, user: AbstractBaseUser, thread) -> bool:
+    """The memory switch of a turn: off for incognito threads, for users who switched it
+    off, and installation-wide by setting. The one place that decides it."""
+    return not thread.incognito and long_term_enabled_for(user=user)
 
 
 def pinned_memories(*, user: AbstractBaseUser, kinds: tuple[str, ...] = ("rule",), limit: int = 10) -> list[Memory]:

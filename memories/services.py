@@ -21,32 +21,27 @@ from django.utils import timezone
 
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import memory_expires_at
-from memories import embeddings
-from memories.matching import analyse
+from memories.matching import Statement, analyse
 from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, WriterType
+from memories.write_rules import (
+    REVIEWED_WRITERS,
+    UPDATABLE_FIELDS,
+    MemoryWriteRefused,
+    audit,
+    check_importance,
+    check_kind,
+    check_switches,
+    clean_content,
+    concrete,
+    embed_later,
+    review_kinds,
+    setting,
+)
+
+# full_clean skips these: they are handed over as instances (no existence queries).
+RELATED_FIELDS = ["user", "source_thread", "source_message", "source_run", "superseded_by"]
 
 RememberAction = Literal["created", "updated", "superseded", "pending"]
-
-DEFAULT_REVIEW_KINDS = (MemoryKind.CLIENT_SETUP, MemoryKind.TEAM_POLICY)
-# Writers whose memories of a review kind still need a second pair of eyes. Staff are
-# the reviewers; what they write is active at once.
-REVIEWED_WRITERS = frozenset(
-    {WriterType.AGENT, WriterType.WORKFLOW, WriterType.ONBOARDING, WriterType.IMPORT, WriterType.USER}
-)
-UPDATABLE_FIELDS = frozenset({"content", "kind", "importance", "expires_at"})
-
-
-class MemoryWriteRefused(ApplicationError):
-    """A memory write that was not done, with what to do instead."""
-
-    def __init__(self, error: str, how_to_fix: str, *, code: str = "refused") -> None:
-        super().__init__(error, extra={"how_to_fix": how_to_fix, "code": code})
-        self.error = error
-        self.how_to_fix = how_to_fix
-        self.code = code
-
-    def as_tool_result(self) -> dict[str, Any]:
-        return {"ok": False, "error": self.error, "how_to_fix": self.how_to_fix}
 
 
 @dataclass(frozen=True)
@@ -55,126 +50,6 @@ class RememberOutcome:
     action: RememberAction
     # The memory that was updated in place or superseded by ``memory``, when any.
     previous_id: int | None = None
-
-    def as_tool_result(self) -> dict[str, Any]:
-        """What the remember tool answers, worded for the model."""
-        notes = {
-            "created": "Remembered.",
-            "updated": "A memory already said this; it was updated instead of adding another.",
-            "superseded": f"Remembered. It replaces memory #{self.previous_id}, which said otherwise.",
-            "pending": "Stored for staff review: it will not be used until a staff member approves it. "
-            "Tell the user it is waiting for review.",
-        }
-        return {
-            "ok": True,
-            "memory_id": self.memory.pk,
-            "action": self.action,
-            "status": self.memory.status,
-            "note": notes[self.action],
-        }
-
-
-def review_kinds() -> tuple[str, ...]:
-    return tuple(getattr(settings, "MEMORY_REVIEW_KINDS", DEFAULT_REVIEW_KINDS))
-
-
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
-
-
-def _concrete(memory: Memory) -> Memory:
-    """simple-history listens to ``Memory``'s signals only: a proxy instance (the admin's
-    review queue) would be saved without an audit row, so it is swapped for the real one."""
-    return memory if type(memory) is Memory else Memory.objects.get(pk=memory.pk)
-
-
-def _audit(memory: Memory, *, actor: AbstractBaseUser | None, reason: str) -> None:
-    """Who and why, picked up by simple-history on the next save or delete."""
-    memory._history_user = actor if actor is not None and actor.is_authenticated else None
-    memory._change_reason = reason[:100]
-
-
-def _embed_later(memory: Memory) -> None:
-    # A new or edited content gets its vector after commit, in a worker; until then
-    # recall ignores the stale vector (its hash differs) and ranks the memory lexically.
-    if embeddings.enabled():
-        from memories.tasks import embed_memories
-
-        embed_memories.delay_on_commit([memory.pk])
-
-
-def _clean_content(content: str | None) -> str:
-    text = (content or "").strip()
-    limit = settings.MEMORY_MAX_CHARS
-    if not text:
-        raise MemoryWriteRefused(
-            "The memory is empty.",
-            "Pass the fact to remember as one short sentence in `content`.",
-            code="empty",
-        )
-    if len(text) > limit:
-        raise MemoryWriteRefused(
-            f"The memory is {len(text)} characters long; the limit is {limit}.",
-            f"Keep one short fact per memory (at most {limit} characters): drop details that will not matter "
-            "next month, or split it into separate facts and remember each one.",
-            code="too_long",
-        )
-    return text
-
-
-def _check_importance(importance: Any) -> int:
-    if isinstance(importance, bool) or not isinstance(importance, int) or not 1 <= importance <= 5:
-        raise MemoryWriteRefused(
-            f"Importance {importance!r} is not allowed.",
-            "Use a whole number from 1 (minor) to 5 (critical); 3 is the usual value.",
-            code="bad_importance",
-        )
-    return importance
-
-
-def _check_kind(kind: str, allowed_kinds: tuple[str, ...] | list[str] | None) -> str:
-    allowed = list(allowed_kinds) if allowed_kinds is not None else list(MemoryKind.values)
-    if kind not in MemoryKind.values or kind not in allowed:
-        raise MemoryWriteRefused(
-            f"Kind {kind!r} cannot be written here.",
-            f"Use one of: {', '.join(allowed)} (or leave kind out for 'fact').",
-            code="bad_kind",
-        )
-    return kind
-
-
-def _check_switches(*, user: AbstractBaseUser, source_thread) -> None:
-    if not settings.LONG_TERM_MEMORY_ENABLED:
-        raise MemoryWriteRefused(
-            "Long-term memory is switched off in this installation.",
-            "Do not retry. Answer from the current conversation only.",
-            code="memory_disabled",
-        )
-    if source_thread is not None and source_thread.owner_id != user.pk:
-        # Provenance must be the user's own conversation; callers take both from the run.
-        raise MemoryWriteRefused(
-            "The source conversation is not this user's.",
-            "Do not retry. Memories can only come from the user's own conversations.",
-            code="foreign_source",
-        )
-    if source_thread is not None and source_thread.incognito:
-        raise MemoryWriteRefused(
-            "This conversation is incognito: nothing from it is remembered.",
-            "Do not retry. Use the information only within this conversation.",
-            code="incognito",
-        )
-    if not _preference_enabled(user):
-        raise MemoryWriteRefused(
-            "The user has turned long-term memory off.",
-            "Do not retry. Use the information only within this conversation; if the user wants it kept, "
-            "they can turn long-term memory back on in their settings.",
-            code="memory_off",
-        )
-
-
-def _preference_enabled(user: AbstractBaseUser) -> bool:
-    value = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
-    return value is not False
 
 
 def _lock_user(user: AbstractBaseUser) -> None:
@@ -242,10 +117,10 @@ def memory_remember(
     that needs review is stored ``pending``. ``actor`` is the human behind the write
     (user or staff), None for agents and workflows.
     """
-    content = _clean_content(content)
-    kind = _check_kind(kind, allowed_kinds)
-    importance = _check_importance(importance)
-    _check_switches(user=user, source_thread=source_thread)
+    content = clean_content(content)
+    kind = check_kind(kind, allowed_kinds)
+    importance = check_importance(importance)
+    check_switches(user=user, source_thread=source_thread)
     needs_review = kind in review_kinds() and writer_type in REVIEWED_WRITERS
     reason = f"{writer_type}:{writer_name}" if writer_name else writer_type
 
@@ -254,45 +129,16 @@ def memory_remember(
         statuses = [MemoryStatus.PENDING] if needs_review else [MemoryStatus.ACTIVE]
         candidates = _candidates(user=user, kind=kind, content=content, statuses=statuses)
         new = analyse(content)
-        duplicate = next(
-            (
-                m
-                for m, sim, _ in candidates
-                if sim >= _setting("MEMORY_DUPLICATE_SIMILARITY", 0.6) and not analyse(m.content).differs_from(new)
-            ),
-            None,
-        )
+        duplicate = _near_duplicate(candidates, new)
         if duplicate is not None:
-            duplicate.content = content
-            duplicate.importance = max(duplicate.importance, importance)
-            duplicate.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
-            _audit(duplicate, actor=actor, reason=f"{reason} restated (near-duplicate)")
-            duplicate.save()
-            _embed_later(duplicate)
-            action: RememberAction = "pending" if needs_review else "updated"
-            return RememberOutcome(memory=duplicate, action=action, previous_id=duplicate.pk)
-
-        contradicted = None
-        if not needs_review:
-            contradicted = next(
-                (
-                    m
-                    for m, _, subject_sim in candidates
-                    if subject_sim >= _setting("MEMORY_SUBJECT_SIMILARITY", 0.8)
-                    and analyse(m.content).differs_from(new)
-                ),
-                None,
+            _restate(duplicate, content=content, importance=importance, actor=actor, reason=reason)
+            return RememberOutcome(
+                memory=duplicate, action="pending" if needs_review else "updated", previous_id=duplicate.pk
             )
+        # A memory waiting for review replaces nothing until it is approved.
+        contradicted = None if needs_review else _contradicted(candidates, new)
         if contradicted is None:
-            cap = settings.MEMORY_MAX_ACTIVE_PER_USER
-            if _count_towards_cap(user) >= cap:
-                raise MemoryWriteRefused(
-                    f"The user already has {cap} memories, the most allowed.",
-                    "Forget one that is no longer true or useful (forget_fact with its memory_id), or restate an "
-                    "existing memory in its own words so that it is updated instead of a new one being added.",
-                    code="cap_reached",
-                )
-
+            _check_cap(user)
         memory = Memory(
             user=user,
             kind=kind,
@@ -308,17 +154,60 @@ def memory_remember(
             expires_at=memory_expires_at(kind=kind),
         )
         # Related rows were handed to us as instances: skip full_clean's existence queries.
-        memory.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
-        _audit(memory, actor=actor, reason=reason)
+        memory.full_clean(exclude=RELATED_FIELDS)
+        audit(memory, actor=actor, reason=reason)
         memory.save()
-        _embed_later(memory)
+        embed_later(memory)
         if contradicted is not None:
-            contradicted.status = MemoryStatus.SUPERSEDED
-            contradicted.superseded_by = memory
-            _audit(contradicted, actor=actor, reason=f"{reason} superseded by #{memory.pk}")
-            contradicted.save(update_fields=["status", "superseded_by", "updated_at"])
+            _supersede(contradicted, by=memory, actor=actor, reason=reason)
             return RememberOutcome(memory=memory, action="superseded", previous_id=contradicted.pk)
     return RememberOutcome(memory=memory, action="pending" if needs_review else "created")
+
+
+def _near_duplicate(candidates: list[tuple], new: Statement) -> Memory | None:
+    """A candidate close enough in wording that says the same thing (not the opposite)."""
+    threshold = setting("MEMORY_DUPLICATE_SIMILARITY", 0.6)
+    return next(
+        (m for m, sim, _ in candidates if sim >= threshold and not analyse(m.content).differs_from(new)),
+        None,
+    )
+
+
+def _contradicted(candidates: list[tuple], new: Statement) -> Memory | None:
+    """A candidate on the same subject that says something else: the new one replaces it."""
+    threshold = setting("MEMORY_SUBJECT_SIMILARITY", 0.8)
+    return next(
+        (m for m, _, subject_sim in candidates if subject_sim >= threshold and analyse(m.content).differs_from(new)),
+        None,
+    )
+
+
+def _restate(memory: Memory, *, content: str, importance: int, actor: AbstractBaseUser | None, reason: str) -> None:
+    """A near-duplicate updates the memory in place: the newer wording, the higher importance."""
+    memory.content = content
+    memory.importance = max(memory.importance, importance)
+    memory.full_clean(exclude=RELATED_FIELDS)
+    audit(memory, actor=actor, reason=f"{reason} restated (near-duplicate)")
+    memory.save()
+    embed_later(memory)
+
+
+def _check_cap(user: AbstractBaseUser) -> None:
+    cap = settings.MEMORY_MAX_ACTIVE_PER_USER
+    if _count_towards_cap(user) >= cap:
+        raise MemoryWriteRefused(
+            f"The user already has {cap} memories, the most allowed.",
+            "Forget one that is no longer true or useful (forget_fact with its memory_id), or restate an "
+            "existing memory in its own words so that it is updated instead of a new one being added.",
+            code="cap_reached",
+        )
+
+
+def _supersede(old: Memory, *, by: Memory, actor: AbstractBaseUser | None, reason: str) -> None:
+    old.status = MemoryStatus.SUPERSEDED
+    old.superseded_by = by
+    audit(old, actor=actor, reason=f"{reason} superseded by #{by.pk}")
+    old.save(update_fields=["status", "superseded_by", "updated_at"])
 
 
 def memory_forget(*, user: AbstractBaseUser, memory_id: int | str, reason: str = "forgotten by the user") -> bool:
@@ -339,7 +228,7 @@ def memory_forget(*, user: AbstractBaseUser, memory_id: int | str, reason: str =
             chain.extend(older)
             frontier = [m.pk for m in older]
         for item in chain:
-            _audit(item, actor=user, reason=reason)
+            audit(item, actor=user, reason=reason)
             item.delete()
     return True
 
@@ -350,8 +239,8 @@ def _writer_for(actor: AbstractBaseUser, memory: Memory) -> str:
 
 def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> Memory:
     """Replace ``memory`` by a corrected text: a new active memory, the old one superseded."""
-    memory = _concrete(memory)
-    content = _clean_content(content)
+    memory = concrete(memory)
+    content = clean_content(content)
     if memory.status not in (MemoryStatus.ACTIVE, MemoryStatus.PENDING):
         raise Conflict(
             f"Memory #{memory.pk} is {memory.status}; only active or pending memories can be corrected.",
@@ -374,20 +263,20 @@ def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> 
             source_expired=memory.source_expired,
             expires_at=memory.expires_at,
         )
-        new.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
-        _audit(new, actor=actor, reason=f"{writer_type} correction of #{memory.pk}")
+        new.full_clean(exclude=RELATED_FIELDS)
+        audit(new, actor=actor, reason=f"{writer_type} correction of #{memory.pk}")
         new.save()
-        _embed_later(new)
+        embed_later(new)
         memory.status = MemoryStatus.SUPERSEDED
         memory.superseded_by = new
-        _audit(memory, actor=actor, reason=f"{writer_type} corrected as #{new.pk}")
+        audit(memory, actor=actor, reason=f"{writer_type} corrected as #{new.pk}")
         memory.save(update_fields=["status", "superseded_by", "updated_at"])
     return new
 
 
 def memory_update(*, actor: AbstractBaseUser, memory: Memory, **fields: Any) -> Memory:
     """Edit content, kind, importance or expiry in place (status changes have their own services)."""
-    memory = _concrete(memory)
+    memory = concrete(memory)
     unknown = set(fields) - UPDATABLE_FIELDS
     if unknown:
         raise ApplicationError(
@@ -395,18 +284,18 @@ def memory_update(*, actor: AbstractBaseUser, memory: Memory, **fields: Any) -> 
             extra={"allowed": sorted(UPDATABLE_FIELDS)},
         )
     if "content" in fields:
-        fields["content"] = _clean_content(fields["content"])
+        fields["content"] = clean_content(fields["content"])
     if "kind" in fields:
-        _check_kind(fields["kind"], None)
+        check_kind(fields["kind"], None)
     if "importance" in fields:
-        _check_importance(fields["importance"])
+        check_importance(fields["importance"])
     for name, value in fields.items():
         setattr(memory, name, value)
-    memory.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
-    _audit(memory, actor=actor, reason=f"{_writer_for(actor, memory)} edit")
+    memory.full_clean(exclude=RELATED_FIELDS)
+    audit(memory, actor=actor, reason=f"{_writer_for(actor, memory)} edit")
     memory.save()
     if "content" in fields:
-        _embed_later(memory)
+        embed_later(memory)
     return memory
 
 
@@ -417,36 +306,36 @@ def _require_pending(memory: Memory, verb: str) -> None:
 
 def memory_approve(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
     """Make a pending memory visible to agents."""
-    memory = _concrete(memory)
+    memory = concrete(memory)
     _require_pending(memory, "approved")
     memory.status = MemoryStatus.ACTIVE
-    _audit(memory, actor=actor, reason="approved")
+    audit(memory, actor=actor, reason="approved")
     memory.save(update_fields=["status", "updated_at"])
     return memory
 
 
 def memory_reject(*, actor: AbstractBaseUser, memory: Memory, reason: str = "") -> Memory:
     """Keep a pending memory out of every context; the reason goes into its history."""
-    memory = _concrete(memory)
+    memory = concrete(memory)
     _require_pending(memory, "rejected")
     memory.status = MemoryStatus.REJECTED
-    _audit(memory, actor=actor, reason=f"rejected: {reason}" if reason else "rejected")
+    audit(memory, actor=actor, reason=f"rejected: {reason}" if reason else "rejected")
     memory.save(update_fields=["status", "updated_at"])
     return memory
 
 
 def memory_expire_now(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
     """Hide a memory from agents at once; the retention purge deletes it on its next pass."""
-    memory = _concrete(memory)
+    memory = concrete(memory)
     memory.expires_at = timezone.now()
-    _audit(memory, actor=actor, reason="expired now")
+    audit(memory, actor=actor, reason="expired now")
     memory.save(update_fields=["expires_at", "updated_at"])
     return memory
 
 
 def memory_delete(*, actor: AbstractBaseUser, memory: Memory) -> None:
-    memory = _concrete(memory)
-    _audit(memory, actor=actor, reason=f"deleted by {_writer_for(actor, memory)}")
+    memory = concrete(memory)
+    audit(memory, actor=actor, reason=f"deleted by {_writer_for(actor, memory)}")
     memory.delete()
 
 
