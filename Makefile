@@ -23,8 +23,10 @@ run: migrate
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Style, then the architecture (.importlinter: one-way layers, no module cycles).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 clean-db:
 	-$(BIN)/python -m liamemory.embedded_db stop

@@ -26,13 +26,14 @@ from langgraph.types import interrupt
 from agents import run_lifecycle
 from agents import tools as agent_tools
 from agents.context import Context, build_context
-from agents.models import Run, TraceKind
+from agents.models import Run, RunErrorCode, TraceKind
 from agents.registry import AgentSpec
 from conversations.models import Thread
 from conversations.tokens import estimate_messages
 from liamemory.llm import ChatModel
 
 STEP_LIMIT_TEXT = "I stopped here: this request needed more tool steps than I am allowed in one turn."
+STEP_LIMIT_ERROR = "This reply needed more than the {steps} steps allowed in one turn; it stopped there."
 
 
 @dataclass
@@ -57,6 +58,8 @@ class TurnState(TypedDict, total=False):
     model: str
     latency_ms: int
     info: dict[str, Any]
+    # Set when the turn ends short of an answer (the step cap): the run's error code.
+    error_code: str
     context: Annotated[dict, UntrackedValue(dict)]
 
 
@@ -186,7 +189,9 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
 
 
 def stop_at_step_limit(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
-    return {"new": [*state["new"], {"role": "assistant", "content": [{"type": "text", "text": STEP_LIMIT_TEXT}]}]}
+    """The last tool results get a closing reply, and the run will end ``failed`` with ``step_limit``."""
+    closing = {"role": "assistant", "content": [{"type": "text", "text": STEP_LIMIT_TEXT}]}
+    return {"new": [*state["new"], closing], "error_code": RunErrorCode.STEP_LIMIT}
 
 
 def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
@@ -200,6 +205,8 @@ def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         context_info=state.get("info") or {},
         tokens_sent=state.get("sent", 0),
         tokens_full_resend=state.get("full_resend", 0),
+        error_code=state.get("error_code", ""),
+        error_message=STEP_LIMIT_ERROR.format(steps=rt.agent.max_steps) if state.get("error_code") else "",
     )
     return {}
 

@@ -83,11 +83,15 @@ def run_complete(
     context_info: dict[str, Any],
     tokens_sent: int,
     tokens_full_resend: int,
+    error_code: str = "",
+    error_message: str = "",
 ) -> Run:
     """Persist the turn's new messages and finish the run, in one atomic write.
 
     The run row is locked and must still be ``running``: a run cancelled or erased
-    meanwhile writes nothing. Thread totals are bumped incrementally.
+    meanwhile writes nothing. Thread totals are bumped incrementally. With an
+    ``error_code`` (the step cap) the run ends ``failed`` with its messages kept, so
+    the conversation has no tool call left without its answer.
     """
     with transaction.atomic():
         run = _lock_active_run(run_id)
@@ -97,7 +101,9 @@ def run_complete(
             items=[{"role": m["role"], "content": m["content"], "agent": run.agent, "run": run} for m in new_messages],
         )
         Run.objects.filter(pk=run.pk).update(
-            status=RunStatus.COMPLETED,
+            status=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
+            error_code=error_code,
+            error_message=error_message[:2000],
             finished_at=timezone.now(),
             model=model,
             tokens_in=usage.get("input_tokens", 0),

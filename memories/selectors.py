@@ -72,12 +72,20 @@ def memory_list_for_staff(
     if writer_type:
         qs = qs.filter(writer_type=writer_type)
     if q:
-        return (
-            qs.annotate(score=TrigramWordSimilarity(q, "content"))
-            .filter(score__gt=STAFF_SEARCH_MIN_SIMILARITY)
-            .order_by("-score", "-id")
-        )
+        return memories_ranked(qs, q=q)
     return qs.order_by("-created_at", "-id")
+
+
+def memories_ranked(qs: QuerySet[Memory], *, q: str) -> QuerySet[Memory]:
+    """``qs`` ranked by trigram word similarity to ``q`` (served by the GIN index), weak hits out.
+
+    The staff search of the API and of the admin.
+    """
+    return (
+        qs.annotate(score=TrigramWordSimilarity(q, "content"))
+        .filter(score__gt=STAFF_SEARCH_MIN_SIMILARITY)
+        .order_by("-score", "-id")
+    )
 
 
 def memory_pending_queue() -> QuerySet[Memory]:
