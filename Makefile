@@ -40,6 +40,7 @@ bench: migrate
 	$(BIN)/python -m pip install -q -r requirements-bench.txt
 	$(BIN)/python -m bench.tokens $(BENCH_FLAGS)
 	$(BIN)/python -m bench.retrieval.run $(BENCH_FLAGS)
+	$(BIN)/python -m bench.longchat.run $(BENCH_FLAGS)
 	$(BIN)/python -m bench.overhead $(BENCH_FLAGS)
 	$(BIN)/python -m bench.latency $(BENCH_FLAGS)
 	$(BIN)/python -m bench.throughput $(BENCH_FLAGS)

@@ -8,6 +8,7 @@ name that user. Every result is structured; a refusal is
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,11 +148,33 @@ def _check_args(name: str, args: Any) -> dict[str, Any] | None:
         return refusal(f"Unknown argument(s): {', '.join(unknown)}.", "Use only the arguments the tool defines.")
     types = {"string": str, "integer": int, "number": (int, float)}
     for key, value in args.items():
-        expected = types.get(schema["properties"][key].get("type", ""))
+        spec = schema["properties"][key]
+        expected = types.get(spec.get("type", ""))
         if expected and (not isinstance(value, expected) or isinstance(value, bool)):
-            return refusal(f"'{key}' must be a {schema['properties'][key]['type']}.", f"Pass '{key}' with that type.")
+            return refusal(f"'{key}' must be a {spec['type']}.", f"Pass '{key}' with that type.")
         if isinstance(value, str) and len(value) > 4 * MAX_QUERY_CHARS:
             return refusal(f"'{key}' is too long.", "Send a shorter value.")
+        problem = _check_bounds(key, value, spec)
+        if problem:
+            return problem
+    return None
+
+
+def _check_bounds(key: str, value: Any, spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema's ``minimum``, ``maximum`` and ``enum``, which the model is told but may ignore
+    (a negative amount was approved "by policy")."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return refusal(f"'{key}' must be a finite number.", f"Pass '{key}' as an ordinary number.")
+    low, high = spec.get("minimum"), spec.get("maximum")
+    if isinstance(value, int | float) and ((low is not None and value < low) or (high is not None and value > high)):
+        allowed = (
+            f"from {low} to {high}"
+            if low is not None and high is not None
+            else (f"at least {low}" if low is not None else f"at most {high}")
+        )
+        return refusal(f"'{key}' must be {allowed}; got {value}.", f"Call again with '{key}' {allowed}.")
+    if "enum" in spec and value not in spec["enum"]:
+        return refusal(f"'{key}' must be one of {', '.join(map(str, spec['enum']))}.", f"Pick '{key}' from that list.")
     return None
 
 

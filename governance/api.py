@@ -169,11 +169,12 @@ class MeEraseApi(APIView):
     """ "Delete all my data": erases the caller now and answers with the receipt."""
 
     class Input(serializers.Serializer):
-        confirm = serializers.BooleanField()
+        # JSON ``true`` itself: a destructive flag is not inferred from "yes", "1" or "on".
+        confirm = serializers.JSONField(help_text="Must be the JSON value true.")
         delete_account = serializers.BooleanField(required=False, default=False)
 
-        def validate_confirm(self, value: bool) -> bool:
-            if not value:
+        def validate_confirm(self, value: object) -> bool:
+            if value is not True:
                 raise serializers.ValidationError('Send {"confirm": true} to delete all your data.')
             return value
 

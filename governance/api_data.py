@@ -17,7 +17,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -27,6 +27,7 @@ from governance.export import person_export
 from governance.importer import export_import
 from liamemory.errors import NotFound, TooLarge
 from liamemory.models import StaffAccess
+from liamemory.parsers import StrictJSONParser
 from liamemory.permissions import IsComplianceOfficer, IsStaffOrCompliance
 from liamemory.staff_access import staff_access_record
 
@@ -90,13 +91,15 @@ def _uploaded_document(upload) -> dict:
         return json.loads(upload.read())
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ParseError(f"The file is not JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise ParseError("The file is nested too deeply to be an export document.") from exc
 
 
 class PersonImportApi(APIView):
     """The document is the JSON body, or a ``file`` in a multipart form (for large files)."""
 
     permission_classes = [IsStaffOrCompliance]
-    parser_classes = [JSONParser, MultiPartParser]
+    parser_classes = [StrictJSONParser, MultiPartParser]
 
     @extend_schema(
         parameters=[ImportQuery],

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -34,6 +34,7 @@ from conversations.models import Message, Thread, ThreadSummary
 from conversations.tokens import estimate_message, estimate_text
 from governance.export import export_schema
 from liamemory.errors import ApplicationError, Conflict
+from liamemory.jsoncheck import json_problems
 from liamemory.retention import thread_expires_at
 from memories import embeddings
 
@@ -42,6 +43,8 @@ logger = logging.getLogger(__name__)
 MAX_REPORTED_ERRORS = 20
 BATCH = 1000
 EMBED_BATCH = 200
+# Clocks of the exporting system may run a little ahead of ours.
+FUTURE_TOLERANCE = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -122,8 +125,9 @@ def _meaning_errors(document: dict[str, Any]) -> list[dict[str, str]]:
             errors.append(
                 {"path": f"{at}.agent", "message": f"unknown agent {thread['agent']!r}; use one of {sorted(AGENTS)}"}
             )
-        for key in ("created_at", "last_activity_at", "expires_at"):
+        for key in ("created_at", "last_activity_at"):
             errors += _date_error(thread.get(key), f"{at}.{key}")
+        errors += _date_error(thread.get("expires_at"), f"{at}.expires_at", past_only=False)
         sequences: dict[int, int] = {}
         for mi, message in enumerate(thread["messages"]):
             seq = message["sequence"]
@@ -143,16 +147,32 @@ def _meaning_errors(document: dict[str, Any]) -> list[dict[str, str]]:
     return errors
 
 
-def _date_error(value: str | None, path: str) -> list[dict[str, str]]:
+def _date_error(value: str | None, path: str, *, past_only: bool = True) -> list[dict[str, str]]:
+    """A date Python and PostgreSQL can hold in UTC (years 1 to 9999: "0001-01-01T00:00+14:00" is
+    year 0 there, and every page showing it would fail); a creation or activity date cannot lie
+    in the future (retention adds days to it)."""
     try:
-        _parse_ts(value)
+        parsed = _parse_ts(value)
     except ValueError as exc:
         return [{"path": path, "message": f"{value!r} is not a date and time: {exc}"}]
+    if parsed is None:
+        return []
+    try:
+        utc = parsed.astimezone(UTC)
+    except OverflowError:
+        return [{"path": path, "message": f"{value!r} is outside years 1 to 9999 once converted to UTC"}]
+    if past_only and utc > timezone.now() + FUTURE_TOLERANCE:
+        return [{"path": path, "message": f"{value!r} is in the future"}]
     return []
 
 
 def export_validate(*, document: Any) -> None:
     """Raise :class:`ImportInvalid` naming every problem (up to a limit) with its JSON path."""
+    # First what no schema validator should walk: NUL characters, lone surrogates, infinite
+    # numbers and nesting past the recursion limit.
+    errors = json_problems(document, limit=MAX_REPORTED_ERRORS)
+    if errors:
+        raise ImportInvalid(errors, len(errors))
     errors = _schema_errors(document)
     if not errors:
         errors = _meaning_errors(document)

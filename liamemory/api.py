@@ -7,11 +7,21 @@ them into 4xx answers.
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import (
+    BadRequest,
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.pagination import CursorPagination
@@ -19,6 +29,8 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from liamemory.errors import ApplicationError, Conflict, Forbidden, NotFound, TooLarge
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["ApplicationError", "Conflict", "Forbidden", "NotFound", "TooLarge", "exception_handler", "status_of"]
 
@@ -52,7 +64,25 @@ def _too_big_message() -> str:
     return f"The request body is larger than {limit} bytes, the most accepted."
 
 
+INTERNAL_ERROR = "Internal error; it has been logged."
+DATABASE_UNAVAILABLE = "The database is unavailable right now; try again in a moment."
+
+
+def database_unavailable():
+    """503 in the one error format: the client may retry; nothing of the driver's message leaks."""
+    from django.http import JsonResponse
+
+    return JsonResponse({"message": DATABASE_UNAVAILABLE, "extra": {}}, status=503, headers={"Retry-After": "5"})
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, OperationalError | InterfaceError):
+        logger.error("database unavailable: %s", type(exc).__name__)
+        return Response({"message": DATABASE_UNAVAILABLE, "extra": {}}, status=503, headers={"Retry-After": "5"})
+    if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+        return Response({"message": f"Bad request: {exc}", "extra": {}}, status=400)
+    if isinstance(exc, SuspiciousOperation | BadRequest) and not isinstance(exc, RequestDataTooBig):
+        return Response({"message": "Bad request.", "extra": {}}, status=400)
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return Response({"message": _too_big_message(), "extra": {"limit": limit}}, status=413)
@@ -95,7 +125,10 @@ def json_server_error(request):
     from django.views.defaults import server_error
 
     if request.path.startswith("/api/"):
-        return JsonResponse({"message": "Internal error; it has been logged.", "extra": {}}, status=500)
+        # Django calls this inside its ``except`` block: a database outage is a 503, not our bug.
+        if isinstance(sys.exc_info()[1], OperationalError | InterfaceError):
+            return database_unavailable()
+        return JsonResponse({"message": INTERNAL_ERROR, "extra": {}}, status=500)
     return server_error(request)
 
 
@@ -131,9 +164,38 @@ class StrictCursorPagination(CursorPagination):
         try:
             return super().decode_cursor(request)
         except exceptions.NotFound as exc:
-            raise exceptions.ValidationError(
-                {self.cursor_query_param: ["Invalid cursor: use a page's next or previous link as it is."]}
-            ) from exc
+            raise _bad_cursor() from exc
+
+    def paginate_queryset(self, queryset, request, view=None):
+        self._check_position(queryset, request)
+        return super().paginate_queryset(queryset, request, view)
+
+    def _check_position(self, queryset, request) -> None:
+        """A cursor is base64 the client can forge: its position must be a value of the ordering
+        field (``p=abc`` on an integer answered 500 from the query), in the column's range."""
+        cursor = self.decode_cursor(request)
+        if cursor is None or cursor.position is None:
+            return
+        ordering = self.get_ordering(request, queryset, None)
+        field = queryset.model._meta.get_field(ordering[0].lstrip("-"))
+        if _unstorable(cursor.position):
+            raise _bad_cursor()
+        try:
+            field.run_validators(field.to_python(cursor.position))
+        except (DjangoValidationError, ValueError, TypeError, OverflowError) as exc:
+            raise _bad_cursor() from exc
+
+
+def _unstorable(text: str) -> bool:
+    from liamemory.jsoncheck import json_problems
+
+    return bool(json_problems(text))
+
+
+def _bad_cursor() -> exceptions.ValidationError:
+    return exceptions.ValidationError(
+        {StrictCursorPagination.cursor_query_param: ["Invalid cursor: use a page's next or previous link as it is."]}
+    )
 
 
 def cursor_parameters() -> list:

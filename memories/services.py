@@ -15,13 +15,12 @@ from typing import Any, Literal
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.contrib.postgres.search import TrigramSimilarity
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import memory_expires_at
-from memories.matching import Statement, analyse
+from memories.matching import Verdict, compare
 from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, WriterType
 from memories.write_rules import (
     REVIEWED_WRITERS,
@@ -50,6 +49,30 @@ class RememberOutcome:
     action: RememberAction
     # The memory that was updated in place or superseded by ``memory``, when any.
     previous_id: int | None = None
+    # Every memory ``memory`` superseded, oldest statement first: (id, content, why).
+    superseded: tuple[tuple[int, str, str], ...] = ()
+
+    def as_tool_result(self) -> dict[str, Any]:
+        """What the remember tool answers, worded for the model."""
+        replaced = "; ".join(f'#{pk} "{content}"' for pk, content, _ in self.superseded)
+        notes = {
+            "created": "Remembered.",
+            "updated": "A memory already said this; it was updated instead of adding another.",
+            "superseded": f"Remembered. It replaces memory {replaced or f'#{self.previous_id}'}, which said "
+            "otherwise: that memory is kept as history (superseded) and will no longer be recalled.",
+            "pending": "Stored for staff review: it will not be used until a staff member approves it. "
+            "Tell the user it is waiting for review.",
+        }
+        result = {
+            "ok": True,
+            "memory_id": self.memory.pk,
+            "action": self.action,
+            "status": self.memory.status,
+            "note": notes[self.action],
+        }
+        if self.superseded:
+            result["superseded"] = [{"memory_id": pk, "content": c, "why": why} for pk, c, why in self.superseded]
+        return result
 
 
 def _lock_user(user: AbstractBaseUser) -> None:
@@ -57,32 +80,31 @@ def _lock_user(user: AbstractBaseUser) -> None:
     get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
 
 
-def _candidates(*, user: AbstractBaseUser, kind: str, content: str, statuses: list[str]) -> list[tuple]:
-    """Same user, same kind: (memory, similarity, subject similarity), most similar first.
+# Bounded anyway by the cap on active memories; pending ones are reviewed before more pile up.
+CANDIDATES_LIMIT = 200
 
-    Both similarities are pg_trgm's, so a near-duplicate found here is what staff find
-    with ``similarity()`` in SQL. The subject similarity compares the statements with
-    their identifiers and negations removed (see ``memories.matching``).
+
+def _judged_candidates(*, user: AbstractBaseUser, kind: str, content: str, statuses: list[str]) -> list[tuple]:
+    """Same user, same kind: (memory, verdict of ``content`` against it), most similar first.
+
+    Every memory of the kind is judged, not only the lexically similar ones: "I moved to
+    Milan" shares no trigram with "I live in Rome", yet replaces it. The rule is
+    ``memories.matching.compare`` (measured by ``python -m bench.contradictions``).
     """
     now = timezone.now()
     rows = list(
         Memory.objects.for_user(user)
         .filter(kind=kind, status__in=statuses)
         .exclude(expires_at__lte=now)
-        .annotate(similarity=TrigramSimilarity("content", content))
-        .filter(similarity__gt=0.2)
-        .order_by("-similarity", "-id")[:50]
+        .order_by("-id")[:CANDIDATES_LIMIT]
     )
-    if not rows:
-        return []
-    new_subject = analyse(content).subject
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT similarity(%s, s) FROM unnest(%s::text[]) WITH ORDINALITY AS t(s, i) ORDER BY i",
-            [new_subject, [analyse(m.content).subject for m in rows]],
-        )
-        subject_sims = [float(r[0]) for r in cursor.fetchall()]
-    return [(m, float(m.similarity), s) for m, s in zip(rows, subject_sims, strict=True)]
+    thresholds = {
+        "duplicate_similarity": setting("MEMORY_DUPLICATE_SIMILARITY", 0.6),
+        "subject_similarity": setting("MEMORY_SUBJECT_SIMILARITY", 0.8),
+    }
+    judged = [(m, compare(m.content, content, **thresholds)) for m in rows]
+    judged.sort(key=lambda pair: pair[1].similarity, reverse=True)
+    return judged
 
 
 def _count_towards_cap(user: AbstractBaseUser) -> int:
@@ -127,17 +149,17 @@ def memory_remember(
     with transaction.atomic():
         _lock_user(user)
         statuses = [MemoryStatus.PENDING] if needs_review else [MemoryStatus.ACTIVE]
-        candidates = _candidates(user=user, kind=kind, content=content, statuses=statuses)
-        new = analyse(content)
-        duplicate = _near_duplicate(candidates, new)
+        judged = _judged_candidates(user=user, kind=kind, content=content, statuses=statuses)
+        duplicate = next((m for m, verdict in judged if verdict.relation == "same"), None)
         if duplicate is not None:
             _restate(duplicate, content=content, importance=importance, actor=actor, reason=reason)
             return RememberOutcome(
                 memory=duplicate, action="pending" if needs_review else "updated", previous_id=duplicate.pk
             )
-        # A memory waiting for review replaces nothing until it is approved.
-        contradicted = None if needs_review else _contradicted(candidates, new)
-        if contradicted is None:
+        # A value that changed is a new version, never an edit in place: the old one is
+        # kept, linked and no longer recalled. Review kinds are left to the reviewer.
+        contradicted = [] if needs_review else [(m, v) for m, v in judged if v.relation == "supersedes"]
+        if not contradicted:
             _check_cap(user)
         memory = Memory(
             user=user,
@@ -158,28 +180,9 @@ def memory_remember(
         audit(memory, actor=actor, reason=reason)
         memory.save()
         embed_later(memory)
-        if contradicted is not None:
-            _supersede(contradicted, by=memory, actor=actor, reason=reason)
-            return RememberOutcome(memory=memory, action="superseded", previous_id=contradicted.pk)
+        if contradicted:
+            return _supersede(contradicted, by=memory, actor=actor, reason=reason)
     return RememberOutcome(memory=memory, action="pending" if needs_review else "created")
-
-
-def _near_duplicate(candidates: list[tuple], new: Statement) -> Memory | None:
-    """A candidate close enough in wording that says the same thing (not the opposite)."""
-    threshold = setting("MEMORY_DUPLICATE_SIMILARITY", 0.6)
-    return next(
-        (m for m, sim, _ in candidates if sim >= threshold and not analyse(m.content).differs_from(new)),
-        None,
-    )
-
-
-def _contradicted(candidates: list[tuple], new: Statement) -> Memory | None:
-    """A candidate on the same subject that says something else: the new one replaces it."""
-    threshold = setting("MEMORY_SUBJECT_SIMILARITY", 0.8)
-    return next(
-        (m for m, _, subject_sim in candidates if subject_sim >= threshold and analyse(m.content).differs_from(new)),
-        None,
-    )
 
 
 def _restate(memory: Memory, *, content: str, importance: int, actor: AbstractBaseUser | None, reason: str) -> None:
@@ -203,11 +206,22 @@ def _check_cap(user: AbstractBaseUser) -> None:
         )
 
 
-def _supersede(old: Memory, *, by: Memory, actor: AbstractBaseUser | None, reason: str) -> None:
-    old.status = MemoryStatus.SUPERSEDED
-    old.superseded_by = by
-    audit(old, actor=actor, reason=f"{reason} superseded by #{by.pk}")
-    old.save(update_fields=["status", "superseded_by", "updated_at"])
+def _supersede(
+    contradicted: list[tuple[Memory, Verdict]], *, by: Memory, actor: AbstractBaseUser | None, reason: str
+) -> RememberOutcome:
+    """The memories ``by`` contradicts become its history: superseded, linked, no longer recalled."""
+    contradicted.sort(key=lambda pair: pair[0].pk)
+    for old, verdict in contradicted:
+        old.status = MemoryStatus.SUPERSEDED
+        old.superseded_by = by
+        audit(old, actor=actor, reason=f"{reason} superseded by #{by.pk}: {verdict.reason}")
+        old.save(update_fields=["status", "superseded_by", "updated_at"])
+    return RememberOutcome(
+        memory=by,
+        action="superseded",
+        previous_id=contradicted[-1][0].pk,
+        superseded=tuple((m.pk, m.content, v.reason) for m, v in contradicted),
+    )
 
 
 def memory_forget(*, user: AbstractBaseUser, memory_id: int | str, reason: str = "forgotten by the user") -> bool:

@@ -28,8 +28,24 @@ KIND_ORDER = {kind: i for i, kind in enumerate(MemoryKind.values)}
 
 
 def _memory_groups(user) -> list[dict]:
-    """Active and pending memories grouped by kind, in the kinds' declared order."""
-    rows = [m for m in memory_list_for_user(user=user) if m.status in (MemoryStatus.ACTIVE, MemoryStatus.PENDING)]
+    """Active and pending memories grouped by kind, in the kinds' declared order.
+
+    Each carries ``older_versions``: the memories it superseded, directly or down the
+    chain, newest first (what it used to say, kept as history and never recalled).
+    """
+    every = list(memory_list_for_user(user=user))
+    replaced_by: dict[int, list] = {}
+    for m in every:
+        if m.status == MemoryStatus.SUPERSEDED and m.superseded_by_id:
+            replaced_by.setdefault(m.superseded_by_id, []).append(m)
+    rows = [m for m in every if m.status in (MemoryStatus.ACTIVE, MemoryStatus.PENDING)]
+    for m in rows:
+        older, frontier = [], [m.pk]
+        while frontier:
+            step = [o for pk in frontier for o in replaced_by.get(pk, [])]
+            older.extend(step)
+            frontier = [o.pk for o in step]
+        m.older_versions = sorted(older, key=lambda o: o.pk, reverse=True)
     rows.sort(key=lambda m: (KIND_ORDER.get(m.kind, 99), -m.importance, -m.pk))
     return [
         {"kind": kind, "label": MemoryKind(kind).label, "memories": list(items)}

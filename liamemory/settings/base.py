@@ -50,6 +50,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: /api/ errors stay JSON under DEBUG and during a database outage.
+    "liamemory.middleware.ApiJsonErrorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files from the app itself, with DEBUG on or off (runserver, gunicorn alike).
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -162,6 +164,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON refusing NUL characters, lone surrogates, infinite numbers and deep nesting (400, not 500).
+    "DEFAULT_PARSER_CLASSES": [
+        "liamemory.parsers.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "liamemory.api.exception_handler",
     "DEFAULT_THROTTLE_RATES": {"turns": env.str("THROTTLE_TURNS", default="30/min")},

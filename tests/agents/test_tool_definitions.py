@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agents.registry import get_agent
-from agents.tools import DEFINITIONS, definitions
+from agents.tools import DEFINITIONS, ToolContext, definitions, execute
 
 
 def _remember(agent_name: str) -> dict:
@@ -23,3 +25,31 @@ def test_multi_kind_agent_is_offered_exactly_its_kinds():
 def test_narrowing_leaves_the_full_schema_used_to_check_arguments_alone():
     _remember("assistant")
     assert "team_policy" in DEFINITIONS["remember_fact"]["input_schema"]["properties"]["kind"]["enum"]
+
+
+@pytest.mark.parametrize(
+    ("args", "wrong"),
+    [
+        ({"reason": "refund", "amount": -900}, "amount"),
+        ({"reason": "refund", "amount": -0.01}, "amount"),
+        ({"reason": "refund", "amount": float("nan")}, "amount"),
+        ({"reason": "refund", "amount": float("inf")}, "amount"),
+        ({"reason": "refund", "amount": True}, "amount"),
+    ],
+)
+def test_request_approval_enforces_its_schema_minimum(args, wrong):
+    """A negative amount was approved "by policy": the schema's minimum is a refusal the model can act on."""
+    ctx = ToolContext(
+        user=None, thread=None, run=None, agent=get_agent("relationship"), window_first_sequence=1, memory_allowed=True
+    )
+    result = execute("request_approval", args, ctx)
+    assert result["ok"] is False and wrong in result["error"] and result["how_to_fix"]
+    assert "approved" not in result
+
+
+def test_remember_fact_importance_outside_1_to_5_is_refused_before_any_write():
+    ctx = ToolContext(
+        user=None, thread=None, run=None, agent=get_agent("assistant"), window_first_sequence=1, memory_allowed=True
+    )
+    result = execute("remember_fact", {"content": "likes tea", "importance": 9}, ctx)
+    assert result["ok"] is False and "importance" in result["error"]

@@ -6,7 +6,20 @@ import importlib
 
 import pytest
 
-MODULES = ["tokens", "overhead", "latency", "throughput", "footprint", "erasure", "scale_data", "stack", "common"]
+MODULES = [
+    "contradictions",
+    "tokens",
+    "overhead",
+    "latency",
+    "throughput",
+    "footprint",
+    "erasure",
+    "scale_data",
+    "stack",
+    "common",
+    "longchat.run",
+    "longchat.data",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
@@ -28,3 +41,13 @@ def test_tokens_replay_sends_less_than_full_resend_and_keeps_identifiers():
     # Every turn sends the same cacheable prefix, and it is part of what is counted.
     assert len({r["prefix"] for r in result["rows"]}) == 1
     assert all(r["sent"] >= r["prefix"] + r["window"] for r in result["rows"])
+
+
+def test_contradiction_bench_scores_every_subset():
+    from bench.contradictions.__main__ import build_pairs, load_pairs, offline, score
+
+    assert load_pairs() == build_pairs(), "pairs.jsonl is stale: python -m bench.contradictions --write"
+    rows = load_pairs()
+    assert {r["subset"] for r in rows} == {"dev", "heldout", "generated"} and len(rows) >= 150
+    figures = score(rows, offline)
+    assert figures["pairs"] == len(rows) and 0 <= figures["wrong_supersessions"] <= 1

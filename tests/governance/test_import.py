@@ -165,6 +165,53 @@ BAD_DOCUMENTS = {
         lambda d: d["threads"][0]["messages"][0].update(created_at="2026-13-40T00:00:00Z"),
         "$.threads[0].messages[0].created_at",
     ),
+    # Year 1 at +14:00 is year 0 in UTC: no Python datetime holds it, every page showing it would fail.
+    "before year 1 in UTC": (
+        lambda d: d["threads"][0].update(created_at="0001-01-01T00:00:00+14:00"),
+        "$.threads[0].created_at",
+    ),
+    "after year 9999 in UTC": (
+        lambda d: d["threads"][0]["messages"][1].update(created_at="9999-12-31T23:00:00-14:00"),
+        "$.threads[0].messages[1].created_at",
+    ),
+    "summary date before year 1": (
+        lambda d: d["threads"][0]["summaries"][0].update(created_at="0001-01-01T00:30:00+01:00"),
+        "$.threads[0].summaries[0].created_at",
+    ),
+    # The schema's own maximum: the thread's next sequence would not fit in 32 bits.
+    "sequence at the int32 maximum": (
+        lambda d: d["threads"][0]["messages"][1].update(sequence=2147483647),
+        "$.threads[0].messages[1].sequence",
+    ),
+    "summary version past int32": (
+        lambda d: d["threads"][0]["summaries"][0].update(version=2**31),
+        "$.threads[0].summaries[0].version",
+    ),
+    "covers_through past int32": (
+        lambda d: d["threads"][0]["summaries"][0].update(covers_through=2**40),
+        "$.threads[0].summaries[0].covers_through",
+    ),
+    "NUL byte in a message": (
+        lambda d: d["threads"][0]["messages"][0]["content"][0].update(text="locker\x00code"),
+        "$.threads[0].messages[0].content[0].text",
+    ),
+    "lone surrogate in a title": (lambda d: d["threads"][0].update(title="caf\ud800"), "$.threads[0].title"),
+    "NUL byte in a summary": (
+        lambda d: d["threads"][0]["summaries"][0].update(text="\x00"),
+        "$.threads[0].summaries[0].text",
+    ),
+    "NUL byte in a key": (
+        lambda d: d["threads"][0]["messages"][1].update(
+            content=[{"type": "tool_use", "id": "t1", "name": "remember_fact", "input": {"a\x00": 1}}]
+        ),
+        "$.threads[0].messages[1].content[0].input",
+    ),
+    "infinite number in a tool input": (
+        lambda d: d["threads"][0]["messages"][1].update(
+            content=[{"type": "tool_use", "id": "t1", "name": "remember_fact", "input": {"n": float("inf")}}]
+        ),
+        "$.threads[0].messages[1].content[0].input.n",
+    ),
 }
 
 
@@ -178,6 +225,27 @@ def test_a_bad_document_changes_nothing_and_says_where(alice, case):
     assert refused.value.extra["errors"][0]["path"] == path
     assert path in refused.value.message and "Nothing was imported" in refused.value.message
     assert stored() == before
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        ('"created_at": "0001-01-01T00:00:00+14:00"', "$.threads[0].created_at"),
+        ('"title": "caf\\ud800"', "$.threads[0].title"),
+        ('"title": "a\\u0000b"', "$.threads[0].title"),
+    ],
+)
+def test_the_import_api_refuses_what_the_database_cannot_hold_naming_the_path(staff, alice, body, path):
+    doc = json.dumps(small_document())
+    raw = doc.replace('"title": "Migrated"', body)
+    response = api(staff).post(f"/api/people/{alice.pk}/import", raw, content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert path in response.json()["message"]
+    assert stored() == (0, 0, 0)
+    # The person's pages keep working (an accepted year-0 date broke them all).
+    client = api(alice)
+    assert client.get("/api/threads").status_code == 200
+    assert client.get("/api/me/export").status_code == 200
 
 
 def test_not_a_document_at_all_is_refused(alice):

@@ -129,3 +129,104 @@ def test_an_unexpected_error_under_api_answers_500_json_without_details(rf):
     assert response.status_code == 500
     assert json.loads(response.content) == {"message": "Internal error; it has been logged.", "extra": {}}
     assert json_server_error(rf.get("/admin/")).status_code == 500
+
+
+NESTED = '{"title": ' + "[" * 1000 + "]" * 1000 + "}"
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("post", "/api/threads"),
+        ("patch", "/api/threads/{thread}"),
+        ("post", "/api/threads/{thread}/messages"),
+        ("patch", "/api/me/memories/{memory}"),
+        ("put", "/api/me/memory-settings"),
+        ("post", "/api/me/erase"),
+    ],
+)
+def test_deeply_nested_json_answers_400_on_any_endpoint(browser, alice, method, path):
+    thread, memory = ThreadFactory(owner=alice, title="kept"), MemoryFactory(user=alice, content="kept")
+    url = path.format(thread=thread.pk, memory=memory.pk)
+    body = error(getattr(browser, method)(url, NESTED, content_type="application/json"), 400)
+    assert "nested deeper" in body["message"]
+    assert Thread.objects.get().title == "kept" and Memory.objects.get().content == "kept"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"title": "a\\u0000b"}', '{"title": "caf\\ud800"}', '{"title": "x", "n": 1e400}'],
+    ids=["nul", "lone-surrogate", "infinite"],
+)
+def test_json_postgresql_cannot_hold_answers_400_naming_the_path(browser, text):
+    body = error(browser.post("/api/threads", text, content_type="application/json"), 400)
+    assert body["extra"]["errors"][0]["path"] in {"$.title", "$.n"}
+    assert not Thread.objects.exists()
+
+
+@pytest.mark.parametrize("position", ["p=abc", "p=99999999999999999999999", "p=1e5&o=1", "o=-5", "p=%00"])
+@pytest.mark.parametrize("path", ["/api/threads/{thread}/messages", "/api/threads", "/api/me/memories"])
+def test_a_crafted_cursor_answers_400(browser, alice, position, path):
+    import base64
+
+    thread = ThreadFactory(owner=alice)
+    cursor = base64.b64encode(position.encode()).decode()
+    body = error(browser.get(path.format(thread=thread.pk), {"cursor": cursor}), 400)
+    assert body["message"].startswith("cursor:")
+
+
+def test_too_many_fields_on_a_web_form_answers_a_400_page(browser, settings):
+    fields = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 10))
+    response = browser.post("/c/new", fields, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("text/html")
+    api = browser.post("/api/threads", fields, content_type="application/x-www-form-urlencoded")
+    error(api, 400)
+
+
+@pytest.mark.parametrize("path", ["/api/threads/not-a-uuid", "/api/nothing-here", "/api/threads"])
+def test_api_errors_are_json_even_under_debug(alice, settings, monkeypatch, path):
+    settings.DEBUG = True
+    client = Client(raise_request_exception=False)
+    client.force_login(alice)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("SECRET_KEY=leaked")
+
+    monkeypatch.setattr("conversations.selectors.thread_list_for_user", broken)
+    response = client.get(path)
+    error(response, 500 if path == "/api/threads" else 404)
+    assert "SECRET_KEY" not in response.content.decode()
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_database_outage_answers_503_json(alice, settings, monkeypatch, debug):
+    from django.db import OperationalError
+    from django.db.backends.utils import CursorWrapper
+    from rest_framework.authtoken.models import Token
+
+    settings.DEBUG = debug
+    token = Token.objects.create(user=alice)
+
+    def down(*args, **kwargs):
+        raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
+
+    client = Client(raise_request_exception=False)
+    client.force_login(alice)
+    monkeypatch.setattr(CursorWrapper, "execute", down)
+    monkeypatch.setattr(CursorWrapper, "executemany", down)
+    for response in (
+        client.get("/api/threads"),
+        client.post("/api/threads", {"title": "x"}, content_type="application/json"),
+        Client(raise_request_exception=False).get("/api/me/memories", HTTP_AUTHORIZATION=f"Token {token.key}"),
+    ):
+        body = error(response, 503)
+        assert "database" in body["message"].lower() and "127.0.0.1" not in body["message"]
+
+
+@pytest.mark.parametrize("confirm", ["yes", "true", 1, "1", "on"])
+def test_erasing_myself_needs_json_true(browser, alice, confirm):
+    ThreadFactory(owner=alice)
+    body = error(browser.post("/api/me/erase", {"confirm": confirm}, content_type="application/json"), 400)
+    assert body["message"].startswith("confirm:")
+    assert Thread.objects.filter(owner=alice).exists()

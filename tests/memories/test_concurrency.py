@@ -37,3 +37,31 @@ def test_concurrent_writes_at_the_cap_store_only_one(alice, settings):
         w.join(timeout=30)
     assert sorted(outcomes) == ["cap_reached", "cap_reached", "cap_reached", "stored"]
     assert Memory.objects.filter(user=alice).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_corrections_of_one_memory_make_one_successor(alice):
+    """Six simultaneous PATCHes: one 200, five 409, one active memory (it used to fork into six)."""
+    from rest_framework.test import APIClient
+
+    memory = memory_remember(user=alice, content="my locker code is 4417").memory
+    barrier = threading.Barrier(6)
+    codes: list[int] = []
+
+    def correct(n: int) -> None:
+        client = APIClient()
+        client.force_authenticate(alice)
+        try:
+            barrier.wait()
+            response = client.patch(f"/api/me/memories/{memory.pk}", {"content": f"my locker code is 55{n}"}, "json")
+            codes.append(response.status_code)
+        finally:
+            connection.close()
+
+    workers = [threading.Thread(target=correct, args=(n,)) for n in range(6)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=30)
+    assert sorted(codes) == [200, 409, 409, 409, 409, 409]
+    assert Memory.objects.filter(user=alice, status="active").count() == 1

@@ -90,3 +90,32 @@ def test_memory_switch(alice):
 def test_incognito_thread_over_the_api(alice):
     thread = api(alice).post("/api/threads", {"incognito": True}, format="json").json()
     assert thread["incognito"] is True
+
+
+def test_correcting_a_pending_review_kind_memory_keeps_it_pending(alice, staff):
+    """No review bypass: the owner's correction of a memory staff have not approved stays pending."""
+    from memories import retrieval
+
+    pending = memory_remember(user=alice, content="our CRM is HubSpot Starter", kind="client_setup").memory
+    assert pending.status == "pending"
+    response = api(alice).patch(
+        f"/api/me/memories/{pending.pk}", {"content": "our CRM is Salesforce Enterprise"}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["status"] == "pending"
+    assert not Memory.objects.filter(user=alice, status="active").exists()
+    assert retrieval.search_memories(user=alice, query="which CRM Salesforce") == []
+    # Staff approve the correction: only then do agents see it.
+    approved = api(staff).post(f"/api/memories/{response.json()['id']}/approve")
+    assert approved.status_code == 200 and approved.json()["status"] == "active"
+
+
+def test_the_owner_correcting_an_active_review_kind_memory_needs_review_again(alice, staff):
+    active = memory_remember(user=alice, content="team policy: refunds need two sign-offs", kind="team_policy").memory
+    api(staff).post(f"/api/memories/{active.pk}/approve")
+    response = api(alice).patch(f"/api/me/memories/{active.pk}", {"content": "refunds need no sign-off"}, format="json")
+    assert response.json()["status"] == "pending"
+    # Staff correcting it is the review itself.
+    staff_fix = api(staff).post(f"/api/memories/{response.json()['id']}/correct", {"content": "refunds need one"})
+    assert staff_fix.status_code in (200, 201), staff_fix.content
+    assert staff_fix.json()["status"] == "active"

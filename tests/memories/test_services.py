@@ -73,6 +73,7 @@ def test_bad_writes_are_refused_with_how_to_fix(alice, kwargs, code):
     exc = err.value
     assert exc.code == code
     assert exc.error and exc.how_to_fix and exc.extra["how_to_fix"] == exc.how_to_fix
+    assert exc.as_tool_result() == {"ok": False, "error": exc.error, "how_to_fix": exc.how_to_fix}
     assert not Memory.objects.exists()
 
 
@@ -272,14 +273,20 @@ def test_staff_search_ranks_by_similarity(alice, bob):
     assert memory_list_for_staff(status="pending").count() == 0
 
 
-def test_remember_outcome_says_what_happened(alice, settings):
+def test_remember_result_tells_the_model_what_happened(alice, settings):
     settings.MEMORY_REVIEW_KINDS = ("team_policy",)
     created = remember(alice, "my order number is A-7781")
-    assert (created.action, created.memory.status, created.previous_id) == ("created", "active", None)
-    superseding = remember(alice, "my order number is B-1200")
-    assert (superseding.action, superseding.previous_id) == ("superseded", created.memory.pk)
-    pending = remember(alice, "refunds need a receipt", kind="team_policy")
-    assert (pending.action, pending.memory.status) == ("pending", "pending")
+    assert created.as_tool_result() == {
+        "ok": True,
+        "memory_id": created.memory.pk,
+        "action": "created",
+        "status": "active",
+        "note": "Remembered.",
+    }
+    superseding = remember(alice, "my order number is B-1200").as_tool_result()
+    assert f"replaces memory #{created.memory.pk}" in superseding["note"]
+    pending = remember(alice, "refunds need a receipt", kind="team_policy").as_tool_result()
+    assert pending["status"] == "pending" and "review" in pending["note"]
 
 
 def test_a_memory_cannot_claim_another_users_conversation(alice, bob):

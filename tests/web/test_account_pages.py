@@ -45,9 +45,21 @@ def test_correct_supersedes_the_old_text(as_alice, as_bob, alice):
     assert as_bob.post(f"/memory/{memory.pk}/correct", {"content": "hacked"}).status_code == 404
     response = as_alice.post(f"/memory/{memory.pk}/correct", {"content": "my order is A-7790"}, follow=True)
     page = response.content.decode()
-    assert "A-7790" in page and "A-7781" not in page
+    # The old text is no longer a memory, only the new one's history.
+    assert "A-7790" in page and page.count("A-7781") == 1
+    assert '<span class="memory-old">my order is A-7781</span>' in page
     memory.refresh_from_db()
     assert memory.status == "superseded" and memory.superseded_by.content == "my order is A-7790"
+
+
+def test_the_memory_page_shows_what_a_memory_used_to_say(as_alice, alice):
+    from memories.services import memory_remember
+
+    for text in ("I live in Rome", "I moved to Milan", "mi sono trasferito a Torino"):
+        memory_remember(user=alice, content=text)
+    page = as_alice.get("/memory/").content.decode()
+    assert page.count('class="memory-text"') == 1 and "Earlier versions (2)" in page
+    assert page.index("I moved to Milan") < page.index("I live in Rome")
 
 
 @pytest.mark.parametrize("content", ["", "x" * 181])

@@ -37,6 +37,8 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {file}: {exc.strerror}.") from exc
         except json.JSONDecodeError as exc:
             raise CommandError(f"{file} is not JSON: {exc}. Nothing was imported.") from exc
+        except RecursionError as exc:
+            raise CommandError(f"{file} is nested too deeply to be an export document. Nothing was imported.") from exc
         try:
             result = export_import(document=document, owner=user, dry_run=dry_run)
         except ApplicationError as exc:
