@@ -252,22 +252,32 @@ def _writer_for(actor: AbstractBaseUser, memory: Memory) -> str:
 
 
 def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> Memory:
-    """Replace ``memory`` by a corrected text: a new active memory, the old one superseded."""
-    memory = concrete(memory)
+    """Replace ``memory`` by a corrected text: a new memory, the old one superseded.
+
+    The new one is active, or pending when its kind needs review and the corrector is not staff.
+    """
     content = clean_content(content)
-    if memory.status not in (MemoryStatus.ACTIVE, MemoryStatus.PENDING):
-        raise Conflict(
-            f"Memory #{memory.pk} is {memory.status}; only active or pending memories can be corrected.",
-            extra={"successor_id": memory.superseded_by_id},
-        )
     writer_type = _writer_for(actor, memory)
     with transaction.atomic():
+        # Locked and read again: of parallel corrections the first supersedes the memory
+        # and the others find it superseded (409), never six successors.
+        memory = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+        if memory is None:
+            raise Conflict("This memory no longer exists.")
+        if memory.status not in (MemoryStatus.ACTIVE, MemoryStatus.PENDING):
+            raise Conflict(
+                f"Memory #{memory.pk} is {memory.status}; only active or pending memories can be corrected.",
+                extra={"successor_id": memory.superseded_by_id},
+            )
+        # A correction of a review kind by anyone but staff waits for staff like the
+        # original did: correcting must not be a way around the review.
+        needs_review = memory.kind in review_kinds() and writer_type in REVIEWED_WRITERS
         new = Memory(
             user_id=memory.user_id,
             kind=memory.kind,
             content=content,
             importance=memory.importance,
-            status=MemoryStatus.ACTIVE,
+            status=MemoryStatus.PENDING if needs_review else MemoryStatus.ACTIVE,
             writer_type=writer_type,
             writer_name=getattr(actor, "username", "")[:100],
             source_thread_id=memory.source_thread_id,
@@ -277,7 +287,7 @@ def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> 
             source_expired=memory.source_expired,
             expires_at=memory.expires_at,
         )
-        new.full_clean(exclude=RELATED_FIELDS)
+        new.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
         audit(new, actor=actor, reason=f"{writer_type} correction of #{memory.pk}")
         new.save()
         embed_later(new)
