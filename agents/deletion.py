@@ -18,7 +18,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Greatest
@@ -39,12 +39,12 @@ class DeletionForbidden(Forbidden):
     pass
 
 
-def _check_actor(*, owner_id: int, actor: AbstractBaseUser) -> None:
+def _check_actor(*, owner_id: int, actor: User) -> None:
     if actor.pk != owner_id and not is_staff(actor):
         raise DeletionForbidden("Only the owner or staff can delete this.")
 
 
-def _delete_memories_audited(memories, actor: AbstractBaseUser) -> int:
+def _delete_memories_audited(memories, actor: User) -> int:
     """Delete one by one so the audit history records who did it (an erasure leaves no audit content)."""
     n = 0
     for memory in memories:
@@ -90,7 +90,7 @@ def threads_delete(*, thread_ids: Sequence[uuid.UUID | str]) -> dict[str, int]:
     return counts
 
 
-def thread_delete(*, thread: Thread, actor: AbstractBaseUser) -> dict[str, int]:
+def thread_delete(*, thread: Thread, actor: User) -> dict[str, int]:
     """Delete a thread and what was derived only from it. Returns counts per store."""
     _check_actor(owner_id=thread.owner_id, actor=actor)
     with transaction.atomic():
@@ -108,7 +108,7 @@ def thread_delete(*, thread: Thread, actor: AbstractBaseUser) -> dict[str, int]:
     return {**counts, "memories": memories}
 
 
-def message_delete(*, message: Message, actor: AbstractBaseUser) -> dict[str, int]:
+def message_delete(*, message: Message, actor: User) -> dict[str, int]:
     """Delete one message, the memories drawn from it and the summaries covering it."""
     thread = message.thread
     _check_actor(owner_id=thread.owner_id, actor=actor)

@@ -17,7 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any, TypedDict
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from langgraph.channels import UntrackedValue
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
@@ -28,7 +28,7 @@ from agents import tools as agent_tools
 from agents.context import Context, build_context
 from agents.models import Run, RunErrorCode, TraceKind
 from agents.registry import AgentSpec
-from conversations.models import Thread
+from conversations.models import Message, Thread
 from conversations.tokens import estimate_messages
 from liamemory.llm import ChatModel
 
@@ -42,9 +42,11 @@ class TurnRuntime:
 
     run: Run
     thread: Thread
-    user: AbstractBaseUser
+    user: User
     agent: AgentSpec
     model: ChatModel
+    # The user's message this turn answers (a queued run always has one).
+    request_message: Message
     # The memory switch, decided once for the turn (``memories.selectors.long_term_memory_allowed``).
     memory_allowed: bool
 
@@ -76,7 +78,7 @@ def _context(state: TurnState, rt: TurnRuntime) -> Context:
         thread=rt.thread,
         agent=rt.agent,
         user=rt.user,
-        request_message=rt.run.request_message,
+        request_message=rt.request_message,
         memory_allowed=rt.memory_allowed,
     )
     ctx.info["memory_allowed"] = rt.memory_allowed
@@ -92,7 +94,7 @@ def load_context(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         kind=TraceKind.RETRIEVAL,
         name="memories",
         payload={
-            "query_chars": len(rt.run.request_message.text),
+            "query_chars": len(rt.request_message.text),
             "memory_ids": ctx.info["memory_ids"],
             "summary_version": ctx.info["summary_version"],
         },
@@ -147,7 +149,11 @@ def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
 
 
 def _tool_result_block(tool_use_id: str, result: dict[str, Any]) -> dict[str, Any]:
-    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": json.dumps(result, ensure_ascii=False)}
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": json.dumps(result, ensure_ascii=False),
+    }
     if result.get("ok") is False:
         block["is_error"] = True
     return block
@@ -161,7 +167,7 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         thread=rt.thread,
         run=rt.run,
         agent=rt.agent,
-        window_first_sequence=info.get("window_first_sequence", rt.run.request_message.sequence),
+        window_first_sequence=info.get("window_first_sequence", rt.request_message.sequence),
         memory_allowed=info.get("memory_allowed", False),
     )
     blocks = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -132,14 +133,14 @@ class TraceEvent(models.Model):
 
 
 class PendingApprovalManager(models.Manager["PendingApproval"]):
-    def get_queryset(self) -> RunQuerySet:
+    def get_queryset(self) -> models.QuerySet[PendingApproval]:
         return super().get_queryset().filter(status=RunStatus.INTERRUPTED)
 
 
 class PendingApproval(Run):
     """Runs waiting for a staff decision on an action (the admin's approval queue)."""
 
-    objects = PendingApprovalManager()
+    objects: ClassVar[PendingApprovalManager] = PendingApprovalManager()  # type: ignore[assignment]
 
     class Meta:
         proxy = True

@@ -9,6 +9,7 @@ so a run cancelled or erased meanwhile writes nothing.
 from __future__ import annotations
 
 import logging
+import uuid
 from datetime import datetime
 from typing import Any
 
@@ -25,12 +26,15 @@ from memories.services import memory_touch_used
 
 logger = logging.getLogger(__name__)
 
+# Runs are named by their UUID, as an object or as text (task arguments).
+RunId = uuid.UUID | str
+
 
 class RunNoLongerActive(Exception):
     """The run was cancelled, erased or taken over: its results must not be written."""
 
 
-def run_claim(*, run_id: str) -> bool:
+def run_claim(*, run_id: RunId) -> bool:
     """Claim a queued run with one conditional UPDATE; False means someone else has it.
 
     A redelivered task therefore does nothing twice: only one UPDATE finds it queued.
@@ -44,7 +48,7 @@ def run_claim(*, run_id: str) -> bool:
 
 def trace_record(
     *,
-    run_id: str,
+    run_id: RunId,
     kind: str,
     name: str,
     payload: dict[str, Any],
@@ -64,7 +68,7 @@ def trace_record(
     )
 
 
-def _lock_active_run(run_id: str) -> Run:
+def _lock_active_run(run_id: RunId) -> Run:
     run = Run.objects.select_for_update().filter(pk=run_id).first()
     if run is None or run.status != RunStatus.RUNNING:
         raise RunNoLongerActive(run_id)
@@ -75,7 +79,7 @@ def _lock_active_run(run_id: str) -> Run:
 
 def run_complete(
     *,
-    run_id: str,
+    run_id: RunId,
     new_messages: list[dict[str, Any]],
     usage: dict[str, int],
     model: str,
@@ -132,7 +136,7 @@ def _enqueue_summary(thread_id: str, run_id: str) -> None:
     transaction.on_commit(lambda: summarize_thread.delay(thread_id, run_id))
 
 
-def run_fail(*, run_id: str, code: str, message: str, latency_ms: int | None = None) -> None:
+def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None = None) -> None:
     """Mark a running run failed with a machine-readable code; the user's message stays."""
     Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
         status=RunStatus.FAILED,
@@ -143,7 +147,7 @@ def run_fail(*, run_id: str, code: str, message: str, latency_ms: int | None = N
     )
 
 
-def run_interrupt(*, run_id: str, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
+def run_interrupt(*, run_id: RunId, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
     """The run waits for a staff decision (its state is in the checkpoint)."""
     return bool(
         Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(

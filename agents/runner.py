@@ -50,12 +50,15 @@ def _graph() -> Any:
 def _runtime(run_id: str) -> TurnRuntime:
     """The run with its thread, user and request message: the turn's one read of the run row."""
     run = Run.objects.select_related("thread", "user", "request_message").get(pk=run_id)
+    if run.request_message is None:
+        raise ValueError(f"run {run_id} has no request message (it was deleted)")
     return TurnRuntime(
         run=run,
         thread=run.thread,
         user=run.user,
         agent=get_agent(run.agent),
         model=model_for_run(run),
+        request_message=run.request_message,
         memory_allowed=long_term_memory_allowed(user=run.user, thread=run.thread),
     )
 

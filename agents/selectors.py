@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from agents.models import Run, RunStatus
 from conversations.models import Message, MessageRole
@@ -16,7 +16,7 @@ class RunNotFound(NotFound):
         super().__init__("Run not found.")
 
 
-def run_get_for_user(*, user: AbstractBaseUser, run_id) -> Run:
+def run_get_for_user(*, user: User, run_id) -> Run:
     """Another user's run answers exactly like a missing one."""
     try:
         return Run.objects.select_related("thread", "request_message").get(pk=run_id, user=user)
@@ -46,7 +46,7 @@ def thread_checkpoints(*, thread, limit: int = 100) -> list[dict]:
                 "run_id": tup.metadata.get("run_id"),
                 "created_at": tup.checkpoint.get("ts"),
                 "new_messages": len(values.get("new") or []),
-                "next": list(tup.next) if hasattr(tup, "next") else [],
+                "next": list(getattr(tup, "next", None) or []),
                 "pending_interrupt": bool(
                     tup.pending_writes and any(w[1] == "__interrupt__" for w in tup.pending_writes)
                 ),

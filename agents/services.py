@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -32,9 +32,7 @@ def _enqueue_run(run_id: str) -> None:
     transaction.on_commit(lambda: execute_run.delay(run_id))
 
 
-def thread_start(
-    *, owner: AbstractBaseUser, agent: str = DEFAULT_AGENT, title: str = "", incognito: bool = False
-) -> Thread:
+def thread_start(*, owner: User, agent: str = DEFAULT_AGENT, title: str = "", incognito: bool = False) -> Thread:
     """A new thread for ``owner`` with one of this installation's agents (``agents.registry``)."""
     if agent not in AGENTS:
         raise ApplicationError(f"Unknown agent '{agent}'.", {"agents": sorted(AGENTS)})
@@ -117,6 +115,8 @@ def run_retry(*, run: Run) -> Run:
     """A new run for the same user message, after a failure or a cancel."""
     if run.status not in (RunStatus.FAILED, RunStatus.CANCELLED):
         raise Conflict(f"Only a failed or cancelled run can be retried; this one is {run.status}.")
+    if run.request_message is None:
+        raise Conflict("The message this run answered was deleted: there is nothing to retry.")
     _ensure_no_run_waiting(run.thread)
     try:
         with transaction.atomic():
@@ -178,7 +178,8 @@ def thread_fork(*, thread: Thread, checkpoint_id: str) -> Thread:
     )
     if tup is None:
         raise ApplicationError("No such checkpoint in this thread.", {"checkpoint_id": checkpoint_id})
-    run = Run.objects.filter(pk=tup.metadata.get("run_id"), thread=thread).select_related("request_message").first()
+    run_id = tup.metadata.get("run_id")
+    run = Run.objects.filter(pk=run_id, thread=thread).select_related("request_message").first() if run_id else None
     if run is None or run.request_message is None:
         raise ApplicationError("This checkpoint belongs to no run of this thread.", {"checkpoint_id": checkpoint_id})
     pending = tup.checkpoint.get("channel_values", {}).get("new") or []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -16,9 +16,7 @@ from conversations.tokens import estimate_message
 from liamemory.retention import thread_expires_at
 
 
-def thread_create(
-    *, owner: AbstractBaseUser, agent: str = "assistant", title: str = "", incognito: bool = False
-) -> Thread:
+def thread_create(*, owner: User, agent: str = "assistant", title: str = "", incognito: bool = False) -> Thread:
     """Store a new thread. The agent name is the caller's to check (``agents.services.thread_start``)."""
     thread = Thread(owner=owner, agent=agent, title=title, incognito=incognito)
     thread.expires_at = thread_expires_at(thread=thread, now=timezone.now())

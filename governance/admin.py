@@ -9,7 +9,7 @@ from governance.models import ErasureReceipt, ErasureRequest, LegalHold, PurgeRe
 from liamemory.errors import ApplicationError
 from liamemory.models import RetentionPolicy
 from liamemory.retention import policy_cache_clear
-from liamemory.roles import is_compliance_officer
+from liamemory.roles import is_compliance_officer, signed_in
 from memories.models import MemoryKind
 
 # --- erasure and legal holds (issue 7) ---------------------------------------------
@@ -80,8 +80,8 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
         from governance.erasure import erasure_request_create
 
         created = erasure_request_create(
-            subject=obj.subject,
-            requested_by=request.user,
+            subject=obj.subject,  # type: ignore[arg-type]  # the form requires a subject
+            requested_by=signed_in(request.user),
             reason=obj.reason,
             delete_account=obj.delete_account,
         )
@@ -144,7 +144,7 @@ class LegalHoldAdmin(ComplianceOnlyAdmin):
     def save_model(self, request: HttpRequest, obj: LegalHold, form, change: bool) -> None:
         from governance.erasure import legal_hold_place
 
-        hold = legal_hold_place(user=obj.user, reason=obj.reason, actor=request.user)
+        hold = legal_hold_place(user=obj.user, reason=obj.reason, actor=signed_in(request.user))
         obj.pk = hold.pk
         obj._state.adding = False
 
@@ -153,7 +153,7 @@ class LegalHoldAdmin(ComplianceOnlyAdmin):
         from governance.erasure import legal_hold_lift
 
         for hold in queryset.filter(lifted_at__isnull=True):
-            legal_hold_lift(hold=hold, actor=request.user)
+            legal_hold_lift(hold=hold, actor=signed_in(request.user))
         self.message_user(request, "Holds lifted; waiting erasures were started.")
 
 

@@ -18,7 +18,7 @@ from django.urls import reverse
 from agents.models import Run, TraceEvent
 from conversations.models import Message, Thread, ThreadSummary
 from liamemory.models import StaffAccess, StaffAccessLog
-from liamemory.roles import is_compliance_officer
+from liamemory.roles import is_compliance_officer, signed_in
 from liamemory.staff_access import staff_access_record
 from memories.models import Memory, MemoryStatus
 from memories.selectors import memory_preference_for
@@ -58,7 +58,9 @@ def _person_page(request: HttpRequest, user_id: int) -> HttpResponse:
         "export_url": reverse("person-export", args=[person.pk]) if is_compliance_officer(request.user) else "",
     }
     # Logged after the reads, so the page shows who looked before this view.
-    staff_access_record(viewer=request.user, subject_id=person.pk, what=StaffAccess.PERSON, object_ref=person.pk)
+    staff_access_record(
+        viewer=signed_in(request.user), subject_id=person.pk, what=StaffAccess.PERSON, object_ref=person.pk
+    )
     return TemplateResponse(request, "admin/person.html", context)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -34,8 +34,8 @@ logger = logging.getLogger(__name__)
 
 def erasure_request_create(
     *,
-    subject: AbstractBaseUser,
-    requested_by: AbstractBaseUser,
+    subject: User,
+    requested_by: User,
     reason: str = "",
     delete_account: bool = False,
     self_service: bool = False,
@@ -88,7 +88,7 @@ def erasure_enqueue(*, request: ErasureRequest) -> None:
 # --- legal holds -----------------------------------------------------------------
 
 
-def legal_hold_place(*, user: AbstractBaseUser, reason: str, actor: AbstractBaseUser) -> LegalHold:
+def legal_hold_place(*, user: User, reason: str, actor: User) -> LegalHold:
     """Put a person under hold: open erasure requests wait (status ``held``)."""
     if not is_compliance_officer(actor):
         raise ErasureForbidden("Only compliance officers can place legal holds.")
@@ -102,7 +102,7 @@ def legal_hold_place(*, user: AbstractBaseUser, reason: str, actor: AbstractBase
     return hold
 
 
-def legal_hold_lift(*, hold: LegalHold, actor: AbstractBaseUser) -> LegalHold:
+def legal_hold_lift(*, hold: LegalHold, actor: User) -> LegalHold:
     """Lift a hold; when none is left, waiting erasures of the person are started."""
     if not is_compliance_officer(actor):
         raise ErasureForbidden("Only compliance officers can lift legal holds.")
@@ -119,7 +119,7 @@ def legal_hold_lift(*, hold: LegalHold, actor: AbstractBaseUser) -> LegalHold:
     return hold
 
 
-def erasure_self_service(*, user: AbstractBaseUser, delete_account: bool = False) -> ErasureRequest:
+def erasure_self_service(*, user: User, delete_account: bool = False) -> ErasureRequest:
     """ "Delete all my data": file the request on oneself and run it now.
 
     Runs in the request rather than the worker: the erasure ends the caller's

@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
 from django.db import connection, transaction
 from django.utils import timezone
@@ -60,7 +60,7 @@ def _lock_key(request_id: uuid.UUID) -> int:
 def _add_counts(request_id: uuid.UUID, delta: dict[str, int]) -> None:
     """Add to the request's progress counts; call inside the batch's transaction."""
     locked = ErasureRequest.objects.select_for_update().get(pk=request_id)
-    if sel.hold_in_force(user_id=locked.subject_id):
+    if locked.subject_id is not None and sel.hold_in_force(user_id=locked.subject_id):
         raise _HoldPlaced
     counts = dict(locked.executed_counts)
     for store, n in delta.items():
@@ -140,8 +140,14 @@ def _start(request_id: uuid.UUID) -> ErasureRequest | None:
     return request
 
 
+def _subject_id(request: ErasureRequest) -> int:
+    if request.subject_id is None:
+        raise ErasureRefused("The subject of this request no longer exists.")
+    return request.subject_id
+
+
 def _delete_everything(request: ErasureRequest) -> None:
-    rid, uid, size = request.pk, request.subject_id, batch_size()
+    rid, uid, size = request.pk, _subject_id(request), batch_size()
     _in_batches(
         rid,
         lambda: list(sel.subject_log_entries(user_id=uid).values_list("id", flat=True)[:size]),
@@ -195,7 +201,7 @@ def _finish(request_id: uuid.UUID, canaries: set[str], identifiers: tuple[set[st
     """Delete the account if asked, scan, and write the receipt: all or nothing."""
     with transaction.atomic():
         request = ErasureRequest.objects.select_for_update().get(pk=request_id)
-        uid = request.subject_id
+        uid = _subject_id(request)
         account = 0
         exempt_rows: dict[str, tuple[str, Any]] = {ErasureRequest._meta.db_table: ("id", request.pk)}
         exempt_refs: set[tuple[str, str]] = set()
@@ -258,7 +264,7 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
         request = _start(request_id)
         if request is None or request.status == ErasureStatus.HELD:
             return ErasureRequest.objects.get(pk=request_id)
-        subject = get_user_model().objects.get(pk=request.subject_id)
+        subject = get_user_model().objects.get(pk=_subject_id(request))
         # Sampled before deletion and kept only in this process's memory.
         canaries = sel.canaries_sample(user_id=subject.pk)
         identifiers = sel.identifiers_of(user=subject)
@@ -286,7 +292,7 @@ def erasure_verify(*, subject_ids: dict[str, Any], canaries: set[str]) -> sel.Sc
     return sel.schema_scan(user_id=subject_ids["user_id"], strings=strings | uuids | set(canaries), uuids=uuids)
 
 
-def memory_erase(*, memory: Memory, actor: AbstractBaseUser) -> dict[str, int]:
+def memory_erase(*, memory: Memory, actor: User) -> dict[str, int]:
     """Erase one memory without a trace of its content: a compliance officer's act.
 
     Unlike a delete (whose audit keeps the text from before), the memory, the older

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -145,7 +145,7 @@ def _audit_entry(h) -> dict[str, Any]:
     }
 
 
-def person_export(*, user: AbstractBaseUser) -> dict[str, Any]:
+def person_export(*, user: User) -> dict[str, Any]:
     """Everything stored about ``user``, as one JSON-serialisable document.
 
     Threads carry their messages, summary versions and runs (with trace events);
@@ -162,7 +162,7 @@ def person_export(*, user: AbstractBaseUser) -> dict[str, Any]:
         return _collect(user)
 
 
-def _collect(user: AbstractBaseUser) -> dict[str, Any]:
+def _collect(user: User) -> dict[str, Any]:
     threads = list(Thread.objects.filter(owner=user).order_by("created_at", "id"))
     messages = list(Message.objects.filter(thread__owner=user).order_by("thread_id", "sequence"))
     summaries = list(ThreadSummary.objects.filter(thread__owner=user).order_by("thread_id", "version"))
@@ -177,7 +177,7 @@ def _collect(user: AbstractBaseUser) -> dict[str, Any]:
     run_ids = {r.id for r in runs}
     positions = {m.pk: (m.thread_id, m.sequence) for m in messages}
     sequences = {pk: seq for pk, (_, seq) in positions.items()}
-    by_thread: dict[str, dict[str, list]] = defaultdict(lambda: {"messages": [], "summaries": [], "runs": []})
+    by_thread: dict[Any, dict[str, list]] = defaultdict(lambda: {"messages": [], "summaries": [], "runs": []})
     for m in messages:
         by_thread[m.thread_id]["messages"].append(_message(m, run_ids))
     for s in summaries:

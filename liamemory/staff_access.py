@@ -6,12 +6,12 @@ every app's admin pages (``AccessLoggedMixin``), the staff API and the exports.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from liamemory.models import StaffAccessLog
 
 
-def staff_access_record_many(*, viewer: AbstractBaseUser, subject_ids: set[int], what: str, object_ref: str) -> None:
+def staff_access_record_many(*, viewer: User, subject_ids: set[int], what: str, object_ref: str) -> None:
     """One log row per person whose data a staff list showed (one INSERT)."""
     name = getattr(viewer, "username", "")[:150]
     StaffAccessLog.objects.bulk_create(
@@ -20,7 +20,7 @@ def staff_access_record_many(*, viewer: AbstractBaseUser, subject_ids: set[int],
     )
 
 
-def staff_access_record(*, viewer: AbstractBaseUser, subject_id: int, what: str, object_ref: object = "") -> None:
+def staff_access_record(*, viewer: User, subject_id: int, what: str, object_ref: object = "") -> None:
     """Log that staff looked at a person's data (changes are audited by history instead)."""
     StaffAccessLog.objects.create(
         subject_id=subject_id,

@@ -9,12 +9,13 @@ actor, record the writer's name as the reason.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -63,7 +64,7 @@ class RememberOutcome:
             "pending": "Stored for staff review: it will not be used until a staff member approves it. "
             "Tell the user it is waiting for review.",
         }
-        result = {
+        result: dict[str, Any] = {
             "ok": True,
             "memory_id": self.memory.pk,
             "action": self.action,
@@ -75,7 +76,7 @@ class RememberOutcome:
         return result
 
 
-def _lock_user(user: AbstractBaseUser) -> None:
+def _lock_user(user: User) -> None:
     """Serialize one user's memory writes: the cap and the duplicate check read, then write."""
     get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
 
@@ -84,7 +85,7 @@ def _lock_user(user: AbstractBaseUser) -> None:
 CANDIDATES_LIMIT = 200
 
 
-def _judged_candidates(*, user: AbstractBaseUser, kind: str, content: str, statuses: list[str]) -> list[tuple]:
+def _judged_candidates(*, user: User, kind: str, content: str, statuses: Sequence[str]) -> list[tuple]:
     """Same user, same kind: (memory, verdict of ``content`` against it), most similar first.
 
     Every memory of the kind is judged, not only the lexically similar ones: "I moved to
@@ -107,7 +108,7 @@ def _judged_candidates(*, user: AbstractBaseUser, kind: str, content: str, statu
     return judged
 
 
-def _count_towards_cap(user: AbstractBaseUser) -> int:
+def _count_towards_cap(user: User) -> int:
     # Pending memories count too: approving them must not break the cap.
     now = timezone.now()
     return (
@@ -120,7 +121,7 @@ def _count_towards_cap(user: AbstractBaseUser) -> int:
 
 def memory_remember(
     *,
-    user: AbstractBaseUser,
+    user: User,
     content: str,
     kind: str = MemoryKind.FACT,
     importance: int = 3,
@@ -130,7 +131,7 @@ def memory_remember(
     source_thread=None,
     source_message=None,
     source_run=None,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
 ) -> RememberOutcome:
     """Store one short fact about ``user``, or say precisely why not.
 
@@ -185,7 +186,7 @@ def memory_remember(
     return RememberOutcome(memory=memory, action="pending" if needs_review else "created")
 
 
-def _restate(memory: Memory, *, content: str, importance: int, actor: AbstractBaseUser | None, reason: str) -> None:
+def _restate(memory: Memory, *, content: str, importance: int, actor: User | None, reason: str) -> None:
     """A near-duplicate updates the memory in place: the newer wording, the higher importance."""
     memory.content = content
     memory.importance = max(memory.importance, importance)
@@ -195,7 +196,7 @@ def _restate(memory: Memory, *, content: str, importance: int, actor: AbstractBa
     embed_later(memory)
 
 
-def _check_cap(user: AbstractBaseUser) -> None:
+def _check_cap(user: User) -> None:
     cap = settings.MEMORY_MAX_ACTIVE_PER_USER
     if _count_towards_cap(user) >= cap:
         raise MemoryWriteRefused(
@@ -207,7 +208,7 @@ def _check_cap(user: AbstractBaseUser) -> None:
 
 
 def _supersede(
-    contradicted: list[tuple[Memory, Verdict]], *, by: Memory, actor: AbstractBaseUser | None, reason: str
+    contradicted: list[tuple[Memory, Verdict]], *, by: Memory, actor: User | None, reason: str
 ) -> RememberOutcome:
     """The memories ``by`` contradicts become its history: superseded, linked, no longer recalled."""
     contradicted.sort(key=lambda pair: pair[0].pk)
@@ -224,7 +225,7 @@ def _supersede(
     )
 
 
-def memory_forget(*, user: AbstractBaseUser, memory_id: int | str, reason: str = "forgotten by the user") -> bool:
+def memory_forget(*, user: User, memory_id: int | str, reason: str = "forgotten by the user") -> bool:
     """Delete one of the user's own memories and the older versions it replaced.
 
     Someone else's id behaves exactly like a missing one (False). The versions it
@@ -247,11 +248,11 @@ def memory_forget(*, user: AbstractBaseUser, memory_id: int | str, reason: str =
     return True
 
 
-def _writer_for(actor: AbstractBaseUser, memory: Memory) -> str:
+def _writer_for(actor: User, memory: Memory) -> str:
     return WriterType.USER if actor.pk == memory.user_id else WriterType.STAFF
 
 
-def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> Memory:
+def memory_correct(*, actor: User, memory: Memory, content: str) -> Memory:
     """Replace ``memory`` by a corrected text: a new memory, the old one superseded.
 
     The new one is active, or pending when its kind needs review and the corrector is not staff.
@@ -261,9 +262,10 @@ def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> 
     with transaction.atomic():
         # Locked and read again: of parallel corrections the first supersedes the memory
         # and the others find it superseded (409), never six successors.
-        memory = Memory.objects.select_for_update().filter(pk=memory.pk).first()
-        if memory is None:
+        locked = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+        if locked is None:
             raise Conflict("This memory no longer exists.")
+        memory = locked
         if memory.status not in (MemoryStatus.ACTIVE, MemoryStatus.PENDING):
             raise Conflict(
                 f"Memory #{memory.pk} is {memory.status}; only active or pending memories can be corrected.",
@@ -298,7 +300,7 @@ def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> 
     return new
 
 
-def memory_update(*, actor: AbstractBaseUser, memory: Memory, **fields: Any) -> Memory:
+def memory_update(*, actor: User, memory: Memory, **fields: Any) -> Memory:
     """Edit content, kind, importance or expiry in place (status changes have their own services)."""
     memory = concrete(memory)
     unknown = set(fields) - UPDATABLE_FIELDS
@@ -328,7 +330,7 @@ def _require_pending(memory: Memory, verb: str) -> None:
         raise Conflict(f"Memory #{memory.pk} is {memory.status}; only pending memories can be {verb}.")
 
 
-def memory_approve(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
+def memory_approve(*, actor: User, memory: Memory) -> Memory:
     """Make a pending memory visible to agents."""
     memory = concrete(memory)
     _require_pending(memory, "approved")
@@ -338,7 +340,7 @@ def memory_approve(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
     return memory
 
 
-def memory_reject(*, actor: AbstractBaseUser, memory: Memory, reason: str = "") -> Memory:
+def memory_reject(*, actor: User, memory: Memory, reason: str = "") -> Memory:
     """Keep a pending memory out of every context; the reason goes into its history."""
     memory = concrete(memory)
     _require_pending(memory, "rejected")
@@ -348,7 +350,7 @@ def memory_reject(*, actor: AbstractBaseUser, memory: Memory, reason: str = "") 
     return memory
 
 
-def memory_expire_now(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
+def memory_expire_now(*, actor: User, memory: Memory) -> Memory:
     """Hide a memory from agents at once; the retention purge deletes it on its next pass."""
     memory = concrete(memory)
     memory.expires_at = timezone.now()
@@ -357,7 +359,7 @@ def memory_expire_now(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
     return memory
 
 
-def memory_delete(*, actor: AbstractBaseUser, memory: Memory) -> None:
+def memory_delete(*, actor: User, memory: Memory) -> None:
     memory = concrete(memory)
     audit(memory, actor=actor, reason=f"deleted by {_writer_for(actor, memory)}")
     memory.delete()
@@ -370,7 +372,7 @@ def memory_touch_used(*, memory_ids: list[int]) -> int:
     return Memory.objects.filter(pk__in=memory_ids).update(last_used_at=timezone.now())
 
 
-def memory_preference_set(*, user: AbstractBaseUser, enabled: bool) -> MemoryPreference:
+def memory_preference_set(*, user: User, enabled: bool) -> MemoryPreference:
     """Turn long-term memory on or off for ``user`` (stored memories are kept, not read)."""
     pref, _ = MemoryPreference.objects.update_or_create(user=user, defaults={"long_term_enabled": bool(enabled)})
     return pref

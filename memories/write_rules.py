@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from liamemory.errors import ApplicationError
 from memories import embeddings
@@ -35,6 +35,10 @@ class MemoryWriteRefused(ApplicationError):
         self.how_to_fix = how_to_fix
         self.code = code
 
+    def as_tool_result(self) -> dict[str, Any]:
+        """What a tool answers the model (``agents/tools.py``)."""
+        return {"ok": False, "error": self.error, "how_to_fix": self.how_to_fix}
+
 
 def review_kinds() -> tuple[str, ...]:
     return tuple(getattr(settings, "MEMORY_REVIEW_KINDS", DEFAULT_REVIEW_KINDS))
@@ -50,10 +54,11 @@ def concrete(memory: Memory) -> Memory:
     return memory if type(memory) is Memory else Memory.objects.get(pk=memory.pk)
 
 
-def audit(memory: Memory, *, actor: AbstractBaseUser | None, reason: str) -> None:
+def audit(memory: Memory, *, actor: User | None, reason: str) -> None:
     """Who and why, picked up by simple-history on the next save or delete."""
-    memory._history_user = actor if actor is not None and actor.is_authenticated else None
-    memory._change_reason = reason[:100]
+    who = actor if actor is not None and actor.is_authenticated else None
+    memory._history_user = who  # type: ignore[attr-defined]
+    memory._change_reason = reason[:100]  # type: ignore[attr-defined]
 
 
 def embed_later(memory: Memory) -> None:
@@ -103,7 +108,7 @@ def check_kind(kind: str, allowed_kinds: tuple[str, ...] | list[str] | None) -> 
     return kind
 
 
-def check_switches(*, user: AbstractBaseUser, source_thread) -> None:
+def check_switches(*, user: User, source_thread) -> None:
     if not settings.LONG_TERM_MEMORY_ENABLED:
         raise MemoryWriteRefused(
             "Long-term memory is switched off in this installation.",
