@@ -5,14 +5,17 @@ Each view validates input, calls one service or selector, and serializes the ans
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from agents import selectors, services
 from agents.serializers import MessageOutSerializer, RunOutSerializer, TurnInSerializer, TurnOutSerializer
+from agents.sse import event_stream_response, sse, stream_events
 from conversations.selectors import message_list, thread_get_for_user
 from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
 
@@ -60,6 +63,66 @@ class RunDetailApi(APIView):
         run = selectors.run_get_for_user(user=request.user, run_id=run_id)
         reply = selectors.run_reply(run=run)
         return Response(RunOutSerializer(run, context={"reply": reply}).data)
+
+
+class EventStreamRenderer(BaseRenderer):
+    """Lets a client ask for ``text/event-stream``; an error before the stream starts is one ``error`` event."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
+        return sse("error", data or {}).encode()
+
+
+# One server-sent event as a client parses it; ``data`` is a line of JSON.
+SSE_EVENT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "event": {"type": "string", "enum": ["delta", "tool", "run", "gone", "error"]},
+        "data": {"type": "string"},
+        "id": {"type": "string"},
+        "retry": {"type": "integer"},
+    },
+}
+
+
+class RunEventsApi(APIView):
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "cursor",
+                OpenApiTypes.STR,
+                description="Resume after this event id (as the Last-Event-ID header does).",
+            )
+        ],
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                SSE_EVENT_SCHEMA,
+                description=(
+                    "Server-sent events: `delta` {text} as the reply is written, `tool` {name} as a tool step "
+                    "starts, then one `run` event (the run as GET /api/runs/<id> gives it) and the end of the "
+                    "stream. Event ids are cursors."
+                ),
+            )
+        },
+        summary="Follow a run while its reply is written (server-sent events)",
+    )
+    def get(self, request, run_id):
+        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
+        cursor = request.query_params.get("cursor") or request.headers.get("Last-Event-ID")
+        return event_stream_response(stream_events(run.pk, cursor, self._final))
+
+    @staticmethod
+    def _final(run_id, cursor: str) -> str:
+        run = selectors.run_get_by_id(run_id=run_id)
+        if run is None:
+            return sse("gone", {}, cursor)
+        reply = selectors.run_reply(run=run)
+        return sse("run", RunOutSerializer(run, context={"reply": reply}).data, cursor)
 
 
 class RunRetryApi(APIView):

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db import connections
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ def shared_saver() -> PostgresSaver:
         _pool = ConnectionPool(
             conninfo(),
             min_size=1,
-            max_size=4,
+            max_size=settings.CHECKPOINT_POOL_MAX_SIZE,
             kwargs={"autocommit": True, "prepare_threshold": None, "row_factory": dict_row},
             open=True,
         )

@@ -19,7 +19,7 @@ from agents import tools as agent_tools
 from agents.registry import COMMON_IDENTITY, AgentSpec
 from agents.window import cut_to_whole_turns, drop_oldest_turn
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
-from conversations.selectors import message_window, summary_current
+from conversations.selectors import corrections_of, message_window, summary_current
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
 from memories import retrieval
 from memories.models import Memory
@@ -75,6 +75,24 @@ def rows_to_api_messages(rows: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
+def with_late_corrections(rows: list[Message], *, thread: Thread, request_message: Message) -> list[Message]:
+    """Keep a correction note with the statement it corrects, right after it.
+
+    A note always comes after its statement, so one in the window range is already in
+    ``rows``. Only a note written after the message this run answers (a retry or a
+    regenerate of an older turn) is missing: it is put right after its statement. No
+    query unless the thread has grown past that message.
+    """
+    if not rows or thread.next_sequence <= request_message.sequence + 1:
+        return rows
+    notes = corrections_of(message_ids=[r.pk for r in rows])
+    out: list[Message] = []
+    for row in rows:
+        out.append(row)
+        out.extend(n for n in notes.get(row.pk, []) if n.sequence > request_message.sequence)
+    return out
+
+
 def _system_blocks(agent: AgentSpec, summary: ThreadSummary | None, memories: list[Memory]) -> list[dict[str, Any]]:
     stable = f"{COMMON_IDENTITY}\n\n{agent.instructions}"
     blocks: list[dict[str, Any]] = [{"type": "text", "text": stable, "cache_control": {"type": "ephemeral"}}]
@@ -107,6 +125,7 @@ def build_context(
         for r in message_window(thread=thread, size=settings.MEMORY_WINDOW)
         if covered < r.sequence <= request_message.sequence
     ]
+    rows = with_late_corrections(rows, thread=thread, request_message=request_message)
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
     memories = relevant_memories(
         user=user, thread=thread, agent=agent, query=request_message.text, allowed=memory_allowed

@@ -28,6 +28,7 @@ from agents import tools as agent_tools
 from agents.context import Context, build_context
 from agents.models import Run, RunErrorCode, TraceKind
 from agents.registry import AgentSpec
+from agents.streaming import release_db_connection
 from conversations.models import Message, Thread
 from conversations.tokens import estimate_messages
 from liamemory.llm import ChatModel
@@ -49,6 +50,8 @@ class TurnRuntime:
     request_message: Message
     # The memory switch, decided once for the turn (``memories.selectors.long_term_memory_allowed``).
     memory_allowed: bool
+    # Publishes the reply while it is written (agents/streaming.py); None writes it only at the end.
+    stream: Any = None
 
 
 class TurnState(TypedDict, total=False):
@@ -115,7 +118,17 @@ def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     ctx = Context(**state["context"]) if state.get("context") else _context(state, rt)
     new = state.get("new", [])
     messages = ctx.messages + _wire(new)
-    reply = rt.model.complete(system=ctx.system, messages=messages, tools=ctx.tools, max_tokens=rt.agent.max_tokens)
+    # No database connection is held while the model writes (a pooled one goes back).
+    release_db_connection()
+    reply = rt.model.complete(
+        system=ctx.system,
+        messages=messages,
+        tools=ctx.tools,
+        max_tokens=rt.agent.max_tokens,
+        on_text=rt.stream.text if rt.stream else None,
+    )
+    if rt.stream:
+        rt.stream.end_message()
     sent = ctx.info["estimated_tokens"] + estimate_messages(_wire(new))
     run_lifecycle.trace_record(
         run_id=rt.run.pk,
@@ -172,6 +185,8 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     )
     blocks = []
     for call in [b for b in state["new"][-1]["content"] if b.get("type") == "tool_use"]:
+        if rt.stream:
+            rt.stream.tool(call["name"])
         started = time.monotonic()
         try:
             result = agent_tools.execute(call["name"], call.get("input"), tool_ctx)

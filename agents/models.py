@@ -70,6 +70,11 @@ class Run(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     # What went into the prompt: summary version, memory ids, window bounds, dropped counts.
     context_info = models.JSONField(default=dict, blank=True)
+    # The reply as it is being written (streaming): text so far and the tool steps
+    # taken so far, appended by the worker and read by the web. Cleared when the run
+    # completes (the messages hold the reply then); deleted with the run like the rest.
+    partial_text = models.TextField(blank=True, default="")
+    partial_steps = models.JSONField(default=list, blank=True)
     retry_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="retries")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

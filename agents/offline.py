@@ -11,13 +11,34 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import unicodedata
+from collections.abc import Callable
 from typing import Any
+
+from django.conf import settings
 
 from conversations.tokens import estimate_messages, estimate_text
 from liamemory.llm import ModelReply, Usage
 
 LABEL = "(offline model)"
+_WORDS = re.compile(r"\S+\s*|\s+")
+
+
+def _stream_words(blocks: list[dict[str, Any]], on_text: Callable[[str], None]) -> None:
+    """The reply's text in word chunks, as a provider streams it (``OFFLINE_WORD_DELAY_SECONDS`` apart)."""
+    delay = settings.OFFLINE_WORD_DELAY_SECONDS
+    first = True
+    for block in blocks:
+        if block["type"] != "text":
+            continue
+        for word in _WORDS.findall(block.get("text") or ""):
+            if delay and not first:
+                time.sleep(delay)
+            on_text(word)
+            first = False
+
+
 NAME = "offline"
 
 _REMEMBER = [
@@ -268,6 +289,7 @@ class OfflineModel:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         max_tokens: int,
+        on_text: Callable[[str], None] | None = None,
     ) -> ModelReply:
         available = {t["name"] for t in tools}
         start, request = _request_text(messages)
@@ -279,6 +301,8 @@ class OfflineModel:
             output_tokens=estimate_messages([{"content": blocks}]),
         )
         stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+        if on_text:
+            _stream_words(blocks, on_text)
         return ModelReply(content=blocks, stop_reason=stop, model=NAME, usage=usage)
 
     def _tool(self, name: str, args: dict[str, Any], n: int) -> list[dict[str, Any]]:

@@ -8,13 +8,14 @@ so a run cancelled or erased meanwhile writes nothing.
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -68,6 +69,29 @@ def trace_record(
     )
 
 
+RUN_EVENTS_CHANNEL = "liamemory_run_events"
+
+
+def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, Any]] | None = None) -> bool:
+    """Append to the reply being written and wake whoever follows the run; False when it is no longer running.
+
+    One statement: the conditional UPDATE (only a ``running`` run takes text, so a
+    cancelled or erased run stops streaming) and a ``pg_notify`` that PostgreSQL
+    delivers when it commits. The notification carries only the run id: followers
+    read what is new from the row, so a lost notification costs latency, never text.
+    """
+    table = Run._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH u AS (UPDATE {table} SET partial_text = partial_text || %s, "
+            "partial_steps = partial_steps || %s::jsonb "
+            "WHERE id = %s AND status = %s RETURNING id) "
+            "SELECT pg_notify(%s, %s) FROM u",
+            [text, json.dumps(steps or []), run_id, RunStatus.RUNNING, RUN_EVENTS_CHANNEL, str(run_id)],
+        )
+        return cursor.fetchone() is not None
+
+
 def _lock_active_run(run_id: RunId) -> Run:
     run = Run.objects.select_for_update().filter(pk=run_id).first()
     if run is None or run.status != RunStatus.RUNNING:
@@ -116,6 +140,9 @@ def run_complete(
             tokens_cache_write=usage.get("cache_write_tokens", 0),
             tokens_full_resend=tokens_full_resend,
             latency_ms=latency_ms,
+            # The streamed copy is redundant once the messages hold the reply.
+            partial_text="",
+            partial_steps=[],
             # Keep what earlier steps recorded (approval request, staff decision).
             context_info={**(run.context_info or {}), **context_info},
         )

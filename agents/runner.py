@@ -6,6 +6,7 @@ import logging
 import time
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from langgraph.types import Command
 
@@ -16,6 +17,7 @@ from agents.graph import TurnRuntime, build_graph, initial_state
 from agents.models import Run, RunErrorCode, RunStatus
 from agents.offline import OfflineModel
 from agents.registry import get_agent
+from agents.streaming import RunStream
 from conversations.models import Thread
 from liamemory.llm import AnthropicModel, ChatModel, ModelError
 from memories.selectors import long_term_memory_allowed
@@ -60,6 +62,7 @@ def _runtime(run_id: str) -> TurnRuntime:
         model=model_for_run(run),
         request_message=run.request_message,
         memory_allowed=long_term_memory_allowed(user=run.user, thread=run.thread),
+        stream=RunStream(run.pk) if settings.STREAM_REPLIES else None,
     )
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib.auth.models import User
+from django.db.models import F, Func, IntegerField
+from django.db.models.functions import Substr
 
 from agents.models import Run, RunStatus
 from conversations.models import Message, MessageRole
@@ -22,6 +26,38 @@ def run_get_for_user(*, user: User, run_id) -> Run:
         return Run.objects.select_related("thread", "request_message").get(pk=run_id, user=user)
     except (Run.DoesNotExist, ValueError, TypeError) as exc:
         raise RunNotFound(run_id) from exc
+
+
+def run_get_by_id(*, run_id) -> Run | None:
+    """A run read afresh (the caller checked its owner earlier), or None once it is deleted."""
+    return Run.objects.select_related("thread", "request_message").filter(pk=run_id).first()
+
+
+@dataclass
+class PartialReply:
+    status: str
+    text: str
+    steps: list[dict]
+
+
+def run_partial_reply(*, run_id, text_from: int, steps_from: int) -> PartialReply | None:
+    """What a running run has written since the follower's cursor: one indexed row, only the new tail read."""
+    row = (
+        Run.objects.filter(pk=run_id)
+        .annotate(
+            tail=Substr("partial_text", text_from + 1),
+            steps_len=Func(F("partial_steps"), function="jsonb_array_length", output_field=IntegerField()),
+        )
+        .values_list("status", "tail", "steps_len")
+        .first()
+    )
+    if row is None:
+        return None
+    status, tail, steps_len = row
+    steps: list[dict] = []
+    if steps_len > steps_from:
+        steps = (Run.objects.filter(pk=run_id).values_list("partial_steps", flat=True).first() or [])[steps_from:]
+    return PartialReply(status=status, text=tail or "", steps=steps)
 
 
 def run_reply(*, run: Run) -> Message | None:

@@ -19,6 +19,7 @@ from django.utils import timezone
 from agents.models import Run
 from agents.registry import AgentSpec
 from conversations.models import Thread
+from conversations.selectors import corrections_of
 from memories.models import MemoryKind
 
 MAX_QUERY_CHARS = 500
@@ -211,8 +212,8 @@ def _remember_fact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         )
     except MemoryWriteRefused as refused:
         return refused.as_tool_result()
-    # The service words what happened for the model (naming any memory it replaced);
-    # the stored kind and text let the model quote what it saved.
+    # The service words what happened for the model (naming any memory it replaced, so
+    # the model does not quote the old value again); kind and text let it quote what it saved.
     return {**outcome.as_tool_result(), "kind": outcome.memory.kind, "content": outcome.memory.content}
 
 
@@ -255,19 +256,21 @@ def _search_history(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if not query:
         return refusal("The query is empty.", "Pass the words you are looking for.")
     hits = retrieval.search_history(thread=ctx.thread, query=query, before_sequence=ctx.window_first_sequence)
-    return {
-        "ok": True,
-        "excerpts": [
-            {
-                "message_id": h.message_id,
-                "sequence": h.sequence,
-                "role": h.role,
-                "time": h.created_at.isoformat(),
-                "text": h.excerpt,
-            }
-            for h in hits
-        ],
-    }
+    # An excerpt of a statement that was corrected carries its correction notes.
+    notes = corrections_of(message_ids=[h.message_id for h in hits])
+    excerpts = []
+    for h in hits:
+        excerpt = {
+            "message_id": h.message_id,
+            "sequence": h.sequence,
+            "role": h.role,
+            "time": h.created_at.isoformat(),
+            "text": h.excerpt,
+        }
+        if h.message_id in notes:
+            excerpt["corrected_by"] = [n.text for n in notes[h.message_id]]
+        excerpts.append(excerpt)
+    return {"ok": True, "excerpts": excerpts}
 
 
 def _get_current_date(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import hashlib
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import connection
 
@@ -54,6 +54,9 @@ class Spec:
     memories: int = 0
     # Tables this schema shadows (the rest come from the next schema on the path).
     tables: tuple[str, ...] = TABLES
+    # Main threads up to this size get their messages' vectors (not in the fingerprint:
+    # data sets built before this field existed stay current).
+    embed_threads_up_to: int = field(default=2_000, repr=False)
 
 
 def _words_sql(seed_expr: str, count: int) -> str:
@@ -84,7 +87,7 @@ def _tables(spec: Spec) -> tuple[str, ...]:
 
 def _embed(spec: Spec, user_id: int) -> int:
     """Vectors for what the benchmarks search (the benchmark user's memories, the main
-    threads up to 2,000 messages), made by the product's own service; 0 without one."""
+    threads up to ``embed_threads_up_to`` messages), made by the product's own service."""
     try:
         from memories import embedding_services, embeddings
     except ImportError:
@@ -100,7 +103,7 @@ def _embed(spec: Spec, user_id: int) -> int:
             ids = list(Memory.objects.filter(user_id=user_id).values_list("id", flat=True))
             done += embedding_services.memory_embeddings_update(memory_ids=ids)
         for n in spec.main_threads:
-            if "conversations_message" in spec.tables and n <= 2_000:
+            if "conversations_message" in spec.tables and n <= spec.embed_threads_up_to:
                 ids = list(Message.objects.filter(thread_id=thread_id(spec, f"main-{n}")).values_list("id", flat=True))
                 for start in range(0, len(ids), 256):
                     done += embedding_services.message_embeddings_update(message_ids=ids[start : start + 256])

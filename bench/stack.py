@@ -105,6 +105,8 @@ class Stack:
                 str(self.concurrency),
                 "--without-gossip",
                 "--without-mingle",
+                "-Q",
+                "celery,embeddings",
                 "-n",
                 f"bench-{os.getpid()}@%h",
             ],

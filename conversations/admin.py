@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import F, OuterRef, Subquery
 from django.forms.models import BaseInlineFormSet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -174,9 +174,43 @@ class MessageAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, adm
     list_display = ("id", "thread_link", "sequence", "role", "agent", "short_text", "token_estimate", "created_at")
     list_filter = ("role",)
     list_select_related = ("thread",)
-    fields = ("thread_link", "sequence", "role", "agent", "run_link", "token_estimate", "created_at", "text", "content")
+    fields = (
+        "thread_link",
+        "sequence",
+        "role",
+        "agent",
+        "run_link",
+        "corrects_link",
+        "correction_links",
+        "token_estimate",
+        "created_at",
+        "text",
+        "content",
+    )
     readonly_fields = fields
     list_per_page = 100
+    actions = ["correct_selected"]
+
+    @admin.action(description="Correct the selected statement…")
+    def correct_selected(self, request: HttpRequest, queryset):
+        ids = list(queryset.values_list("pk", flat=True)[:2])
+        if len(ids) != 1:
+            self.message_user(request, "Select exactly one message to correct.", messages.WARNING)
+            return None
+        return HttpResponseRedirect(reverse("admin-message-correct", args=[ids[0]]))
+
+    @admin.display(description="corrects")
+    def corrects_link(self, obj: Message) -> str:
+        return admin_link(None, model="conversations.message", pk=obj.corrects_id) if obj.corrects_id else "—"
+
+    @admin.display(description="corrections")
+    def correction_links(self, obj: Message) -> str:
+        notes = list(obj.corrections.order_by("sequence"))
+        links = format_html_join(" ", "{}", ((admin_link(n, f"note #{n.sequence}"),) for n in notes))
+        if obj.role not in ("user", "assistant"):
+            return links or "—"
+        url = reverse("admin-message-correct", args=[obj.pk])
+        return format_html('{} <a class="button" href="{}">Correct this statement…</a>', links, url)
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).select_related("thread")

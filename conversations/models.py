@@ -87,6 +87,10 @@ class Message(models.Model):
     run = models.ForeignKey("agents.Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="messages")
     token_estimate = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A correction note (role ``system``) names the statement it corrects; the statement
+    # itself stays (the rest of the conversation refers to it). The note goes with it.
+    # The foreign key's index serves "the corrections of these messages" (context, summary).
+    corrects = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="corrections")
 
     objects = MessageQuerySet.as_manager()
 

@@ -57,3 +57,27 @@ def message_list(*, thread: Thread) -> QuerySet[Message]:
 
 def thread_titles(*, user: User, thread_ids: list) -> dict:
     return dict(Thread.objects.for_user(user).filter(pk__in=thread_ids).values_list("id", "title"))
+
+
+def message_get_by_sequence(*, thread: Thread, sequence: int) -> Message | None:
+    """One message of ``thread`` (the caller got ``thread`` through an ownership check)."""
+    return Message.objects.filter(thread=thread, sequence=sequence).first()
+
+
+def corrections_of(*, message_ids: list[int]) -> dict[int, list[Message]]:
+    """The correction notes of these messages, oldest first, by corrected message id (one query)."""
+    if not message_ids:
+        return {}
+    notes: dict[int, list[Message]] = {}
+    for note in Message.objects.filter(corrects_id__in=message_ids).order_by("sequence"):
+        if note.corrects_id is not None:
+            notes.setdefault(note.corrects_id, []).append(note)
+    return notes
+
+
+def thread_get_for_staff(*, thread_id: uuid.UUID | str) -> Thread:
+    """Anyone's thread (staff endpoints; the role is checked by the caller)."""
+    try:
+        return Thread.objects.get(pk=thread_id)
+    except (Thread.DoesNotExist, ValueError, TypeError) as exc:
+        raise ThreadNotFound(str(thread_id)) from exc

@@ -9,8 +9,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from conversations.content import blocks_to_text
-from conversations.models import Message, Thread
+from conversations.content import blocks_to_text, text_block
+from conversations.models import Message, MessageRole, Thread
 from conversations.signals import messages_stored
 from conversations.tokens import estimate_message
 from liamemory.retention import thread_expires_at
@@ -28,7 +28,7 @@ def thread_create(*, owner: User, agent: str = "assistant", title: str = "", inc
 def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Message]:
     """Append messages to a thread atomically, allocating their sequence numbers.
 
-    Each item: ``{"role", "content" (blocks), "agent"?, "run"?}``. The thread row is
+    Each item: ``{"role", "content" (blocks), "agent"?, "run"?, "corrects"?}``. The thread row is
     locked (SELECT ... FOR UPDATE) while numbers are handed out, so concurrent writers
     never collide on a sequence and never leave a gap.
     """
@@ -47,6 +47,7 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
                     text=blocks_to_text(content),
                     agent=item.get("agent", ""),
                     run=item.get("run"),
+                    corrects=item.get("corrects"),
                     token_estimate=estimate_message({"role": item["role"], "content": content}),
                 )
             )
@@ -91,3 +92,63 @@ def thread_autotitle(*, thread: Thread, text: str) -> str:
     if words and Thread.objects.filter(pk=thread.pk, title="").update(title=words):
         thread.title = words
     return thread.title
+
+
+CORRECTION_MAX_CHARS = 500
+CORRECTION_ABOUT_MAX_CHARS = 100
+CORRECTABLE_ROLES = (MessageRole.USER, MessageRole.ASSISTANT)
+_QUOTE_CHARS = 160
+
+
+def correction_note_text(*, wrong: Message, right_value: str, about: str = "", by: str = "the user") -> str:
+    """The note's words: what was wrong, the right value, and to ignore the earlier statement.
+
+    It quotes the statement, so it still makes sense where the statement itself is not
+    shown (an older part of the conversation, a summary, a search excerpt).
+    """
+    said = " ".join(wrong.text.split())
+    if len(said) > _QUOTE_CHARS:
+        said = said[:_QUOTE_CHARS].rsplit(" ", 1)[0] + "…"
+    who = "the user" if wrong.role == MessageRole.USER else "the assistant"
+    subject = f" about {about}" if about else ""
+    return (
+        f"Correction by {by} of message #{wrong.sequence} ({who} said: “{said}”): what was said there{subject} "
+        f"is wrong; the right value is: {right_value}. Ignore the earlier statement."
+    )
+
+
+def message_correct(*, message: Message, right_value: str, about: str = "", by: str = "the user") -> Message:
+    """Append a correction note of ``message`` to its thread, right after what is there now.
+
+    The note is a ``system`` message with the next sequence (allocated under the thread
+    lock, like any message) that references ``message``; ``message`` itself is kept.
+    Only what the user or the assistant said can be corrected. ``by`` names who
+    corrected it in the note ("the user", "staff").
+    """
+    from liamemory.api import ApplicationError
+
+    right_value = " ".join((right_value or "").split())
+    about = " ".join((about or "").split())
+    if message.role not in CORRECTABLE_ROLES:
+        raise ApplicationError(
+            f"Message #{message.sequence} is a {message.role} message; only what the user or the assistant said "
+            "can be corrected.",
+            {"sequence": message.sequence, "role": message.role},
+        )
+    if not right_value:
+        raise ApplicationError("Give the right value: `right_value` is empty.", {"field": "right_value"})
+    if len(right_value) > CORRECTION_MAX_CHARS:
+        raise ApplicationError(
+            f"The right value is {len(right_value)} characters long; the limit is {CORRECTION_MAX_CHARS}.",
+            {"field": "right_value", "limit": CORRECTION_MAX_CHARS},
+        )
+    if len(about) > CORRECTION_ABOUT_MAX_CHARS:
+        raise ApplicationError(
+            f"`about` is {len(about)} characters long; the limit is {CORRECTION_ABOUT_MAX_CHARS}.",
+            {"field": "about", "limit": CORRECTION_ABOUT_MAX_CHARS},
+        )
+    text = correction_note_text(wrong=message, right_value=right_value, about=about, by=by)
+    return messages_append(
+        thread=message.thread,
+        items=[{"role": MessageRole.SYSTEM, "content": [text_block(text)], "corrects": message}],
+    )[0]

@@ -56,6 +56,7 @@ STORES = (
 # words. Common words rarely qualify, so a hit after erasure means a real leftover.
 _TOKEN_RE = re.compile(r"[\w\-@.]{10,}")
 MAX_CANARIES = 100
+_DATE_OR_NUMBER = re.compile(r"[\d\-:.+/_TZ]+")
 MIN_USERNAME_NEEDLE = 4
 
 
@@ -177,7 +178,11 @@ def erasure_counts(*, user_id: int, delete_account: bool) -> dict[str, int]:
 def _tokens(text: str) -> Iterable[str]:
     for token in _TOKEN_RE.findall(text):
         token = token.strip(".-")
-        if len(token) >= 10 and (any(c.isdigit() for c in token) or len(token) >= 20):
+        if len(token) < 10 or _DATE_OR_NUMBER.fullmatch(token):
+            # "2026-12-03", "2026-12-03T09:15:00+00:00", "00390115551234": anyone's rows
+            # hold dates and numbers; a hit on one would fail the erasure, not find a leftover.
+            continue
+        if any(c.isdigit() for c in token) or len(token) >= 20:
             yield token
 
 
@@ -212,8 +217,47 @@ def canaries_sample(*, user_id: int) -> set[str]:
         for value in source:
             for text in _strings(value):
                 found.update(_tokens(text))
+    # The person's own: a string also in someone else's rows (a word, a shared code, a
+    # product name) would be found there after the erasure and fail it for nothing.
+    found -= _shared_with_others(found, user_id=user_id)
     # Longest first: the most distinctive ones survive the cap.
     return set(sorted(found, key=lambda t: (-len(t), t))[:MAX_CANARIES])
+
+
+def _others_text_sql() -> str:
+    """Where people's text lives, leaving the person's own rows out (``%(uid)s``); the
+    scan after the erasure reads these same cells."""
+    message, thread, summary = Message._meta.db_table, Thread._meta.db_table, ThreadSummary._meta.db_table
+    memory, history = Memory._meta.db_table, Memory.history.model._meta.db_table
+    trace, run = TraceEvent._meta.db_table, Run._meta.db_table
+    sources = (
+        f"SELECT lower(x.text) FROM {message} x JOIN {thread} t ON t.id = x.thread_id WHERE t.owner_id <> %(uid)s",
+        f"SELECT lower(x.text) FROM {summary} x JOIN {thread} t ON t.id = x.thread_id WHERE t.owner_id <> %(uid)s",
+        f"SELECT lower(title) FROM {thread} WHERE owner_id <> %(uid)s",
+        f"SELECT lower(content) FROM {memory} WHERE user_id <> %(uid)s",
+        f"SELECT lower(content) FROM {history} WHERE user_id IS DISTINCT FROM %(uid)s",
+        f"SELECT lower(x.payload::text) FROM {trace} x JOIN {run} r ON r.id = x.run_id"
+        " WHERE r.user_id IS DISTINCT FROM %(uid)s",
+    )
+    return " UNION ALL ".join(f"({source})" for source in sources)
+
+
+def _shared_with_others(tokens: set[str], *, user_id: int) -> set[str]:
+    """The tokens that also occur in other people's messages, summaries, titles, memories,
+    audit or traces (case-insensitive, as the scan compares). Each cell is read once."""
+    if not tokens:
+        return set()
+    by_lower: dict[str, set[str]] = {}
+    for token in tokens:
+        by_lower.setdefault(token.lower(), set()).add(token)
+    sql = (
+        f"SELECT DISTINCT n FROM (SELECT v FROM ({_others_text_sql()}) AS c(v) WHERE v IS NOT NULL OFFSET 0) AS r,"
+        " unnest(%(needles)s::text[]) AS n WHERE strpos(r.v, n) > 0"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, {"uid": user_id, "needles": sorted(by_lower)})
+        shared = {row[0] for row in cur.fetchall()}
+    return {token for lower in shared for token in by_lower[lower]}
 
 
 def identifiers_of(*, user: User) -> tuple[set[str], set[str]]:

@@ -9,6 +9,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     # Before admin/ so that the admin catch-all does not take it.
     path("admin/people/<int:user_id>/", person_page, name="admin-person"),
+    path("admin/messages/", include("memories.admin_corrections")),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -15,7 +15,7 @@ import logging
 from django.db import IntegrityError, connection, transaction
 
 from conversations.models import Message
-from memories import embeddings
+from memories import embeddings, vector_search
 from memories.models import Memory
 
 logger = logging.getLogger(__name__)
@@ -26,6 +26,17 @@ SELECT m.id, m.thread_id, m.sequence, %(model)s, v.vector, now()
 FROM unnest(%(ids)s::bigint[], %(vectors)s::bytea[]) AS v(id, vector)
 JOIN conversations_message m ON m.id = v.id
 ON CONFLICT (message_id) DO UPDATE SET model = EXCLUDED.model, vector = EXCLUDED.vector, created_at = now()
+"""
+
+# Where the database has pgvector (``memories.vector_search``) the same vector also goes
+# to the ``halfvec`` column its HNSW index covers; the bytes stay the source of truth.
+_MESSAGES_PGVECTOR_SQL = """
+INSERT INTO conversations_messageembedding (message_id, thread_id, sequence, model, vector, embedding, created_at)
+SELECT m.id, m.thread_id, m.sequence, %(model)s, v.vector, v.hv::halfvec, now()
+FROM unnest(%(ids)s::bigint[], %(vectors)s::bytea[], %(halfvecs)s::text[]) AS v(id, vector, hv)
+JOIN conversations_message m ON m.id = v.id
+ON CONFLICT (message_id) DO UPDATE
+    SET model = EXCLUDED.model, vector = EXCLUDED.vector, embedding = EXCLUDED.embedding, created_at = now()
 """
 
 _MEMORIES_SQL = """
@@ -71,6 +82,9 @@ def message_embeddings_update(*, message_ids: list[int]) -> int:
         "ids": [i for i, _ in rows],
         "vectors": [embeddings.to_bytes(v) for v in vectors],
     }
+    if vector_search.database_has_pgvector():
+        params["halfvecs"] = [vector_search.to_halfvec_text(v) for v in vectors]
+        return _write(_MESSAGES_PGVECTOR_SQL, params)
     return _write(_MESSAGES_SQL, params)
 
 

@@ -15,7 +15,9 @@ over one thread's or one user's vectors (``memories.retrieval``).
 from __future__ import annotations
 
 import functools
+import os
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 from django.conf import settings
@@ -90,20 +92,45 @@ def _clip(text: str, limit: int) -> str:
     return text[: cut if cut > limit // 2 else limit]
 
 
-@functools.lru_cache(maxsize=256)
-def _query_cached(text: str) -> np.ndarray:
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    # One thread per process, made after any fork (a prefork worker's children each get theirs).
+    global _pool
+    if _pool is None or _pool[0] != os.getpid():
+        _pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-embedding"))
+    return _pool[1]
+
+
+def _encode_query(text: str) -> np.ndarray:
     vector = _encoder.query(text)
     vector.flags.writeable = False
     return vector
 
 
-def query_vector(text: str) -> np.ndarray:
-    """The unit query vector of ``text`` (float32).
+@functools.lru_cache(maxsize=256)
+def _query_cached(text: str) -> Future:
+    return _executor().submit(_encode_query, text)
 
+
+def query_vector_soon(text: str) -> Future:
+    """The unit query vector of ``text`` (float32), being computed in a thread of its own.
+
+    The model runs in C without the GIL, so a search starts this, sends its SQL, and
+    waits for the vector only when it needs it: the two overlap instead of adding up.
     Cached per process: a turn builds its context once per model call and its
     ``recall_facts`` may ask the same thing, so the user's message is embedded once.
     """
-    return _query_cached(_clip(text or "", QUERY_CHARS))
+    future = _query_cached(_clip(text or "", QUERY_CHARS))
+    if future.done() and future.exception() is not None:
+        _query_cached.cache_clear()  # a failure is not remembered; the caller sees it once
+    return future
+
+
+def query_vector(text: str) -> np.ndarray:
+    """The unit query vector of ``text`` (float32); see ``query_vector_soon``."""
+    return query_vector_soon(text).result()
 
 
 def passage_vectors(texts: list[str]) -> np.ndarray:

@@ -19,7 +19,8 @@ dominates):
 5. the same stemmed BM25 smoothed over the neighbouring turns (a question often
    matches the exchange, not one side of it);
 6. cosine similarity of e5 embeddings (``memories.embeddings``) of the question and
-   of every embedded message of the scope, computed in numpy: it finds the answers
+   the scope's embedded messages, the nearest found by ``memories.vector_search``
+   (pgvector where the server has it, else an exact scan in numpy): it finds the answers
    that share no word with the question ("Who is my physician?" -> "My new GP is
    Dr. Okafor"), which no lexical list can.
 
@@ -39,15 +40,15 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 
 from conversations.models import Message, Thread
-from memories import embeddings
+from memories import embeddings, vector_search
 from memories import retrieval_sql as sql
 from memories.models import Memory, MemoryStatus
 from memories.stopwords import STOP_WORDS
@@ -69,9 +70,6 @@ CANDIDATE_POOL = 400
 MAX_QUERY_TERMS = 32
 MAX_QUERY_CHARS = 2000
 MEMORY_TRIGRAM_FLOOR = 0.3
-# The newest embedded messages of a scope compared by cosine (older ones are found
-# lexically only): 20,000 vectors are 15 MB read and about 5 ms of numpy.
-HISTORY_VECTOR_SCAN = 20_000
 MEMORY_VECTOR_SCAN = 2_000
 # A memory that no lexical list found is recalled only when its cosine exceeds what
 # unrelated statements score for the same query by this margin
@@ -186,26 +184,27 @@ def _history_candidates(*, scope_sql: str, scope_params: dict, terms: list[str],
 
 
 def _vector_candidates(
-    *, scope_sql: str, scope_params: dict, query: str, before: int, lexical: list[_Candidate]
+    *, scope_sql: str, scope_params: dict, question: Future | None, before: int, lexical: list[_Candidate]
 ) -> list[_Candidate]:
-    """The lexical candidates with their cosine, plus the best of the rest by cosine alone."""
-    if not embeddings.enabled():
+    """The lexical candidates with their cosine, plus the best of the rest by cosine alone.
+
+    Which rows are nearest is asked of ``memories.vector_search`` (pgvector or an exact
+    scan, chosen once per process).
+    """
+    if question is None:
         return lexical
-    params = {**scope_params, "before": before, "model": embeddings.MODEL_NAME, "scan": HISTORY_VECTOR_SCAN}
-    with connection.cursor() as cursor:
-        cursor.execute(sql.VECTORS_SQL.format(scope=scope_sql.format(t="e")), params)
-        rows = cursor.fetchall()
-    if not rows:
-        return lexical  # nothing embedded yet: no need to embed the question either
-    cosines = embeddings.from_bytes([bytes(r[3]) for r in rows]) @ embeddings.query_vector(query)
+    near = vector_search.backend().nearest(
+        scope_sql=scope_sql,
+        scope_params=scope_params,
+        before=before,
+        query=question,
+        limit=CANDIDATE_POOL,
+        also=[c.id for c in lexical],
+    )
     by_id = {c.id: c for c in lexical}
-    for i in np.argsort(-cosines)[:CANDIDATE_POOL]:
-        message_id, thread_id, sequence, _ = rows[i]
-        if message_id not in by_id:
-            by_id[message_id] = _Candidate(id=message_id, thread_id=thread_id, sequence=sequence)
-    for (message_id, *_), cosine in zip(rows, cosines, strict=True):
-        if message_id in by_id:
-            by_id[message_id].cosine = float(cosine)
+    for n in near:
+        new = _Candidate(id=n.message_id, thread_id=n.thread_id, sequence=n.sequence)
+        by_id.setdefault(n.message_id, new).cosine = n.cosine
     return list(by_id.values())
 
 
@@ -277,9 +276,11 @@ def _search_scope(*, scope_sql: str, scope_params: dict, query: str, before: int
     terms = query_terms(query)
     if limit <= 0 or not terms:  # nothing but stop words: nothing to look for
         return []
+    # The question is embedded in another thread while the lexical statement runs.
+    question = embeddings.query_vector_soon(query[:MAX_QUERY_CHARS]) if embeddings.enabled() else None
     kwargs = {"scope_sql": scope_sql, "scope_params": scope_params, "before": before}
     candidates = _history_candidates(terms=terms, **kwargs)
-    candidates = _vector_candidates(query=query[:MAX_QUERY_CHARS], lexical=candidates, **kwargs)
+    candidates = _vector_candidates(question=question, lexical=candidates, **kwargs)
     return _history_hits(candidates, terms, limit)
 
 
@@ -288,7 +289,8 @@ def search_history(
 ) -> list[HistoryHit]:
     """Messages of ``thread`` (older than ``before_sequence`` when given) ranked for ``query``.
 
-    Three queries at most: the lexical ranking, the thread's vectors, the hits' texts.
+    Three queries at most: the lexical ranking, the nearest vectors, the hits' texts;
+    the question is embedded meanwhile.
     """
     return _search_scope(
         scope_sql="{t}.thread_id = %(thread)s",
@@ -359,12 +361,15 @@ def search_memories(
     terms = query_terms(query)
     if limit <= 0 or not terms:  # nothing but stop words: nothing to look for
         return []
-    rows = _memory_rows(user=user, terms=terms, kinds=kinds, vectors=embeddings.enabled())
+    vectors = embeddings.enabled()
+    # Embedded in another thread while the ranking statement runs (cached per process).
+    future = embeddings.query_vector_soon(query) if vectors else None
+    rows = _memory_rows(user=user, terms=terms, kinds=kinds, vectors=vectors)
     cosine: dict[int, float] = {}
     floor = 1.0
     embedded = [r for r in rows if r[6] is not None]
-    if embedded:
-        question = embeddings.query_vector(query)
+    if embedded and future is not None:
+        question = future.result()
         sims = embeddings.from_bytes([r[6] for r in embedded]) @ question
         cosine = {r[0]: float(v) for r, v in zip(embedded, sims, strict=True)}
         floor = embeddings.unrelated_similarity(question) + MEMORY_COSINE_MARGIN

@@ -77,17 +77,6 @@ LIMIT %(pool)s
 """
 
 
-# The scope's newest embedded messages. Same scope clauses as above, on the copy of
-# thread and sequence the embedding row keeps (one index range scan per thread).
-VECTORS_SQL = """
-SELECT e.message_id, e.thread_id, e.sequence, e.vector
-FROM conversations_messageembedding e
-WHERE {scope} AND e.sequence < %(before)s AND e.model = %(model)s
-ORDER BY e.message_id DESC
-LIMIT %(scan)s
-"""
-
-
 # One statement of two parts. The first: the user's visible memories that match a
 # query word (GIN indexes on the stored tsvectors) or the content words by trigram word
 # similarity (the trigram GIN index, through ``<%``), with their lexical signals. The

@@ -130,3 +130,38 @@ class SearchHitSerializer(serializers.Serializer):
 class SearchOutSerializer(serializers.Serializer):
     query = serializers.CharField()
     results = SearchHitSerializer(many=True)
+
+
+class MessageCorrectInSerializer(serializers.Serializer):
+    right_value = serializers.CharField(
+        max_length=500, help_text="What is right instead (a value or a short statement): 'B-1200'."
+    )
+    about = serializers.CharField(
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="What the wrong statement was about, in a few words: 'my order number'.",
+    )
+
+
+class CorrectionNoteSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    sequence = serializers.IntegerField()
+    role = serializers.CharField()
+    text = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    corrects_sequence = serializers.IntegerField(source="corrects.sequence")
+
+
+class SupersededByCorrectionSerializer(serializers.Serializer):
+    superseded_id = serializers.IntegerField()
+    superseded_content = serializers.CharField()
+    memory = MemoryOutSerializer(help_text="The memory with the right value (its source: the note).")
+
+
+class MessageCorrectOutSerializer(serializers.Serializer):
+    note = CorrectionNoteSerializer(help_text="The correction note, appended right after the thread's last message.")
+    memories = SupersededByCorrectionSerializer(
+        many=True, help_text="Memories drawn from the wrong statement, each superseded by one with the right value."
+    )

@@ -20,8 +20,10 @@ def _close_checkpointer_pool(django_db_setup):
     """The checkpointer's pool must let go of the test database before it is dropped."""
     yield
     from agents.checkpointer import close_shared_saver
+    from agents.streaming import stop_listener
 
     close_shared_saver()
+    stop_listener()
 
 
 @pytest.fixture

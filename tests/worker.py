@@ -61,7 +61,7 @@ class WorkerProcess:
             "-l",
             "info",
             "-Q",
-            settings.CELERY_TASK_DEFAULT_QUEUE,
+            f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.EMBEDDING_QUEUE}",
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",

@@ -42,6 +42,11 @@ class MemoryCorrectForm(forms.Form):
     content = forms.CharField(max_length=settings.MEMORY_MAX_CHARS, label="Corrected text")
 
 
+class StatementCorrectForm(forms.Form):
+    right_value = forms.CharField(max_length=500, label="What is right instead")
+    about = forms.CharField(max_length=100, required=False, label="About (optional)")
+
+
 class MemorySwitchForm(forms.Form):
     enabled = forms.BooleanField(required=False)
 

@@ -52,6 +52,9 @@ class MessageView:
     html: SafeString
     agent: str = ""
     tools: list[str] = field(default_factory=list)
+    # Where "Correct" posts (what the user or the assistant said), and a refused correction.
+    correct_url: str = ""
+    correction_error: str = ""
 
 
 def message_view(message: Message) -> MessageView:
@@ -71,7 +74,17 @@ def message_view(message: Message) -> MessageView:
         html=html,
         agent=agent_title(message.agent) if message.agent else "",
         tools=sorted(set(tools)),
+        correct_url=reverse(
+            "web:message-correct", kwargs={"thread_id": message.thread_id, "sequence": message.sequence}
+        )
+        if message.role in (MessageRole.USER, MessageRole.ASSISTANT)
+        else "",
     )
+
+
+def tool_step(step: dict[str, Any]) -> dict[str, Any]:
+    """A streamed tool step in the words of the note under a reply."""
+    return {"name": step.get("name", ""), "label": TOOL_LABELS.get(step.get("name", ""), "used a tool")}
 
 
 def messages_for_display(messages: list[Message]) -> list[MessageView]:
@@ -107,11 +120,19 @@ def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, 
         "agent": agent_title(run.agent),
         "done": run.status not in ACTIVE_STATUSES,
         "url": reverse("web:run-status", kwargs={"run_id": run.pk}),
+        "events_url": reverse("web:run-events", kwargs={"run_id": run.pk}),
         "retry_url": reverse("web:run-retry", kwargs={"run_id": run.pk}),
         "cancel_url": reverse("web:run-cancel", kwargs={"run_id": run.pk}),
         "tokens": thread_tokens(thread),
         "replies": [
-            {"id": v.id, "role": v.role, "html": str(v.html), "agent": v.agent, "tools": v.tools}
+            {
+                "id": v.id,
+                "role": v.role,
+                "html": str(v.html),
+                "agent": v.agent,
+                "tools": v.tools,
+                "correct_url": v.correct_url,
+            }
             for v in messages_for_display(replies)
         ],
         "error": None,

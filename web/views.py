@@ -10,14 +10,17 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors as run_selectors
 from agents import services as run_services
 from agents.deletion import thread_delete
 from agents.models import RunStatus
+from agents.sse import event_stream_response, sse, stream_events
 from conversations.selectors import (
     ThreadNotFound,
+    message_get_by_sequence,
     message_list_for_display,
     thread_get_for_user,
     thread_list_for_user,
@@ -26,10 +29,11 @@ from conversations.selectors import (
 from conversations.services import thread_rename
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError, NotFound
+from memories.corrections import statement_correct
 from memories.retrieval import search_threads
 from memories.selectors import long_term_enabled_for
 from web import presenters
-from web.forms import MessageForm, NewConversationForm, RenameForm, SearchForm
+from web.forms import MessageForm, NewConversationForm, RenameForm, SearchForm, StatementCorrectForm
 
 LIST_LIMIT = 200
 
@@ -97,13 +101,18 @@ def chat(request: HttpRequest, thread_id) -> HttpResponse:
     return _render_chat(request, thread, MessageForm())
 
 
-def _render_chat(request: HttpRequest, thread, form: MessageForm, status: int = 200) -> HttpResponse:
+def _render_chat(
+    request: HttpRequest, thread, form: MessageForm, status: int = 200, correction_errors: dict | None = None
+) -> HttpResponse:
     latest = run_selectors.run_latest_for_thread(thread=thread)
     pending = latest if latest and latest.status != RunStatus.COMPLETED else None
+    shown = presenters.messages_for_display(message_list_for_display(thread=thread))
+    for view in shown:
+        view.correction_error = (correction_errors or {}).get(view.sequence, "")
     context = {
         "thread": thread,
         "agent_title": presenters.agent_title(thread.agent),
-        "chat_messages": presenters.messages_for_display(message_list_for_display(thread=thread)),
+        "chat_messages": shown,
         "form": form,
         "run": pending,
         "run_error": presenters.run_error_text(pending) if pending and pending.status == RunStatus.FAILED else "",
@@ -111,6 +120,26 @@ def _render_chat(request: HttpRequest, thread, form: MessageForm, status: int = 
         "memory_on": long_term_enabled_for(user=request.user) and not thread.incognito,
     }
     return render(request, "web/chat.html", context, status=status)
+
+
+@login_required
+@require_POST
+def message_correct_view(request: HttpRequest, thread_id, sequence: int) -> HttpResponse:
+    """ "Correct" on a message: a correction note after it, memories drawn from it superseded."""
+    thread = _thread_or_404(request, thread_id)
+    message = message_get_by_sequence(thread=thread, sequence=sequence)
+    if message is None:
+        raise Http404("Message not found.")
+    form = StatementCorrectForm(request.POST)
+    if not form.is_valid():
+        error = next(iter(form.errors.values()))[0]
+        return _render_chat(request, thread, MessageForm(), status=400, correction_errors={sequence: error})
+    try:
+        outcome = statement_correct(actor=request.user, message=message, **form.cleaned_data)
+    except ApplicationError as exc:
+        return _render_chat(request, thread, MessageForm(), status=400, correction_errors={sequence: exc.message})
+    messages.success(request, "Corrected: the assistant will use the right value from now on.")
+    return redirect(f"{reverse('web:chat', kwargs={'thread_id': thread.pk})}#msg-{outcome.note.pk}")
 
 
 @login_required
@@ -144,6 +173,22 @@ def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
 @require_GET
 def run_status(request: HttpRequest, run_id) -> JsonResponse:
     return JsonResponse(_run_state(_run_or_404(request, run_id)))
+
+
+@login_required
+@require_GET
+def run_events(request: HttpRequest, run_id) -> HttpResponse:
+    """The reply as it is written (server-sent events), then the run's state as the poll gives it."""
+    run = _run_or_404(request, run_id)
+    cursor = request.GET.get("cursor") or request.headers.get("Last-Event-ID")
+    return event_stream_response(stream_events(run.pk, cursor, _final_state, presenters.tool_step))
+
+
+def _final_state(run_id, cursor: str) -> str:
+    run = run_selectors.run_get_by_id(run_id=run_id)
+    if run is None:
+        return sse("gone", {}, cursor)
+    return sse("state", _run_state(run), cursor)
 
 
 def _run_action(request: HttpRequest, run_id, action, *, status: int) -> HttpResponse:

@@ -99,6 +99,19 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
 DATABASES["default"].setdefault("OPTIONS", {})
 # Prepared statements off so that a transaction-mode pooler (PgBouncer, Supabase) works.
 DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+# A connection pool per process (Django's psycopg pool), for the thread-pool worker and
+# the threaded web server: a thread waiting on the model or following a streamed reply
+# hands its connection back, so 64 turns in flight hold a few connections, not 64.
+# 0 (the default) keeps Django's one connection per thread. Requires DB_CONN_MAX_AGE=0.
+DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=0)
+if DB_POOL_MAX_SIZE:
+    DATABASES["default"]["OPTIONS"]["pool"] = {
+        "min_size": min(2, DB_POOL_MAX_SIZE),
+        "max_size": DB_POOL_MAX_SIZE,
+        "timeout": env.float("DB_POOL_TIMEOUT", default=30.0),
+    }
+# Connections of the LangGraph checkpointer's own pool, per process.
+CHECKPOINT_POOL_MAX_SIZE = env.int("CHECKPOINT_POOL_MAX_SIZE", default=4)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -223,6 +236,13 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+# Embedding tasks have a queue of their own, taken by a worker of their own (`runstack`
+# starts one with one process): a burst of vectors to make never delays a turn or a
+# summary waiting in the default queue, and only that process holds the model's
+# passage side in memory.
+EMBEDDING_QUEUE = env.str("EMBEDDING_QUEUE", default="embeddings")
+CELERY_TASK_ROUTES = {"memories.embed_*": {"queue": EMBEDDING_QUEUE}}
 
 # --- Models and memory ----------------------------------------------------------
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
@@ -232,6 +252,14 @@ FAST_MODEL = env.str("FAST_MODEL", default="claude-haiku-4-5")
 MODEL_CONTEXT_WINDOW = env.int("MODEL_CONTEXT_WINDOW", default=200_000)
 MODEL_TIMEOUT_SECONDS = env.float("MODEL_TIMEOUT_SECONDS", default=60.0)
 MODEL_MAX_RETRIES = env.int("MODEL_MAX_RETRIES", default=2)
+# Streaming replies (agents/streaming.py): the reply reaches the page while it is written.
+STREAM_REPLIES = env.bool("STREAM_REPLIES", default=True)
+# The worker writes the streamed text at most this often (the first words of each message at once).
+STREAM_FLUSH_SECONDS = env.float("STREAM_FLUSH_SECONDS", default=0.1)
+# One events request follows a run at most this long; the client reconnects with its cursor.
+STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=300.0)
+# The offline model streams its reply in words this far apart (0: as fast as it is written).
+OFFLINE_WORD_DELAY_SECONDS = env.float("OFFLINE_WORD_DELAY_SECONDS", default=0.0)
 MEMORY_WINDOW = env.int("MEMORY_WINDOW", default=20)
 MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
 # Every Nth summary version is rebuilt from the verbatim messages instead of from the

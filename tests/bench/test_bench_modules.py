@@ -11,6 +11,7 @@ MODULES = [
     "tokens",
     "overhead",
     "latency",
+    "vectors",
     "throughput",
     "footprint",
     "erasure",

@@ -41,3 +41,15 @@ def test_receipt_says_checkpoint_tables_were_scanned_by_the_persons_threads(alic
     scoped = verification["checkpoint_tables_scanned_by_thread"]
     assert scoped == ["checkpoint_blobs", "checkpoint_writes", "checkpoints"]
     assert verification["clean"] is True and verification["needles_checked"] > 0
+
+
+def test_canaries_are_the_person_s_own_never_dates_numbers_or_words_others_wrote(alice, bob):
+    from governance.erasure_selectors import canaries_sample
+
+    shared, own = "internationalisation", "alicecode-77a1b2c3"
+    for person, extra in ((alice, own), (bob, "")):
+        thread = thread_create(owner=person, title="what day")
+        text = f"today is 2026-12-03 (2026-12-03T09:15:00+00:00), call 00390115551234, {shared} {extra}"
+        message_append(thread=thread, role="user", content=[{"type": "text", "text": text}])
+    assert canaries_sample(user_id=alice.pk) == {own}
+    assert canaries_sample(user_id=bob.pk) == set()

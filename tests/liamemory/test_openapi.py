@@ -145,6 +145,9 @@ def test_schemathesis_finds_no_server_error(wsgi_app, alice, bob, compliance):
     hold = legal_hold_place(user=bob, reason="litigation", actor=compliance)
     known_ids = {
         ("threads", "thread_id"): str(thread.pk),
+        ("threads", "sequence"): 1,
+        ("staff", "thread_id"): str(thread.pk),
+        ("staff", "sequence"): 1,
         ("runs", "run_id"): str(run.pk),
         ("me", "memory_id"): memory.pk,
         ("memories", "memory_id"): memory.pk,

@@ -1,4 +1,4 @@
-"""Run the whole product on one machine: web server, Celery worker and beat.
+"""Run the whole product on one machine: web server, Celery worker, embedder and beat.
 
 Ctrl-C (or SIGTERM) stops all three and then the embedded PostgreSQL, if that is the
 database in use.
@@ -19,7 +19,7 @@ from liamemory.embedded_db import EMBEDDED_FLAG
 
 
 class Command(BaseCommand):
-    help = "Start web, worker and beat together; Ctrl-C stops everything."
+    help = "Start web, worker, embedder and beat together; Ctrl-C stops everything."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--addr", default=os.environ.get("LIAMEMORY_ADDR", "127.0.0.1:8000"))
@@ -29,7 +29,39 @@ class Command(BaseCommand):
         manage = str(settings.BASE_DIR / "manage.py")
         commands = {
             "web": [python, manage, "runserver", addr, "--noreload"],
-            "worker": [python, "-m", "celery", "-A", "liamemory", "worker", "-l", "info", "--concurrency", "2"],
+            "worker": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "liamemory",
+                "worker",
+                "-l",
+                "info",
+                "--concurrency",
+                "2",
+                "-Q",
+                settings.CELERY_TASK_DEFAULT_QUEUE,
+                "-n",
+                "worker@%h",
+            ],
+            # Vectors of new messages and memories, off the turns' queue, one process.
+            "embedder": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "liamemory",
+                "worker",
+                "-l",
+                "info",
+                "--concurrency",
+                "1",
+                "-Q",
+                settings.EMBEDDING_QUEUE,
+                "-n",
+                "embedder@%h",
+            ],
             "beat": [
                 python,
                 "-m",
@@ -45,7 +77,7 @@ class Command(BaseCommand):
         }
         procs = {name: subprocess.Popen(cmd, cwd=settings.BASE_DIR) for name, cmd in commands.items()}
         self.stdout.write(self.style.SUCCESS(f"liamemory is up at http://{addr}/  (admin: http://{addr}/admin/)"))
-        self.stdout.write("Press Ctrl-C to stop web, worker, beat and the embedded database.")
+        self.stdout.write("Press Ctrl-C to stop web, worker, embedder, beat and the embedded database.")
 
         stopping = False
 

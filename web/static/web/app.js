@@ -1,4 +1,6 @@
-// liamemory chat page: send without reload, poll the run, stop, retry. Plain JavaScript, no build step.
+// liamemory chat page: send without reload, stream the reply as it is written (server-sent
+// events, polling where EventSource is missing or the stream fails), stop, retry.
+// Plain JavaScript, no build step.
 (function () {
   "use strict";
 
@@ -17,6 +19,8 @@
   var csrf = composer.querySelector("input[name=csrfmiddlewaretoken]").value;
   var pollTimer = null;
   var busy = false;
+  // The reply being written: {runId, source (EventSource), article, bubble, tools, cursor}.
+  var live = null;
 
   // Nothing typed is lost: the draft survives a reload, a failed send and a failed run.
   try {
@@ -74,7 +78,38 @@
     bubble.innerHTML = reply.html;
     article.appendChild(bubble);
     if (reply.tools && reply.tools.length) article.appendChild(el("p", "tools", reply.tools.join(" · ")));
+    if (reply.correct_url) article.appendChild(correctControl(reply));
     messages.appendChild(article);
+  }
+
+  // The same "Correct" control the server renders under a message (_message.html).
+  function correctControl(reply) {
+    var details = el("details", "correct correct-statement");
+    var summary = el("summary", "btn btn-quiet", "Correct");
+    details.appendChild(summary);
+    var form = el("form");
+    form.method = "post";
+    form.action = reply.correct_url;
+    var token = document.createElement("input");
+    token.type = "hidden";
+    token.name = "csrfmiddlewaretoken";
+    token.value = csrf;
+    form.appendChild(token);
+    [["right_value", "What is right instead", 500, true], ["about", "About (optional)", 100, false]].forEach(function (f) {
+      var id = f[0] + "-" + reply.id;
+      var label = el("label", "", f[1]);
+      label.htmlFor = id;
+      var input = document.createElement("input");
+      input.id = id;
+      input.name = f[0];
+      input.maxLength = f[2];
+      input.required = f[3];
+      form.appendChild(label);
+      form.appendChild(input);
+    });
+    form.appendChild(el("button", "btn btn-primary", "Save correction"));
+    details.appendChild(form);
+    return details;
   }
 
   function setTokens(tokens) {
@@ -128,6 +163,79 @@
     if (box) statusBox.appendChild(box);
   }
 
+  // Streamed text is shown as plain text (textContent), never parsed as HTML; the final
+  // reply replaces it with the server's rendered, sanitized markdown.
+  function liveArticle(run) {
+    if (!live.article) {
+      removeEmptyHint();
+      var article = el("article", "msg msg-assistant msg-streaming");
+      article.setAttribute("aria-busy", "true");
+      article.appendChild(el("p", "who", run.agent || agentTitle));
+      live.bubble = el("div", "bubble");
+      article.appendChild(live.bubble);
+      live.toolsBox = el("p", "tools");
+      live.toolsBox.hidden = true;
+      article.appendChild(live.toolsBox);
+      messages.insertBefore(article, null);
+      live.article = article;
+    }
+    return live.article;
+  }
+
+  function dropLive() {
+    if (!live) return;
+    if (live.source) live.source.close();
+    if (live.article) live.article.remove();
+    live = null;
+  }
+
+  function closeSource() {
+    if (live && live.source) {
+      live.source.close();
+      live.source = null;
+    }
+  }
+
+  function stream(run) {
+    if (!window.EventSource || !run.events_url) return false;
+    if (live && live.runId !== run.id) dropLive();
+    if (live && live.source) return true;
+    if (!live) live = { runId: run.id, cursor: "", tools: [] };
+    var url = run.events_url + (live.cursor ? "?cursor=" + encodeURIComponent(live.cursor) : "");
+    var source = new EventSource(url);
+    live.source = source;
+    source.addEventListener("delta", function (event) {
+      var data = JSON.parse(event.data);
+      liveArticle(run);
+      live.bubble.appendChild(document.createTextNode(data.text));
+      live.cursor = event.lastEventId;
+      scrollToEnd();
+    });
+    source.addEventListener("tool", function (event) {
+      var data = JSON.parse(event.data);
+      liveArticle(run);
+      if (live.tools.indexOf(data.label) < 0) live.tools.push(data.label);
+      live.toolsBox.textContent = live.tools.join(" · ");
+      live.toolsBox.hidden = false;
+      live.cursor = event.lastEventId;
+    });
+    source.addEventListener("state", function (event) {
+      closeSource();
+      follow(JSON.parse(event.data));
+    });
+    source.addEventListener("gone", function () {
+      closeSource();
+      poll(run.url, 700);
+    });
+    // A dropped stream (or one the server ended after its time limit) goes on by polling,
+    // which opens a new stream from the cursor.
+    source.onerror = function () {
+      closeSource();
+      poll(run.url, 700);
+    };
+    return true;
+  }
+
   function setBusy(value) {
     busy = value;
     sendButton.disabled = value;
@@ -147,6 +255,7 @@
   }
 
   function follow(run) {
+    if (run.done || run.status === "interrupted") dropLive();
     (run.replies || []).forEach(addReply);
     setTokens(run.tokens);
     if (run.status === "completed") {
@@ -164,7 +273,7 @@
       return;
     }
     setBusy(true);
-    poll(run.url, run.status === "interrupted" ? 3000 : 700);
+    if (run.status === "interrupted" || !stream(run)) poll(run.url, run.status === "interrupted" ? 3000 : 700);
   }
 
   function post(url, body) {

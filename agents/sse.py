@@ -1,0 +1,55 @@
+"""Server-sent events of a run, shared by the API (``/api/runs/<id>/events``) and the chat page.
+
+Each event id is a cursor (characters of text and tool steps seen so far): a client that
+reconnects sends it back as ``Last-Event-ID`` (or ``?cursor=``) and gets only what is new.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from django.http import StreamingHttpResponse
+
+from agents import streaming
+
+
+def sse(event: str, data: dict, event_id: str | None = None) -> str:
+    """One server-sent event (the data is one line of JSON)."""
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+
+def event_stream_response(events: Iterator[str]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(events, content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-cache, no-store"
+    response["X-Accel-Buffering"] = "no"  # a proxy in front must pass each event at once
+    return response
+
+
+def stream_events(
+    run_id,
+    cursor: str | None,
+    final: Callable[[Any, str], str],
+    describe_tool: Callable[[dict], dict] | None = None,
+) -> Iterator[str]:
+    """``delta``/``tool`` events of the reply as written, then ``final(run_id, cursor)``'s event.
+
+    ``:`` comment lines keep an idle connection alive (and let the server notice a
+    client that went away).
+    """
+    yield "retry: 1000\n\n"
+    for event in streaming.follow_run(run_id=run_id, cursor=cursor):
+        if event.kind == "ping":
+            yield ": keep-alive\n\n"
+        elif event.kind == "delta":
+            yield sse("delta", event.data, event.cursor)
+        elif event.kind == "tool":
+            yield sse("tool", describe_tool(event.data) if describe_tool else event.data, event.cursor)
+        elif event.kind == "end":
+            yield final(run_id, event.cursor)
+            return
+        else:  # the run is gone (deleted or erased meanwhile)
+            yield sse("gone", {}, event.cursor)
+            return

