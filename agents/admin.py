@@ -15,7 +15,7 @@ from django.utils.html import format_html, format_html_join
 from agents.models import PendingApproval, Run, TraceEvent
 from agents.selectors import thread_checkpoints
 from agents.services import run_approval_decide, thread_fork
-from conversations.models import ThreadSummary
+from conversations.models import Message, ThreadSummary
 from liamemory.admin_utils import (
     AccessLoggedMixin,
     NoCountAdminMixin,
@@ -195,6 +195,28 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
             rows.append(("Memories", format_html("<ul style='margin:0'>{}</ul>", items)))
         else:
             rows.append(("Memories", "none"))
+        excerpts = [e for e in info.get("excerpts") or [] if isinstance(e, dict) and "message_id" in e]
+        if excerpts:
+            messages_found = {
+                m.pk: m for m in Message.objects.filter(pk__in=[e["message_id"] for e in excerpts]).only("id", "text")
+            }
+            items = format_html_join(
+                "",
+                "<li>{}</li>",
+                (
+                    (
+                        admin_link(
+                            messages_found[e["message_id"]],
+                            f"#{e['sequence']} {truncate(messages_found[e['message_id']].text, 80)}",
+                        )
+                        if e["message_id"] in messages_found
+                        else f"#{e['sequence']} (since deleted)",
+                    )
+                    for e in excerpts
+                ),
+            )
+            label = f"{len(excerpts)} ({info.get('excerpt_tokens', '?')} tokens)"
+            rows.append(("Older excerpts", format_html("{}<ul style='margin:0'>{}</ul>", label, items)))
         first, last = info.get("window_first_sequence"), info.get("window_last_sequence")
         if first is not None and last is not None:
             url = f"{reverse('admin:conversations_message_changelist')}?thread={obj.thread_id}"

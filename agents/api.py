@@ -60,9 +60,16 @@ class ThreadMessagesApi(APIView):
 class RunDetailApi(APIView):
     @extend_schema(responses=RunOutSerializer, summary="A run: status, reply when completed, error when failed")
     def get(self, request, run_id):
+        # A poll while nothing changed is one small read and a 304 (send the ETag back as If-None-Match).
+        try:
+            etag = selectors.run_etag(user=request.user, run_id=run_id)
+        except (ValueError, TypeError) as exc:
+            raise selectors.RunNotFound(run_id) from exc
+        if request.headers.get("If-None-Match") == etag:
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         run = selectors.run_get_for_user(user=request.user, run_id=run_id)
         reply = selectors.run_reply(run=run)
-        return Response(RunOutSerializer(run, context={"reply": reply}).data)
+        return Response(RunOutSerializer(run, context={"reply": reply}).data, headers={"ETag": etag})
 
 
 class EventStreamRenderer(BaseRenderer):

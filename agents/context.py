@@ -3,14 +3,25 @@
 Order (DESIGN.md, "A chat turn"): the stable part first — common identity, the agent's
 instructions, tool definitions — marked for the provider's prompt cache; after it what
 changes every turn: the rolling summary and the user's relevant long-term memories,
-with the rule that what the user says now wins; then the window of recent messages cut
-at whole turns and trimmed to the token budget; the agent's critical constraints are
-re-asserted at the very end. Volatile data (today's date) only ever comes from tools.
+with the rule that what the user says now wins, and the older excerpts of the thread
+relevant to the message (quoted with their date, speaker and sequence); then the window
+of recent messages cut at whole turns and trimmed to the token budget; the agent's
+critical constraints are re-asserted at the very end. Volatile data (today's date) only
+ever comes from tools.
+
+Excerpts: a message that asks about something (a question, a request to recall, an
+identifier) gets the best ``search_history`` hits older than the window, within
+``MEMORY_EXCERPT_TOKENS``; the rest gets none. The gate is on the message, not on the
+hits: measured on LoCoMo and the generated chats, no floor on a hit's strengths (word
+share, cosine margin) keeps the answers of real questions while stopping what small
+talk pulls in (bench/README.md, "Context evidence recall").
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -28,6 +39,47 @@ from memories.selectors import long_term_memory_allowed, pinned_memories
 SUMMARY_HEADING = "Summary of the conversation so far:"
 MEMORY_HEADING = "What you already know about this user (long-term memory):"
 OVERRIDE_LINE = "If the user's current messages contradict anything remembered above, what the user says now wins."
+EXCERPT_HEADING = "Earlier in this conversation (verbatim excerpts older than the recent messages):"
+EXCERPT_LINE = "- [#{sequence}, {date}, {role}] “{text}”"
+EXCERPT_CANDIDATES = 10
+
+# What makes a message ask about something said before: a question (a question mark
+# or an interrogative opening), a request to recall, or an identifier (a token with a
+# digit), in English and Italian. Small talk ("how are you?", "thanks!") asks for
+# nothing specific: it has no content words, no name and no first-person subject.
+_QUESTION = re.compile(
+    r"\?|^\W*(?:who|whom|whose|what|when|where|which|why|how|did|do|does|was|were|is|are|have|has|had|can|could"
+    r"|chi|cosa|che cosa|quando|dove|quale|quali|perch[eé]|come|quanto|quanti|quante|quanta)\b",
+    re.I,
+)
+_RECALL = re.compile(
+    r"\b(?:remember|recall|remind|mention(?:ed)?|said|say|told|tell me|wrote|earlier|last time"
+    r"|ricord\w*|detto|dett[aie]|scritto|menzionat\w*|l'altra volta)\b",
+    re.I,
+)
+# Someone the question is about: the user ("I", "my", "io", "mio", "ho"), a past act
+# ("did"), or a name (a capitalised word that does not open a sentence).
+_PERSONAL = re.compile(
+    r"\b(?:i|me|my|mine|myself|we|us|our|did|io|mi|mio|mia|miei|mie|ho|avevo|sono|noi|nostr[oaie])\b", re.I
+)
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z][\w'-]+")
+# An order code, an amount, a date, a year: a token of three characters or more with a digit.
+_IDENTIFIER = re.compile(r"(?=[\w€$£./-]*\d)[\w€$£][\w€$£./-]{2,}")
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    message_id: int
+    sequence: int
+    role: str
+    created_at: datetime
+    text: str
+    tokens: int
+
+    def line(self) -> str:
+        return EXCERPT_LINE.format(
+            sequence=self.sequence, date=self.created_at.date().isoformat(), role=self.role, text=self.text
+        )
 
 
 @dataclass
@@ -53,6 +105,60 @@ def relevant_memories(
     seen = {m.id for m in pinned}
     hits = [h.memory for h in retrieval.search_memories(user=user, query=query, limit=limit) if h.memory.id not in seen]
     return (pinned + hits)[: max(limit, len(pinned))]
+
+
+def asks_about_something(text: str) -> bool:
+    """Whether ``text`` asks about something specific enough to look for in the thread.
+
+    A request to recall or an identifier always does; a question does when it is about
+    someone (the user, a past act, a name). "How are you today?" does not.
+    """
+    text = (text or "").strip()
+    if not text:
+        return False
+    if _RECALL.search(text) or _IDENTIFIER.search(text):
+        return True
+    return bool(_QUESTION.search(text)) and bool(_PERSONAL.search(text) or _NAME.search(text))
+
+
+def _covered_by(summary_text: str, text: str) -> bool:
+    """Whether the summary already quotes ``text`` (the extractive summary copies sentences)."""
+    body = " ".join(text.split()).lower()
+    return len(body) >= 20 and body in " ".join(summary_text.split()).lower()
+
+
+def relevant_excerpts(
+    *, thread: Thread, query: str, before_sequence: int, summary_text: str = "", budget: int
+) -> list[Excerpt]:
+    """The thread's messages older than ``before_sequence`` most relevant to ``query``.
+
+    Nothing unless the message asks about something (``asks_about_something``). Then the
+    best ``search_history`` hits, in rank order, those the summary already quotes left
+    out, as many as fit ``budget`` tokens; returned oldest first, as a conversation reads.
+    """
+    if budget <= 0 or before_sequence <= 1 or not asks_about_something(query):
+        return []
+    chosen: list[Excerpt] = []
+    spent = 0
+    for hit in retrieval.search_history(
+        thread=thread, query=query, before_sequence=before_sequence, limit=EXCERPT_CANDIDATES
+    ):
+        if summary_text and _covered_by(summary_text, hit.excerpt):
+            continue
+        excerpt = Excerpt(
+            message_id=hit.message_id,
+            sequence=hit.sequence,
+            role=hit.role,
+            created_at=hit.created_at,
+            text=" ".join(hit.excerpt.split()),
+            tokens=0,
+        )
+        tokens = estimate_text(excerpt.line()) + 1
+        if spent + tokens > budget:
+            continue
+        spent += tokens
+        chosen.append(Excerpt(**{**excerpt.__dict__, "tokens": tokens}))
+    return sorted(chosen, key=lambda e: e.sequence)
 
 
 def rows_to_api_messages(rows: list[Message]) -> list[dict[str, Any]]:
@@ -93,7 +199,9 @@ def with_late_corrections(rows: list[Message], *, thread: Thread, request_messag
     return out
 
 
-def _system_blocks(agent: AgentSpec, summary: ThreadSummary | None, memories: list[Memory]) -> list[dict[str, Any]]:
+def _system_blocks(
+    agent: AgentSpec, summary: ThreadSummary | None, memories: list[Memory], excerpts: list[Excerpt]
+) -> list[dict[str, Any]]:
     stable = f"{COMMON_IDENTITY}\n\n{agent.instructions}"
     blocks: list[dict[str, Any]] = [{"type": "text", "text": stable, "cache_control": {"type": "ephemeral"}}]
     dynamic = []
@@ -102,6 +210,8 @@ def _system_blocks(agent: AgentSpec, summary: ThreadSummary | None, memories: li
     if memories:
         lines = "\n".join(f"- [{m.kind} #{m.id}] {m.content}" for m in memories)
         dynamic.append(f"{MEMORY_HEADING}\n{lines}\n{OVERRIDE_LINE}")
+    if excerpts:
+        dynamic.append(EXCERPT_HEADING + "\n" + "\n".join(e.line() for e in excerpts))
     if dynamic:
         blocks.append({"type": "text", "text": "\n\n".join(dynamic)})
     return blocks
@@ -130,7 +240,15 @@ def build_context(
     memories = relevant_memories(
         user=user, thread=thread, agent=agent, query=request_message.text, allowed=memory_allowed
     )
-    system = _system_blocks(agent, summary, memories)
+    first_seq = rows[0].sequence if rows else request_message.sequence
+    excerpts = relevant_excerpts(
+        thread=thread,
+        query=request_message.text,
+        before_sequence=first_seq,
+        summary_text=summary.text if summary else "",
+        budget=settings.MEMORY_EXCERPT_TOKENS,
+    )
+    system = _system_blocks(agent, summary, memories, excerpts)
     tools = agent_tools.definitions(agent.tools, kinds=agent.memory_kinds)
 
     budget = history_budget(
@@ -150,7 +268,6 @@ def build_context(
         dropped_items += n
     _reassert(messages, agent)
 
-    first_seq = rows[0].sequence if rows else request_message.sequence
     estimated = fixed + estimate_messages(messages)
     return Context(
         system=system,
@@ -160,6 +277,9 @@ def build_context(
             "summary_version": summary.version if summary else None,
             "summary_covers_through": covered,
             "memory_ids": [m.id for m in memories],
+            # Which older messages were quoted, and what they cost (estimated, in the total).
+            "excerpts": [{"message_id": e.message_id, "sequence": e.sequence} for e in excerpts],
+            "excerpt_tokens": sum(e.tokens for e in excerpts),
             "window_first_sequence": first_seq,
             "window_last_sequence": request_message.sequence,
             "window_messages": len(messages),

@@ -103,6 +103,14 @@ def load_context(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         },
         duration_ms=int((time.monotonic() - started) * 1000),
     )
+    if ctx.info["excerpts"]:
+        run_lifecycle.trace_record(
+            run_id=rt.run.pk,
+            kind=TraceKind.RETRIEVAL,
+            name="excerpts",
+            payload={"excerpts": ctx.info["excerpts"], "before_sequence": ctx.info["window_first_sequence"]},
+            tokens_in=ctx.info["excerpt_tokens"],
+        )
     run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.CONTEXT,

@@ -4,7 +4,10 @@ It is chosen for a run when no API key is configured. It understands plain reque
 in English and Italian — remember this, what do you know about me, forget that, what
 did I say about … — and answers them through real ``tool_use`` blocks. Any other
 question is answered from the memories and search results in its context when they
-match, quoting them. Usage is estimated, as no provider reports it.
+match, quoting them. "What did I say about …" is answered from the older excerpts of the
+thread that context assembly put in the system prompt, quoted with their message number
+and date; only when none matches does it call ``search_history``. Usage is estimated,
+as no provider reports it.
 """
 
 from __future__ import annotations
@@ -264,6 +267,24 @@ def _memory_lines(system: list[dict[str, Any]]) -> list[str]:
     return [m.group(1) for m in re.finditer(r"^- \[[a-z_]+ #\d+\] (.+)$", text, re.M)]
 
 
+# The line shape of ``agents.context.EXCERPT_LINE``.
+_EXCERPT_LINE = re.compile(r"^- \[#(?P<seq>\d+), (?P<date>[\d-]+), (?P<role>\w+)\] “(?P<text>.*)”$", re.M)
+
+
+def _excerpts(system: list[dict[str, Any]]) -> dict[str, str]:
+    """The older excerpts in the context: text -> "message #N, date"."""
+    text = "\n".join(b.get("text", "") for b in system)
+    return {m["text"]: f"message #{m['seq']}, {m['date']}" for m in _EXCERPT_LINE.finditer(text)}
+
+
+def _quote_excerpts(question: str, excerpts: dict[str, str], it: bool) -> str:
+    """The excerpts that share words with ``question``, quoted with where they come from."""
+    quotes = "\n".join(f"- “{t}” ({excerpts[t]})" for t in _best_overlap(question, list(excerpts)))
+    if not quotes:
+        return ""
+    return ("Prima in questa conversazione:\n" if it else "Earlier in this conversation:\n") + quotes
+
+
 def _best_overlap(question: str, candidates: list[str]) -> list[str]:
     wanted = content_words(question)
     scored = []
@@ -361,6 +382,10 @@ class OfflineModel:
             lines = "\n".join(f"- {m['content']}" for m in found)
             return self._say(("Ecco cosa so di te:\n" if it else "Here is what I know about you:\n") + lines)
 
+        if said and not done:
+            quoted = _quote_excerpts(said, _excerpts(system), it)
+            if quoted:
+                return self._say(quoted)
         if said and "search_history" in available:
             if not done:
                 return self._tool("search_history", {"query": said}, n)
@@ -378,6 +403,9 @@ class OfflineModel:
         if matches:
             quoted = "; ".join(f"“{m}”" for m in matches)
             return self._say(f"Da quanto ricordo: {quoted}." if it else f"From what I remember: {quoted}.")
+        quoted = _quote_excerpts(request, _excerpts(system), it)
+        if quoted:
+            return self._say(quoted)
         if it:
             return self._say("Non ho informazioni su questo. Posso ricordare qualcosa per te: scrivi «ricorda che …».")
         return self._say("I don't have information about that. I can keep notes for you: say “remember that …”.")

@@ -99,7 +99,9 @@ def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
             logger.info("run %s is not resumable", run_id)
             return
         graph = _graph()
-        result = graph.invoke(graph_input, _config(rt, checkpoint_id), context=rt)
+        result = graph.invoke(
+            graph_input, _config(rt, checkpoint_id), context=rt, durability=settings.CHECKPOINT_DURABILITY
+        )
         if result.get("__interrupt__"):
             state = graph.get_state(_config(rt))
             info = {**(result.get("info") or {}), "checkpoint_id": state.config["configurable"]["checkpoint_id"]}

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import F, Func, IntegerField
-from django.db.models.functions import Substr
+from django.db.models.functions import Length, Substr
 
 from agents.models import Run, RunStatus
 from conversations.models import Message, MessageRole
@@ -26,6 +27,28 @@ def run_get_for_user(*, user: User, run_id) -> Run:
         return Run.objects.select_related("thread", "request_message").get(pk=run_id, user=user)
     except (Run.DoesNotExist, ValueError, TypeError) as exc:
         raise RunNotFound(run_id) from exc
+
+
+def run_etag(*, user: User, run_id) -> str:
+    """A validator of everything a run's answer shows, from one small indexed read (no join, no reply).
+
+    It changes when the status, the streamed text or steps, or the end time change:
+    a poll that finds it unchanged answers 304 without building the run's answer.
+    """
+    row = (
+        Run.objects.filter(pk=run_id, user=user)
+        .annotate(
+            text_len=Length("partial_text"),
+            steps_len=Func(F("partial_steps"), function="jsonb_array_length", output_field=IntegerField()),
+        )
+        .values_list("status", "attempts", "finished_at", "text_len", "steps_len")
+        .first()
+    )
+    if row is None:
+        raise NotFound("Run not found.")
+    status, attempts, finished_at, text_len, steps_len = row
+    stamp = finished_at.timestamp() if finished_at else 0
+    return f'"{status}-{attempts}-{stamp:.6f}-{text_len}-{steps_len}"'
 
 
 def run_get_by_id(*, run_id) -> Run | None:
@@ -99,3 +122,46 @@ def run_latest_for_thread(*, thread) -> Run | None:
 def run_messages(*, run: Run) -> list[Message]:
     """The assistant and system messages a run wrote, in order (tool results left out)."""
     return list(Message.objects.filter(run=run).exclude(role=MessageRole.TOOL).order_by("sequence"))
+
+
+EXCERPT_SHOWN_CHARS = 160
+
+
+def run_excerpts(*, thread, run_ids: list) -> dict:
+    """For each run, the older messages of ``thread`` its context quoted, in order.
+
+    ``{run_id: [{"message_id", "sequence", "date", "text"}]}``: what the chat page shows
+    under a reply. Two queries; a quoted message deleted since is left out.
+    """
+    infos = dict(Run.objects.filter(thread=thread, pk__in=run_ids).values_list("id", "context_info"))
+    wanted = {
+        e["message_id"]
+        for info in infos.values()
+        for e in (info or {}).get("excerpts") or []
+        if isinstance(e, dict) and isinstance(e.get("message_id"), int)
+    }
+    rows: dict[Any, Message] = {
+        m.pk: m
+        for m in Message.objects.filter(thread=thread, pk__in=wanted).only("id", "sequence", "text", "created_at")
+    }
+    out: dict = {}
+    for run_id, info in infos.items():
+        shown = []
+        for e in (info or {}).get("excerpts") or []:
+            row = rows.get(e.get("message_id")) if isinstance(e, dict) else None
+            if row is None:
+                continue
+            text = " ".join(row.text.split())
+            if len(text) > EXCERPT_SHOWN_CHARS:
+                text = text[: EXCERPT_SHOWN_CHARS - 1] + "…"
+            shown.append(
+                {
+                    "message_id": row.pk,
+                    "sequence": row.sequence,
+                    "date": row.created_at.date().isoformat(),
+                    "text": text,
+                }
+            )
+        if shown:
+            out[run_id] = shown
+    return out

@@ -8,6 +8,7 @@ benchmark client. Only processes started here are stopped here, by their ids.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -47,6 +48,7 @@ def _free_port() -> int:
 
 
 def server_env(**extra: str) -> dict[str, str]:
+    """The servers' environment: the offline model unless ``extra`` names a (fake) API."""
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
     env.update(
         DJANGO_SETTINGS_MODULE="liamemory.settings.base",
@@ -60,14 +62,48 @@ def server_env(**extra: str) -> dict[str, str]:
 
 @dataclass
 class Stack:
-    """gunicorn (``web_workers`` × ``threads``) and a Celery worker (prefork, ``concurrency``)."""
+    """gunicorn (``web_workers`` × ``threads``) and a Celery worker (``pool`` × ``concurrency``).
+
+    ``Stack.production()`` is the setup the README recommends (and ``make run`` uses):
+    a thread-pool worker holding many model calls at once and threaded web workers, each
+    process with a small database connection pool. ``Stack()`` is the earlier setup
+    (prefork worker of 2 children, 2 × 4 web threads, one connection per thread), kept
+    for side-by-side figures.
+    """
 
     web_workers: int = 2
     threads: int = 4
     concurrency: int = 2
+    pool: str = "prefork"
+    # With a turn queue: the turn worker takes only turns; a second worker (prefork of
+    # ``background`` children) the rest (embeddings, summaries).
+    turn_queue: str = ""
+    background: int = 1
+    env: dict[str, str] = field(default_factory=dict)
+    web_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path = field(default_factory=lambda: REPO / "bench" / "results")
     port: int = 0
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
+
+    @classmethod
+    def production(cls, *, concurrency: int = 64, threads: int = 32, **kw) -> Stack:
+        return cls(
+            web_workers=2,
+            threads=threads,
+            concurrency=concurrency,
+            pool="threads",
+            turn_queue="turns",
+            env={"DB_POOL_MAX_SIZE": "12", "CHECKPOINT_POOL_MAX_SIZE": "8", **kw.pop("env", {})},
+            web_env={"DB_POOL_MAX_SIZE": "8", **kw.pop("web_env", {})},
+            **kw,
+        )
+
+    @property
+    def label(self) -> str:
+        label = f"gunicorn {self.web_workers}×{self.threads} gthread + celery {self.pool} {self.concurrency}"
+        if self.turn_queue:
+            label += f" (turns) + celery prefork {self.background} (background)"
+        return label
 
     @property
     def url(self) -> str:
@@ -101,20 +137,45 @@ class Stack:
                 "worker",
                 "-l",
                 "warning",
+                "--pool",
+                self.pool,
                 "--concurrency",
                 str(self.concurrency),
                 "--without-gossip",
                 "--without-mingle",
                 "-Q",
-                "celery,embeddings",
+                self.turn_queue or "celery,embeddings",
                 "-n",
                 f"bench-{os.getpid()}@%h",
             ],
         }
+        if self.turn_queue:
+            commands["background"] = [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "liamemory",
+                "worker",
+                "-l",
+                "warning",
+                "--pool",
+                "prefork",
+                "--concurrency",
+                str(self.background),
+                "--without-gossip",
+                "--without-mingle",
+                "-Q",
+                "celery,embeddings",
+                "-n",
+                f"bench-bg-{os.getpid()}@%h",
+            ]
+            self.env = {"CELERY_TURN_QUEUE": self.turn_queue, **self.env}
         for name, cmd in commands.items():
             log = open(self.log_dir / f"stack-{name}.log", "w")  # noqa: SIM115 (the process owns it)
+            env = server_env(**{**self.env, **(self.web_env if name == "web" else {})})
             self.procs[name] = subprocess.Popen(
-                cmd, cwd=REPO, env=server_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+                cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -183,6 +244,52 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
+class FakeModelServer:
+    """The fake Messages API (``tests/fake_anthropic.py``) as a process of its own, answering after ``delay`` seconds.
+
+    It streams its replies like the real API; ``env`` points the servers' SDK at it.
+    """
+
+    def __init__(self, delay: float, chunk_delay: float = 0.0) -> None:
+        self.port = _free_port()
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests.fake_anthropic",
+                "--port",
+                str(self.port),
+                "--delay",
+                str(delay),
+                "--chunk-delay",
+                str(chunk_delay),
+                "--quiet-records",
+            ],
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"http://127.0.0.1:{self.port}/_control/requests", timeout=1)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("the fake Messages API did not start")
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"ANTHROPIC_API_KEY": "bench-fake-key", "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{self.port}"}
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(10)
+
+
 def client_tokens(n: int) -> list[str]:
     """API tokens of ``n`` benchmark users, their old threads removed."""
     from django.contrib.auth import get_user_model
@@ -206,20 +313,32 @@ class Turn:
     latency_s: float
     run_id: str
     status: str
+    first_text_s: float | None = None  # streaming clients: when the first words arrived
 
 
 class ChatClient:
-    """One user chatting over HTTP: post a message, poll its run until it ends, repeat."""
+    """One user chatting over HTTP: post a message, follow its run until it ends, repeat.
 
-    def __init__(self, base_url: str, token: str, index: int) -> None:
+    ``follow="poll"`` polls ``GET /api/runs/<id>`` every ``POLL_SECONDS``;
+    ``follow="stream"`` reads ``GET /api/runs/<id>/events`` (server-sent events) as a
+    streaming client does, and records when the first words arrived.
+    """
+
+    def __init__(
+        self, base_url: str, token: str, index: int, follow: str = "poll", poll_seconds: float = POLL_SECONDS
+    ) -> None:
         self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Token {token}"}, timeout=30)
         self.index = index
+        self.follow = follow
+        self.poll_seconds = poll_seconds
         self.thread_id = self.http.post("/api/threads", json={"title": "bench"}).raise_for_status().json()["id"]
         self.n = 0
 
     def turn(self) -> Turn:
         """One turn; a dropped connection or an error answer makes it an ``error`` turn, not a crash."""
-        text = SCRIPT[self.n % len(SCRIPT)].format(n=1000 + self.index)
+        # Every message differs (a turn number): a repeated text would find its query
+        # embedding cached, which a user's next message never does.
+        text = f"{SCRIPT[self.n % len(SCRIPT)].format(n=1000 + self.index)} (turn {self.n})"
         self.n += 1
         started = time.perf_counter()
         try:
@@ -231,15 +350,43 @@ class ChatClient:
             run = reply.json()["run"]
         except httpx.HTTPError:
             return Turn(time.perf_counter() - started, "", "error")
+        if self.follow == "stream":
+            return self._stream(run["id"], started)
         deadline = time.monotonic() + TURN_TIMEOUT
         status = run["status"]
+        etag = ""
         while status in ("queued", "running") and time.monotonic() < deadline:
-            time.sleep(POLL_SECONDS)
+            time.sleep(self.poll_seconds)
             try:
-                status = self.http.get(f"/api/runs/{run['id']}").raise_for_status().json()["status"]
+                answer = self.http.get(f"/api/runs/{run['id']}", headers={"If-None-Match": etag} if etag else {})
+                if answer.status_code != 304:
+                    status = answer.raise_for_status().json()["status"]
+                    etag = answer.headers.get("ETag", "")
             except httpx.HTTPError:
                 time.sleep(0.2)  # poll again
         return Turn(time.perf_counter() - started, run["id"], status)
+
+    def _stream(self, run_id: str, started: float) -> Turn:
+        first, status, event = None, "error", ""
+        try:
+            with self.http.stream(
+                "GET", f"/api/runs/{run_id}/events", headers={"Accept": "text/event-stream"}, timeout=TURN_TIMEOUT
+            ) as response:
+                response.raise_for_status()
+                for line in response.iter_lines():
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: "):
+                        if event == "delta" and first is None:
+                            first = time.perf_counter() - started
+                        elif event == "run":
+                            status = json.loads(line[6:])["status"]
+                            break
+                        elif event == "gone":
+                            break
+        except httpx.HTTPError:
+            status = "error"
+        return Turn(time.perf_counter() - started, run_id, status, first)
 
     def close(self) -> None:
         self.http.close()

@@ -1,18 +1,31 @@
-"""Throughput: chat turns per second through the HTTP API, offline model, on this machine.
+"""Throughput: chat turns per second through the HTTP API, on this machine.
 
 Starts the product as deployed (gunicorn + a Celery worker on Redis, ``bench/stack.py``)
-on loopback; 1, 8 and 32 clients, each its own user with its own thread, post a
-message (``POST /api/threads/<id>/messages``) and poll the run (``GET /api/runs/<id>``)
-until it completes, then post the next one, for a fixed time per level. Reports turns
-per second, client-observed turn latency, and the share of the runs' time spent in the
-memory layer, from their trace events: context assembly with memory retrieval
-(``retrieval`` events) and memory tools (remember/recall/forget/search_history), over
-the runs' wall time (claimed → completed). The background summary work the turns
-cause (``summary`` events) is reported next to it. The clients run on the same two
-cores as the servers.
+on loopback; N clients, each its own user with its own thread, post a message
+(``POST /api/threads/<id>/messages``) and follow the run until it completes, then post
+the next one, for a fixed time per level. Two setups side by side in one run:
 
-    .venv/bin/python -m bench.throughput            # 40 s per level
-    .venv/bin/python -m bench.throughput --quick    # 10 s per level
+- ``legacy``: the earlier deployment, prefork worker of 2 children, gunicorn 2 × 4
+  threads, one database connection per thread;
+- ``production``: the one ``make run`` and the README use, a thread-pool worker of 64,
+  gunicorn 2 × 32 threads, a small connection pool per process.
+
+Two models:
+
+- the offline model (answers at once: the figure is the product's own CPU per turn),
+  clients polling ``GET /api/runs/<id>``, 1, 8 and 32 clients;
+- ``--model-delay 2``: the fake Messages API (``tests/fake_anthropic.py``, its own
+  process) answering every call after 2 s and streaming the reply; 64 clients reading
+  ``GET /api/runs/<id>/events`` (server-sent events) as a streaming client does.
+
+Reports turns per second, client-observed turn latency, time to the first streamed
+words, runs lost or failed, the memory layer's share of the runs' time (trace events:
+retrieval and memory tools over claimed → completed), queue wait. The clients run on
+the same two cores as the servers.
+
+    .venv/bin/python -m bench.throughput                      # offline, 40 s per level, both setups
+    .venv/bin/python -m bench.throughput --model-delay 2      # slow model, 64 clients, both setups
+    .venv/bin/python -m bench.throughput --quick              # 10 s per level
 """
 
 from __future__ import annotations
@@ -22,9 +35,10 @@ import statistics
 import sys
 import time
 
-from bench.common import percentile, setup, write_result
+from bench.common import load_average, percentile, setup, write_result
 
-LEVELS = (1, 8, 32)
+OFFLINE_LEVELS = (1, 8, 32)
+SLOW_LEVELS = (64,)
 MEMORY_TOOLS = ("remember_fact", "recall_facts", "forget_fact", "search_history")
 
 
@@ -55,50 +69,102 @@ def memory_share(run_ids: list[str]) -> dict:
     }
 
 
+def runs_left_behind(user_prefix: str) -> int:
+    """Runs of the benchmark's users still queued or running once the clients stopped (lost runs)."""
+    from agents.models import Run, RunStatus
+
+    return Run.objects.filter(
+        user__username__startswith=user_prefix, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]
+    ).count()
+
+
+def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: float) -> dict:
+    from bench.stack import CLIENT_PREFIX, ChatClient, drive
+
+    out = {}
+    for level in levels:
+        clients = [ChatClient(stack.url, tokens[i], i, follow=follow, poll_seconds=poll_seconds) for i in range(level)]
+        drive(clients, turns=level)  # warm-up: one turn each
+        load_before = load_average()
+        started = time.perf_counter()
+        turns = drive(clients, seconds=seconds)
+        elapsed = time.perf_counter() - started
+        for c in clients:
+            c.close()
+        time.sleep(1)
+        ok = [t for t in turns if t.status == "completed"]
+        lat = [t.latency_s * 1000 for t in ok]
+        first = [t.first_text_s * 1000 for t in ok if t.first_text_s is not None]
+        share = memory_share([t.run_id for t in ok])
+        r = {
+            "turns": len(turns),
+            "completed": len(ok),
+            "not_completed": len(turns) - len(ok),
+            "left_queued_or_running": runs_left_behind(CLIENT_PREFIX),
+            "turns_per_second": round(len(ok) / elapsed, 2),
+            "latency_median_ms": round(statistics.median(lat), 1) if lat else None,
+            "latency_p95_ms": round(percentile(lat, 95), 1) if lat else None,
+            "first_text_median_ms": round(statistics.median(first), 1) if first else None,
+            "load_average": [load_before, load_average()],
+            **share,
+        }
+        out[str(level)] = r
+        first_words = f"; first words median {r['first_text_median_ms']} ms" if first else ""
+        print(
+            f"  {level:>2} clients: {r['turns_per_second']:.2f} turns/s ({len(ok)} of {len(turns)} completed in "
+            f"{elapsed:.0f} s, {r['left_queued_or_running']} left running); turn latency median "
+            f"{r['latency_median_ms']} ms, p95 {r['latency_p95_ms']} ms{first_words}; memory layer "
+            f"{(r['memory_share'] or 0):.1%} of run time; queue wait {r['queue_wait_ms_mean']} ms/run; "
+            f"load {load_before} → {load_average()}",
+            flush=True,
+        )
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--seconds", type=float)
+    parser.add_argument("--model-delay", type=float, default=0.0, help="fake Messages API answering after N s")
+    parser.add_argument("--clients", type=int, nargs="+", help="levels (default 1 8 32; 64 with --model-delay)")
+    parser.add_argument("--setups", nargs="+", choices=["legacy", "production"], default=["legacy", "production"])
+    parser.add_argument(
+        "--follow", choices=["poll", "stream"], help="default: poll offline; with a delay, stream (legacy: poll)"
+    )
+    parser.add_argument("--poll-seconds", type=float, help="default 0.02 offline, 0.2 with a delay")
     args = parser.parse_args()
     setup()
 
-    from bench.stack import ChatClient, Stack, client_tokens, drive
+    from bench.stack import FakeModelServer, Stack, client_tokens
 
     seconds = args.seconds or (10 if args.quick else 40)
-    tokens = client_tokens(max(LEVELS))
-    stack = Stack().start()
-    results = {"quick": args.quick, "seconds_per_level": seconds, "stack": "gunicorn 2×4 gthread + celery prefork 2"}
+    slow = args.model_delay > 0
+    levels = tuple(args.clients or (SLOW_LEVELS if slow else OFFLINE_LEVELS))
+    poll_seconds = args.poll_seconds or (0.2 if slow else 0.02)
+    tokens = client_tokens(max(levels))
+    fake = FakeModelServer(delay=args.model_delay) if slow else None
+    name = f"throughput_model{args.model_delay:g}s" if slow else "throughput"
+    results: dict = {"quick": args.quick, "seconds_per_level": seconds, "model_delay_s": args.model_delay}
+    results["poll_seconds"] = poll_seconds
     try:
-        for level in LEVELS:
-            clients = [ChatClient(stack.url, tokens[i], i) for i in range(level)]
-            drive(clients, turns=level)  # warm-up: one turn each
-            started = time.perf_counter()
-            turns = drive(clients, seconds=seconds)
-            elapsed = time.perf_counter() - started
-            for c in clients:
-                c.close()
-            ok = [t for t in turns if t.status == "completed"]
-            lat = [t.latency_s * 1000 for t in ok]
-            share = memory_share([t.run_id for t in ok])
-            results[str(level)] = {
-                "turns": len(turns),
-                "completed": len(ok),
-                "turns_per_second": round(len(ok) / elapsed, 2),
-                "latency_median_ms": round(statistics.median(lat), 1) if lat else None,
-                "latency_p95_ms": round(percentile(lat, 95), 1) if lat else None,
-                **share,
-            }
-            r = results[str(level)]
-            print(
-                f"{level:>2} clients: {r['turns_per_second']:.2f} turns/s ({len(ok)} of {len(turns)} completed in "
-                f"{elapsed:.0f} s); turn latency median {r['latency_median_ms']} ms, p95 {r['latency_p95_ms']} ms; "
-                f"memory layer {r['memory_share']:.1%} of run time (retrieval {r['retrieval_ms']} ms + memory tools "
-                f"{r['memory_tools_ms']} ms of {r['run_wall_ms']} ms); queue wait {r['queue_wait_ms_mean']} ms/run; "
-                f"background summaries {r['background_summary_ms']} ms"
-            )
+        for which in args.setups:
+            extra = fake.env if fake else {}
+            stack = Stack.production(env=dict(extra)) if which == "production" else Stack(env=dict(extra))
+            # Before streaming existed a client could only poll; the legacy setup's 8 web threads
+            # would also be held by 64 open event streams.
+            follow = args.follow or ("stream" if slow and which == "production" else "poll")
+            model = f"model answering after {args.model_delay:g} s" if slow else "offline model"
+            print(f"{which}: {stack.label}; {model}; clients {follow}", flush=True)
+            stack.start()
+            try:
+                figures = measure(stack, tokens, levels, seconds, follow, poll_seconds)
+                results[which] = {"stack": stack.label, "follow": follow, **figures}
+            finally:
+                stack.stop()
     finally:
-        stack.stop()
-    write_result("throughput", results)
+        if fake:
+            fake.stop()
+    write_result(name, results)
     return 0
 
 

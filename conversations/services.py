@@ -100,21 +100,32 @@ CORRECTABLE_ROLES = (MessageRole.USER, MessageRole.ASSISTANT)
 _QUOTE_CHARS = 160
 
 
-def correction_note_text(*, wrong: Message, right_value: str, about: str = "", by: str = "the user") -> str:
-    """The note's words: what was wrong, the right value, and to ignore the earlier statement.
+def correction_note_blocks(
+    *, wrong: Message, right_value: str, about: str = "", by: str = "the user"
+) -> list[dict[str, Any]]:
+    """The note's two text blocks: the correction, then a quote of the statement it corrects.
 
-    It quotes the statement, so it still makes sense where the statement itself is not
-    shown (an older part of the conversation, a summary, a search excerpt).
+    The first says what is wrong, the right value, and to ignore the earlier statement;
+    it never repeats the wrong value, so a summary can keep it whole. The second quotes
+    the statement, so the note still makes sense in a context where the statement
+    itself is not shown (an older part of the conversation, a search excerpt).
     """
     said = " ".join(wrong.text.split())
     if len(said) > _QUOTE_CHARS:
         said = said[:_QUOTE_CHARS].rsplit(" ", 1)[0] + "…"
     who = "the user" if wrong.role == MessageRole.USER else "the assistant"
     subject = f" about {about}" if about else ""
-    return (
-        f"Correction by {by} of message #{wrong.sequence} ({who} said: “{said}”): what was said there{subject} "
-        f"is wrong; the right value is: {right_value}. Ignore the earlier statement."
+    correction = (
+        f"Correction by {by} of message #{wrong.sequence}: what {who} said there{subject} is wrong; "
+        f"the right value is: {right_value}. Ignore the earlier statement."
     )
+    return [text_block(correction), text_block(f"(Message #{wrong.sequence} said: “{said}”)")]
+
+
+def correction_without_quote(note: Message) -> str:
+    """What a summary keeps of a correction note: the correction, without the wrong statement's quote."""
+    blocks = [b for b in note.content or [] if b.get("type") == "text"]
+    return blocks[0].get("text", "") if blocks else note.text
 
 
 def message_correct(*, message: Message, right_value: str, about: str = "", by: str = "the user") -> Message:
@@ -147,8 +158,7 @@ def message_correct(*, message: Message, right_value: str, about: str = "", by: 
             f"`about` is {len(about)} characters long; the limit is {CORRECTION_ABOUT_MAX_CHARS}.",
             {"field": "about", "limit": CORRECTION_ABOUT_MAX_CHARS},
         )
-    text = correction_note_text(wrong=message, right_value=right_value, about=about, by=by)
+    blocks = correction_note_blocks(wrong=message, right_value=right_value, about=about, by=by)
     return messages_append(
-        thread=message.thread,
-        items=[{"role": MessageRole.SYSTEM, "content": [text_block(text)], "corrects": message}],
+        thread=message.thread, items=[{"role": MessageRole.SYSTEM, "content": blocks, "corrects": message}]
     )[0]

@@ -32,7 +32,8 @@ Lexical lists use the question's content words (English and Italian stop words a
 "what did I say about"-style words removed); the embedding sees the question as
 written. Rows not embedded yet are simply absent from the cosine list. Whether
 embeddings are used at all is decided in ``memories.embeddings.enabled()``. Scores
-are ordinal only: callers may sort by them, never compare them across calls.
+are ordinal only: callers may sort by them, never compare them across calls; a
+history hit's ``word_share`` and ``cosine_margin`` are the strengths that compare.
 """
 
 from __future__ import annotations
@@ -96,6 +97,12 @@ class HistoryHit:
     score: float
     # Which signals ranked this message (name -> rank, 1 = best), for traces and tuning.
     signals: dict[str, int] = field(default_factory=dict, compare=False)
+    # Two strengths comparable across queries and threads (``score`` is not), for callers
+    # that need a floor: the share of the query's content words the message contains,
+    # and how far its embedding's cosine to the query exceeds what everyday unrelated
+    # statements score (``embeddings.unrelated_similarity``; None without a vector).
+    word_share: float = field(default=0.0, compare=False)
+    cosine_margin: float | None = field(default=None, compare=False)
 
 
 # --- the query --------------------------------------------------------------------
@@ -162,7 +169,8 @@ class _Candidate:
     bm25_m: float = 0.0
     coverage: int = 0
     trigram: float = 0.0
-    cosine: float = 0.0
+    cosine: float | None = None
+    unrelated: float = 0.0
 
 
 def _history_candidates(*, scope_sql: str, scope_params: dict, terms: list[str], before: int) -> list[_Candidate]:
@@ -202,9 +210,11 @@ def _vector_candidates(
         also=[c.id for c in lexical],
     )
     by_id = {c.id: c for c in lexical}
+    unrelated = embeddings.unrelated_similarity(question.result()) if near else 0.0
     for n in near:
         new = _Candidate(id=n.message_id, thread_id=n.thread_id, sequence=n.sequence)
-        by_id.setdefault(n.message_id, new).cosine = n.cosine
+        candidate = by_id.setdefault(n.message_id, new)
+        candidate.cosine, candidate.unrelated = n.cosine, unrelated
     return list(by_id.values())
 
 
@@ -231,7 +241,7 @@ def _rank_history(candidates: list[_Candidate], limit: int) -> list[tuple[_Candi
         # Coverage first, the BM25 sum breaks its many ties.
         "coverage": {c.id: c.coverage + 1e-3 * (c.bm25_m + c.bm25_s) / (1 + c.bm25_m + c.bm25_s) for c in candidates},
         "context": context,
-        "cosine": {c.id: c.cosine for c in candidates},
+        "cosine": {c.id: c.cosine or 0.0 for c in candidates},
     }
     fused, ranks = _fuse(keys, signals, HISTORY_WEIGHTS)
     by_id = {c.id: c for c in candidates}
@@ -266,6 +276,8 @@ def _history_hits(candidates: list[_Candidate], terms: list[str], limit: int) ->
             excerpt=_excerpt(rows[c.id].text, terms),
             score=score,
             signals=signals,
+            word_share=c.coverage / max(1, len(terms)),
+            cosine_margin=None if c.cosine is None else c.cosine - c.unrelated,
         )
         for c, score, signals in ranked
         if c.id in rows

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString
 
+from agents import selectors as run_selectors
 from agents.models import Run, RunStatus
 from agents.registry import AGENTS
 from conversations.models import Message, MessageRole, Thread
@@ -52,6 +53,9 @@ class MessageView:
     html: SafeString
     agent: str = ""
     tools: list[str] = field(default_factory=list)
+    run_id: Any = None
+    # Older messages of the thread the reply's context quoted (``agents.selectors.run_excerpts``).
+    excerpts: list[dict] = field(default_factory=list)
     # Where "Correct" posts (what the user or the assistant said), and a refused correction.
     correct_url: str = ""
     correction_error: str = ""
@@ -74,6 +78,7 @@ def message_view(message: Message) -> MessageView:
         html=html,
         agent=agent_title(message.agent) if message.agent else "",
         tools=sorted(set(tools)),
+        run_id=message.run_id,
         correct_url=reverse(
             "web:message-correct", kwargs={"thread_id": message.thread_id, "sequence": message.sequence}
         )
@@ -87,10 +92,14 @@ def tool_step(step: dict[str, Any]) -> dict[str, Any]:
     return {"name": step.get("name", ""), "label": TOOL_LABELS.get(step.get("name", ""), "used a tool")}
 
 
-def messages_for_display(messages: list[Message]) -> list[MessageView]:
-    """One bubble per spoken message: a tool step without text lends its note to the next reply."""
+def messages_for_display(messages: list[Message], *, excerpts: dict | None = None) -> list[MessageView]:
+    """One bubble per spoken message: a tool step without text lends its note to the next reply.
+
+    ``excerpts`` (run id -> quoted older messages) go under the run's first reply.
+    """
     shown: list[MessageView] = []
     carried: list[str] = []
+    excerpts = dict(excerpts or {})
     for view in map(message_view, messages):
         if not str(view.html).strip():
             carried += view.tools
@@ -98,8 +107,16 @@ def messages_for_display(messages: list[Message]) -> list[MessageView]:
         if carried and view.role == MessageRole.ASSISTANT:
             view.tools = sorted(set(carried + view.tools))
             carried = []
+        if view.role == MessageRole.ASSISTANT and view.run_id in excerpts:
+            view.excerpts = excerpts.pop(view.run_id)
         shown.append(view)
     return shown
+
+
+def run_excerpts_for(*, thread: Thread, messages: list[Message]) -> dict:
+    """The quoted older messages of the runs that wrote ``messages``."""
+    run_ids = {m.run_id for m in messages if m.run_id and m.role == MessageRole.ASSISTANT}
+    return run_selectors.run_excerpts(thread=thread, run_ids=list(run_ids)) if run_ids else {}
 
 
 def run_error_text(run: Run) -> str:
@@ -131,9 +148,10 @@ def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, 
                 "html": str(v.html),
                 "agent": v.agent,
                 "tools": v.tools,
+                "excerpts": v.excerpts,
                 "correct_url": v.correct_url,
             }
-            for v in messages_for_display(replies)
+            for v in messages_for_display(replies, excerpts=run_excerpts_for(thread=thread, messages=replies))
         ],
         "error": None,
     }

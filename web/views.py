@@ -106,7 +106,8 @@ def _render_chat(
 ) -> HttpResponse:
     latest = run_selectors.run_latest_for_thread(thread=thread)
     pending = latest if latest and latest.status != RunStatus.COMPLETED else None
-    shown = presenters.messages_for_display(message_list_for_display(thread=thread))
+    rows = message_list_for_display(thread=thread)
+    shown = presenters.messages_for_display(rows, excerpts=presenters.run_excerpts_for(thread=thread, messages=rows))
     for view in shown:
         view.correction_error = (correction_errors or {}).get(view.sequence, "")
     context = {
@@ -171,8 +172,19 @@ def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
 
 @login_required
 @require_GET
-def run_status(request: HttpRequest, run_id) -> JsonResponse:
-    return JsonResponse(_run_state(_run_or_404(request, run_id)))
+def run_status(request: HttpRequest, run_id) -> HttpResponse:
+    """The page's poll; unchanged since the last one, it is one small read and a 304."""
+    try:
+        etag = run_selectors.run_etag(user=request.user, run_id=run_id)
+    except NotFound as exc:
+        raise Http404("Not found.") from exc
+    if request.headers.get("If-None-Match") == etag:
+        response = HttpResponse(status=304)
+    else:
+        response = JsonResponse(_run_state(_run_or_404(request, run_id)))
+    response["ETag"] = etag
+    response["Cache-Control"] = "no-cache"
+    return response
 
 
 @login_required

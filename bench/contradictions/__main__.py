@@ -19,12 +19,18 @@ from memories.matching import (
 )
 
 PAIRS = Path(__file__).resolve().parent / "pairs.jsonl"
-SUBSETS = ("dev", "heldout", "generated")
+SUBSETS = ("dev", "heldout", "generated", "heldout2", "heldout3", "heldout4")
 
 
 def build_pairs() -> list[dict]:
     rows = []
-    for split, items in (("dev", handwritten.DEV), ("heldout", handwritten.HELDOUT)):
+    for split, items in (
+        ("dev", handwritten.DEV),
+        ("heldout", handwritten.HELDOUT),
+        ("heldout2", handwritten.HELDOUT2),
+        ("heldout3", handwritten.HELDOUT3),
+        ("heldout4", handwritten.HELDOUT4),
+    ):
         for lang, old, new, label in items:
             rows.append({"old": old, "new": new, "label": label, "lang": lang, "subset": split})
     for item in generate():
@@ -90,9 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         PAIRS.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in build_pairs()), encoding="utf-8")
     rows = load_pairs()
     groups = {name: [r for r in rows if r["subset"] == name] for name in SUBSETS}
-    groups["heldout+generated"] = groups["heldout"] + groups["generated"]
     for lang in ("en", "it"):
-        groups[f"heldout+generated ({lang})"] = [r for r in groups["heldout+generated"] if r["lang"] == lang]
+        groups[f"heldout4 ({lang})"] = [r for r in groups["heldout4"] if r["lang"] == lang]
     results = {
         name: {"offline": score(subset, offline), "today": score(subset, baseline)} for name, subset in groups.items()
     }

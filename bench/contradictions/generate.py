@@ -47,7 +47,7 @@ FAV_IT = (
     ("libro", ("Il Gattopardo", "Se questo è un uomo", "Le città invisibili")),
 )
 DIETS_EN = ("vegetarian", "vegan", "pescatarian")
-DIETS_IT = ("vegetariano", "vegano", "vegetariana", "vegana")
+DIETS_IT = ("vegetariano", "vegano", "pescetariano", "onnivoro")
 JOBS_EN = ("teacher", "nurse", "software engineer", "lawyer", "student", "chef")
 JOBS_IT = ("insegnante", "infermiera", "ingegnere", "avvocato", "studente", "cuoco")
 ID_KINDS_EN = ("order number", "booking reference", "ticket number", "customer ID", "tracking number")

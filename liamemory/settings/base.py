@@ -110,6 +110,10 @@ if DB_POOL_MAX_SIZE:
         "max_size": DB_POOL_MAX_SIZE,
         "timeout": env.float("DB_POOL_TIMEOUT", default=30.0),
     }
+# When LangGraph writes a run's checkpoint: "exit" (default) once, when the run ends or
+# stops for an approval (what resuming and time travel need); "sync"/"async" after
+# every step as well (one write per node, for stepping through a turn's tool calls).
+CHECKPOINT_DURABILITY = env.str("CHECKPOINT_DURABILITY", default="exit")
 # Connections of the LangGraph checkpointer's own pool, per process.
 CHECKPOINT_POOL_MAX_SIZE = env.int("CHECKPOINT_POOL_MAX_SIZE", default=4)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -243,6 +247,15 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 # passage side in memory.
 EMBEDDING_QUEUE = env.str("EMBEDDING_QUEUE", default="embeddings")
 CELERY_TASK_ROUTES = {"memories.embed_*": {"queue": EMBEDDING_QUEUE}}
+# Chat turns on a queue of their own (unset: the default queue). The turn worker is a
+# thread pool holding many model calls at once; summaries, the purge and erasure stay
+# on the default queue in a worker process of their own (and embeddings on theirs), so
+# CPU-bound work never holds the turn worker's interpreter lock.
+CELERY_TURN_QUEUE = env.str("CELERY_TURN_QUEUE", default="")
+if CELERY_TURN_QUEUE:
+    CELERY_TASK_ROUTES.update(
+        {name: {"queue": CELERY_TURN_QUEUE} for name in ("agents.execute_run", "agents.resume_run")}
+    )
 
 # --- Models and memory ----------------------------------------------------------
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
@@ -262,6 +275,9 @@ STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=300.0)
 OFFLINE_WORD_DELAY_SECONDS = env.float("OFFLINE_WORD_DELAY_SECONDS", default=0.0)
 MEMORY_WINDOW = env.int("MEMORY_WINDOW", default=20)
 MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
+# Token budget of the older excerpts of the thread brought into a context when the
+# message asks about something (0 = none; the model can still call search_history).
+MEMORY_EXCERPT_TOKENS = env.int("MEMORY_EXCERPT_TOKENS", default=500)
 # Every Nth summary version is rebuilt from the verbatim messages instead of from the
 # previous summary, so errors do not compound (a summary of a summary drifts).
 SUMMARY_REBUILD_EVERY = env.int("SUMMARY_REBUILD_EVERY", default=5)

@@ -13,6 +13,7 @@ from memories.matching.words import (
     ATTRIBUTE_ALIASES,
     ATTRIBUTE_QUALIFIERS,
     CHANGE_WORDS,
+    CHRONOTYPE,
     CUES,
     DIET,
     EDGE_PUNCTUATION,
@@ -24,6 +25,7 @@ from memories.matching.words import (
     NUMBER_WORDS,
     OCCUPATIONS,
     PLURALS,
+    RELIGION,
 )
 
 # --- Normalizing a statement ----------------------------------------------------------
@@ -31,6 +33,8 @@ from memories.matching.words import (
 _CONTRACTIONS = [
     (r"\bi'm\b", "i am"),
     (r"\bi've\b", "i have"),
+    (r"\bwe've\b", "we have"),
+    (r"\bwe're\b", "we are"),
     (r"\bi'd\b", "i would"),
     (r"\bi'll\b", "i will"),
     (r"\bcan't\b", "can not"),
@@ -44,16 +48,28 @@ _THIRD_PERSON = [
     (r"^(?:the )?user\b", "i"),
     (r"^(?:the )?customer's\b", "my"),
     (r"^(?:the )?customer\b", "i"),
+    (r"^(il|la|lo|l'|i|gli|le) ?(.+?) (?:dell'utente|del cliente|della cliente) ", r"\1 mio \2 "),
     (r"^l'utente\s+", ""),
     (r"^(?:il|la) cliente\s+", ""),
-    (r"^(?:he|she|they)\b", "i"),
+    (r"^(?:he|she|they|we)\b", "i"),
     (r"^(?:his|her|their)\b", "my"),
 ]
 _LEADING_FILLERS = re.compile(
     r"^(?:(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|just so you know|fyi|by the way|btw|"
     r"oh|well|so|ok|okay|also|and|hey|hi|sorry|update|correction|quick correction|small correction|"
     r"(?:per favore\s+)?(?:ricorda(?:ti)?|memorizza|tieni a mente)(?:\s+che)?|allora|comunque|"
-    r"ah|ehi|scusa|aggiornamento|correzione|ps)\b[\s,:;!-]*",
+    r"ah|ehi|scusa|scusami|aggiornamento|correzione|ps|oops|wait|hold on|i mean|my mistake|aspetta|"
+    r"errata corrige|mi sono sbagliat[oa])\b[\s,:;!-]*",
+)
+# Opening words that say the speaker is correcting something.
+_CORRECTING_OPENERS = re.compile(
+    r"^(?:sorry|correction|quick correction|small correction|oops|wait|hold on|i mean|my mistake|"
+    r"scusa|scusami|correzione|aspetta|errata corrige|mi sono sbagliat[oa])\b"
+)
+# Adverbs between the subject and the verb that change nothing of the claim.
+_ADVERBS = re.compile(
+    r"^((?:i |io )?(?:have |has |ho )?)(?:just|finally|already|also|still|really|truly|sempre|anche|ancora|"
+    r"appena|finalmente|già|davvero|proprio) "
 )
 # Change or correction cues; removed before parsing, remembered in ``Claim.correction``.
 _CUE_RE = re.compile(r"(?:^|(?<=[\s,]))(?:" + "|".join(CUES) + r")(?=$|[\s,.!;:])")
@@ -70,7 +86,8 @@ _NEGATION_PHRASES = [
 ]
 _SOFTENERS = re.compile(
     r"\b(?:really|very much|so much|a lot|too|also|as well|still|just|definitely|totally|absolutely|"
-    r"actually|usually|currently|anche|molto|tanto|davvero|proprio|sempre)\b"
+    r"actually|usually|currently|fully|completely|strictly|mostly|anche|molto|tanto|davvero|proprio|sempre|"
+    r"completamente|del tutto)\b"
 )
 _ARTICLES = re.compile(r"^(?:the|a|an|il|lo|la|l'|i|gli|le|un|uno|una|un'|del|della|dei|degli|delle)\s*(?<=\s|')")
 
@@ -148,6 +165,11 @@ def _classify_being(value: str) -> tuple[str, str, bool] | None:
         return "diet", DIET[value], False
     if value in MARITAL:
         return "marital status", MARITAL[value], False
+    if value in RELIGION:
+        # "religious" / "credente" stands for any faith: "not religious any more" ends each one.
+        return "religion", RELIGION[value], False
+    if value in CHRONOTYPE:
+        return "chronotype", CHRONOTYPE[value], False
     m = re.match(r"^(married|engaged|sposat[oa]|fidanzat[oa]) (?:to|con|a) .+$", value)
     if m:
         return "marital status", MARITAL.get(m.group(1), m.group(1)), False
@@ -165,6 +187,10 @@ def _classify_being(value: str) -> tuple[str, str, bool] | None:
     m = re.match(r"^(?:nat[oa]|born) (?:a|in|ad) (.+)$", value)
     if m:
         return "birthplace", _clean_value(m.group(1)), False
+    m = re.match(r"^(\w{3,}ing) ?(.*)$", value)
+    if m:
+        # "I am studying law": what one does, like "I study law".
+        return f"do:{_verb_stem(m.group(1))}", _clean_value(m.group(2)), True
     return f"be:{value}", "", True
 
 
@@ -191,7 +217,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
             r"^(?:i |io )?(?:live|lives|living|am living|is living|reside|resides|am based|is based|"
             r"have moved|has moved|moved|move|am moving|is moving|relocated|have relocated|has relocated|"
             r"abito|abita|vivo|vive|risiedo|risiede|sto|mi sono trasferit[oa]|si è trasferit[oa]|"
-            r"mi trasferisco|mi sono spostat[oa]|si è spostat[oa]|sono andat[oa] a vivere|ho traslocato)"
+            r"mi trasferisco|mi sono spostat[oa]|si è spostat[oa]|sono andat[oa] a vivere|ho traslocato|"
+            r"ci siamo trasferit[ie]|ci siamo spostat[ie]|abitiamo|viviamo|live|have relocated)"
             r" (?:in|to|at|a|ad|nel|nella|nello|presso|back to|over to|out to) (?P<v>.+)$"
         ),
         "residence",
@@ -221,16 +248,46 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:i |io )?(?:ho|have|has) (?P<v>\d+) (?:anni|years old|years)$"), "age"),
     (
         re.compile(
-            r"^(?:i |io )?(?:have|has|ho|own|owns|possiedo) (?P<n>\d+|a|an|one|two|three|four|five|six|"
-            r"un|uno|una|un'|due|tre|quattro|cinque|sei) (?P<o>[\w']+)(?: (?P<rest>.+))?$"
+            r"^(?:i |io )?(?:have|has|ho|own|owns|possiedo) (?P<n>\d+|an|a|one|two|three|four|five|six|"
+            r"una|uno|un'|un|due|tre|quattro|cinque|sei)(?: |(?<='))(?P<o>\w+)(?: (?P<rest>.+))?$"
         ),
         "have",
     ),
-    (re.compile(r"^(?:i |io )?(?:drive|drives|guido|guida) (?P<v>.+)$"), "car"),
+    (
+        re.compile(
+            r"^(?:i |io )?(?:eat|eats|mangio|mangia) (?P<v>meat|fish|seafood|chicken|beef|pork|carne|pesce|pollo|"
+            r"manzo|maiale)(?: .*)?$"
+        ),
+        "eats",
+    ),
+    (
+        re.compile(r"^(?:i |io )?(?:have|has|ho|own|owns) (?:the|my|la|il|lo|l'|mia|mio) ?(?P<o>[\w]+)$"),
+        "have_the",
+    ),
+    (
+        re.compile(
+            r"^(?:i |io )?(?:(?:take|takes|catch|catches|go|goes|get|travel|commute|commutes) (?P<v>.+?) to work|"
+            r"(?P<w>walk|walks|cycle|cycles|bike|bikes|drive|drives|run|runs) to work|"
+            r"(?:go|goes|get|travel|commute|commutes) to work (?:by|on|in) (?P<x>.+)|"
+            r"vado al lavoro (?:in|a|con|col|con la|con il) (?P<y>.+)|vado al lavoro (?P<z>a piedi))$"
+        ),
+        "commute",
+    ),
+    (re.compile(r"^(?:i |io )?(?:drive|drives|guido|guida)(?: (?P<v>.+))?$"), "car"),
+    (
+        re.compile(r"^(?:i |io )?(?:turned|have turned|turn|ho compiuto|compio|ha compiuto) (?P<v>\d+)(?: .*)?$"),
+        "age",
+    ),
+    (
+        re.compile(
+            r"^(?:i |io )?(?:retired|have retired|am retiring|sono andat[oa] in pensione|vado in pensione)(?: .*)?$"
+        ),
+        "retired",
+    ),
     (
         re.compile(
             r"^(?:i |io )?(?P<verb>like|likes|love|loves|enjoy|enjoys|adore|adores|hate|hates|dislike|"
-            r"dislikes|can stand|can not stand|mi piace|mi piacciono|gli piace|le piace|adoro|amo|odio|detesto)"
+            r"dislikes|can stand|sopporto|mi piace|mi piacciono|gli piace|le piace|adoro|amo|odio|detesto)"
             r" (?P<v>.+)$"
         ),
         "like",
@@ -301,15 +358,29 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
     if kind == "age":
         return "age", value, False
     if kind == "have":
+        # "a dog", "one dog", "two dogs": one slot per thing, its value the count.
         count = groups["n"]
         count = NUMBER_WORDS.get(count.rstrip("'"), count)
-        obj = _singular(groups["o"])
-        rest = _clean_value(groups.get("rest") or "")
-        if count != "1" or obj in ("child", "sibling", "grandchild"):
-            return f"count:{obj}", count, False
-        return f"have:{obj}", rest, True
+        return f"have:{_singular(groups['o'])}", count, False
+    if kind == "commute":
+        means = next(
+            g for g in (groups.get("v"), groups.get("w"), groups.get("x"), groups.get("y"), groups.get("z")) if g
+        )
+        means = _clean_value(means.replace("the ", ""))
+        return (
+            "commute",
+            {"walks": "walk", "cycles": "cycle", "bikes": "cycle", "drives": "drive"}.get(means, means),
+            False,
+        )
+    if kind == "retired":
+        return "occupation", "retired", False
+    if kind == "have_the":
+        return f"have:{_singular(groups['o'])}", "", False
     if kind == "car":
         return "car", value, False
+    if kind == "eats":
+        # What one eats says which diet one keeps: "I eat fish now" ends "I am vegetarian".
+        return "diet", "pescatarian" if value in ("fish", "seafood", "pesce") else "omnivore", False
     if kind == "like":
         return f"like:{value}", "", True
     if kind == "prefer":
@@ -323,7 +394,7 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
     return None
 
 
-_HATE = re.compile(r"^(?:i |io )?(?:hate|hates|dislike|dislikes|can not stand|odio|detesto)\b")
+_HATE = re.compile(r"^(?:i |io )?(?:hate|hates|dislike|dislikes|odio|detesto)\b")
 
 
 _STOPPED = re.compile(
@@ -356,9 +427,18 @@ def _stated_end(text: str) -> tuple[str, str, bool] | None:
     m = _STOPPED.match(text)
     if m:
         verb = _verb_stem(m.group("verb"))
+        rest = m.group("rest")
         if verb in ("lik", "lov", "enjoy"):
-            return f"like:{_clean_value(m.group('rest'))}", "", True
-        return f"do:{verb}:{_clean_value(m.group('rest'))}", "", True
+            return f"like:{_clean_value(rest)}", "", True
+        # "stopped eating meat" is "eat meat", negated: read it with the rules when they know the verb.
+        for base in (verb, verb + "e", verb + "o"):
+            for pattern, kind in _RULES:
+                rm = pattern.match(f"i {base} {rest}".strip())
+                if rm:
+                    parsed = _claim_from_rule(kind, rm, text)
+                    if parsed is not None:
+                        return parsed
+        return f"do:{verb}", _clean_value(rest), True
     m = _LEFT.match(text)
     if m:
         return "employer", _clean_value(m.group("v")), False
@@ -366,6 +446,26 @@ def _stated_end(text: str) -> tuple[str, str, bool] | None:
     if m:
         return f"have:{_singular(m.group('o'))}", "", True
     return None
+
+
+_CLAUSE_SPLIT = re.compile(r"\s*(?:[,;]|\bbut\b|\bma\b|\bso\b|\bquindi\b)\s+")
+
+
+def _parse_clauses(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
+    """The claim of the last clause that has one ("Priya left, my manager is Dan now").
+
+    A clause read only by the catch-all verb rule counts when no clause says more.
+    """
+    clauses = [c for c in _CLAUSE_SPLIT.split(text) if c]
+    if len(clauses) < 2:
+        return _parse(text, raw)
+    fallback = None
+    for clause in reversed(clauses):
+        parsed = _parse(clause, raw)
+        if parsed is not None and not parsed[0].split("/")[-1].startswith("do:"):
+            return parsed
+        fallback = fallback or parsed
+    return fallback
 
 
 def _parse(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
@@ -409,11 +509,11 @@ def _parse(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
         if gm and gm.group("verb") not in _NOT_VERBS:
             verb = gm.group("verb")
             verb = verb[:-1] if verb.endswith("s") and len(verb) > 3 and not verb.endswith("ss") else verb
-            parsed = (f"do:{_verb_stem(verb)}:{_clean_value(gm.group('v'))}", "", True)
+            parsed = (f"do:{_verb_stem(verb)}", _clean_value(gm.group("v")), True)
         else:
             im = _IT_VERB.match(text)
             if im:
-                parsed = (f"do:{_verb_stem(im.group('verb'))}:{_clean_value(im.group('v'))}", "", True)
+                parsed = (f"do:{_verb_stem(im.group('verb'))}", _clean_value(im.group("v")), True)
     if parsed is None:
         return None
     slot, value, multi = parsed
@@ -422,11 +522,10 @@ def _parse(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
 
 def extract_claim(text: str) -> Claim | None:
     """The claim a short statement makes, or None when the grammar does not cover it."""
-    folded = _fold(text)
-    # One clause: what comes after "but"/"ma" is the statement ("not Rome but Milan" aside).
-    folded = folded.rstrip(" " + EDGE_PUNCTUATION)
+    folded = _fold(text).rstrip(" " + EDGE_PUNCTUATION)
     for pattern, repl in _CONTRACTIONS:
         folded = re.sub(pattern, repl, folded)
+    correcting = bool(_CORRECTING_OPENERS.match(folded))
     for _ in range(3):
         stripped = _LEADING_FILLERS.sub("", folded).strip()
         if stripped == folded:
@@ -434,7 +533,7 @@ def extract_claim(text: str) -> Claim | None:
         folded = stripped
     for pattern, repl in _THIRD_PERSON:
         folded = re.sub(pattern, repl, folded)
-    correction = bool(_CUE_RE.search(folded)) or bool(CHANGE_WORDS.search(folded))
+    correction = correcting or bool(_CUE_RE.search(folded)) or bool(CHANGE_WORDS.search(folded))
     folded = _CUE_RE.sub(" ", folded)
     negated = False
     for pattern, repl in _NEGATION_PHRASES:
@@ -450,7 +549,10 @@ def extract_claim(text: str) -> Claim | None:
     folded = re.sub(r"^(i |my \w+(?: \w+)? )(?:do|does|did) ", r"\1", re.sub(r"\s+", " ", folded).strip(" ,"))
     if re.match(r"^(?:like|love|live|work|have|am|prefer|speak|drive|moved|lives|works|likes|has|is) ", folded):
         folded = "i " + folded
-    parsed = _parse(folded, text)
+    for _ in range(2):
+        folded = _ADVERBS.sub(r"\1", folded)
+    folded = re.sub(r" (?:sempre|ancora|tuttora|still) ", " ", folded)
+    parsed = _parse_clauses(folded, text)
     if parsed is None:
         return None
     slot, value, multi, flipped, qualified = parsed

@@ -172,6 +172,23 @@ OCCUPATIONS = _words(
 )
 
 
+# "I am X" where X is a faith; "religious" stands for any ("" matches every value).
+RELIGION = _pairs(
+    "catholic=catholic; christian=christian; protestant=protestant; orthodox=orthodox; muslim=muslim; "
+    "jewish=jewish; hindu=hindu; buddhist=buddhist; atheist=atheist; an atheist=atheist; agnostic=agnostic; "
+    "religious=; a believer=; cattolico=catholic; cattolica=catholic; cristiano=christian; cristiana=christian; "
+    "protestante=protestant; ortodosso=orthodox; ortodossa=orthodox; musulmano=muslim; musulmana=muslim; "
+    "ebreo=jewish; ebrea=jewish; induista=hindu; buddista=buddhist; ateo=atheist; atea=atheist; "
+    "agnostico=agnostic; agnostica=agnostic; credente=; religioso=; religiosa=; praticante="
+)
+
+# "I am a morning person": when one is at one's best.
+CHRONOTYPE = _pairs(
+    "morning person=morning; a morning person=morning; early bird=morning; an early bird=morning; "
+    "night owl=night; a night owl=night; night person=night; a night person=night; mattiniero=morning; "
+    "mattiniera=morning; nottambulo=night; nottambula=night; un nottambulo=night; una nottambula=night"
+)
+
 # "I have two kids": counts in words.
 NUMBER_WORDS = _pairs(
     "a=1; an=1; one=1; two=2; three=3; four=4; five=5; six=6; un=1; uno=1; una=1; due=2; tre=3; "
@@ -182,6 +199,7 @@ NUMBER_WORDS = _pairs(
 # Irregular plurals and Italian nouns of counted things, in English singular.
 PLURALS = _pairs(
     "children=child; kids=child; kid=child; figli=child; figlio=child; figlie=child; figlia=child; "
-    "bambini=child; cani=dog; cane=dog; gatti=cat; gatto=cat; fratelli=sibling; sorelle=sibling; "
+    "bambini=child; cani=dog; cane=dog; gatti=cat; gatto=cat; fratelli=brother; fratello=brother; "
+    "sorelle=sister; sorella=sister; "
     "macchine=car; macchina=car; auto=car; nipoti=grandchild"
 )

@@ -5,11 +5,18 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from agents.context import MEMORY_HEADING, OVERRIDE_LINE, SUMMARY_HEADING, build_context
+from agents.context import (
+    EXCERPT_HEADING,
+    MEMORY_HEADING,
+    OVERRIDE_LINE,
+    SUMMARY_HEADING,
+    asks_about_something,
+    build_context,
+)
 from agents.registry import get_agent
 from agents.window import cut_to_whole_turns, drop_oldest_turn
 from conversations.content import text_block
-from conversations.models import ThreadSummary
+from conversations.models import Message, ThreadSummary
 from conversations.services import messages_append, thread_create
 from memories.models import Memory
 
@@ -204,3 +211,117 @@ def test_after_a_background_summary_the_next_context_is_window_plus_summary(alic
     # Only the message that aged out since the summary (the new request pushed it) is uncovered.
     assert len(ctx.messages) <= 6 and ctx.info["uncovered_messages"] <= 1
     assert ctx.info["estimated_tokens"] < ctx.info["full_resend_tokens"]
+
+
+# --- older excerpts of the thread ----------------------------------------------------
+
+SMALL_TALK = [
+    "Hi, how are you doing today?",
+    "Thanks, that was helpful!",
+    "Nice weather today :)",
+    "How was your weekend?",
+    "Good morning! Anything new?",
+    "Ciao, come stai oggi?",
+]
+
+
+def _long_thread(owner, *, statement: str, chatter: int = 40):
+    """A statement, then ``chatter`` exchanges of small talk that share everyday words with it."""
+    thread = thread_create(owner=owner)
+    items = [
+        {"role": "user", "content": [text_block(statement)]},
+        {"role": "assistant", "content": [text_block("Noted.")]},
+    ]
+    for i in range(chatter):
+        items.append({"role": "user", "content": [text_block(f"Nice weather today, a good weekend ahead ({i}).")]})
+        items.append({"role": "assistant", "content": [text_block(f"Glad to hear it, have a good day ({i}).")]})
+    messages_append(thread=thread, items=items)
+    return thread
+
+
+def _ask(owner, thread, text):
+    request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block(text)]}])[0]
+    thread.refresh_from_db()
+    return build_context(thread=thread, agent=get_agent("assistant"), user=owner, request_message=request)
+
+
+@pytest.mark.django_db
+def test_an_old_statement_beyond_the_window_reaches_the_context_when_asked_about(alice):
+    thread = _long_thread(alice, statement="My passport number is YA4471902 and it expires in March 2029.")
+    ctx = _ask(alice, thread, "When does my passport expire?")
+
+    assert ctx.info["window_first_sequence"] > 1  # the statement is far outside the window
+    assert [e["sequence"] for e in ctx.info["excerpts"]][:1] == [1]
+    stable, dynamic = ctx.system
+    assert "YA4471902" not in stable["text"] and "cache_control" in stable  # the cached prefix is untouched
+    date = thread.messages.get(sequence=1).created_at.date().isoformat()
+    assert EXCERPT_HEADING in dynamic["text"]
+    assert f"- [#1, {date}, user] “My passport number is YA4471902" in dynamic["text"]
+    assert ctx.info["excerpt_tokens"] > 0
+    # It is counted in the estimate, and not repeated from the window.
+    without = _ask(alice, thread, "Thanks!")
+    assert without.info["excerpts"] == [] and ctx.info["estimated_tokens"] > without.info["estimated_tokens"]
+    window_sequences = set(range(ctx.info["window_first_sequence"], ctx.info["window_last_sequence"] + 1))
+    assert not window_sequences & {e["sequence"] for e in ctx.info["excerpts"]}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("message", SMALL_TALK)
+def test_small_talk_pulls_in_nothing(alice, message):
+    thread = _long_thread(alice, statement="I had a good weekend: the weather was nice and I met Anna today.")
+    ctx = _ask(alice, thread, message)
+    assert ctx.info["excerpts"] == [] and ctx.info["excerpt_tokens"] == 0
+    assert EXCERPT_HEADING not in " ".join(b["text"] for b in ctx.system)
+
+
+@pytest.mark.django_db
+def test_excerpts_keep_to_their_token_budget(alice, settings):
+    settings.MEMORY_EXCERPT_TOKENS = 120
+    thread = thread_create(owner=alice)
+    messages_append(
+        thread=thread,
+        items=[
+            item
+            for i in range(30)
+            for item in (
+                {"role": "user", "content": [text_block(f"The invoice INV-{i:04d} for the boiler repair was paid.")]},
+                {"role": "assistant", "content": [text_block("Noted.")]},
+            )
+        ],
+    )
+    ctx = _ask(alice, thread, "What did I say about the boiler repair invoice?")
+    assert ctx.info["excerpts"] and ctx.info["excerpt_tokens"] <= 120
+    settings.MEMORY_EXCERPT_TOKENS = 0
+    assert _ask(alice, thread, "What did I say about the boiler repair invoice?").info["excerpts"] == []
+
+
+@pytest.mark.django_db
+def test_another_users_thread_is_never_searched(alice, bob):
+    _long_thread(bob, statement="My locker code is 7731, do not tell anyone.")
+    mine = _long_thread(alice, statement="I bought a blue bicycle.")
+    ctx = _ask(alice, mine, "What is my locker code?")
+    assert "7731" not in " ".join(b["text"] for b in ctx.system) + str(ctx.messages)
+    assert all(Message.objects.get(pk=e["message_id"]).thread_id == mine.pk for e in ctx.info["excerpts"])
+
+
+@pytest.mark.django_db
+def test_an_excerpt_the_summary_already_quotes_is_left_out(alice):
+    statement = "The wedding is on 14 June in Verona, at the Villa Rossi."
+    thread = _long_thread(alice, statement=statement)
+    ThreadSummary.objects.create(thread=thread, version=1, text=f"- {statement}", covers_through=40, model="offline")
+    ctx = _ask(alice, thread, "Where is the wedding?")
+    assert 1 not in [e["sequence"] for e in ctx.info["excerpts"]]
+    assert ctx.system[1]["text"].count("Villa Rossi") == 1
+
+
+def test_what_asks_about_something():
+    asks = [
+        "When did Caroline go to the support group?",
+        "What did I say about the order?",
+        "Which code identifies my purchase?",
+        "order A-7781?",
+        "Cosa ti ho detto del medico?",
+        "Do you remember the name of the hotel?",
+    ]
+    assert all(asks_about_something(t) for t in asks)
+    assert not any(asks_about_something(t) for t in [*SMALL_TALK, "", "ok", "Do you like music?"])

@@ -56,6 +56,16 @@ def test_what_did_i_say_finds_a_message_beyond_the_window(alice, settings):
         ],
     )
     run = run_turn(alice, thread, "what did I say about shipping?")
+    # The excerpt was already in the context: quoted with where it comes from, no tool call.
+    assert "express courier to Milan" in reply_text(run) and "message #1" in reply_text(run)
+    assert not TraceEvent.objects.filter(run=run, kind="tool_call").exists()
+    assert [e["sequence"] for e in run.context_info["excerpts"]] == [1]
+    used = TraceEvent.objects.get(run=run, kind="retrieval", name="excerpts")
+    assert [e["sequence"] for e in used.payload["excerpts"]] == [1] and used.tokens_in > 0
+
+    # With excerpts switched off, the model searches for it with its tool.
+    settings.MEMORY_EXCERPT_TOKENS = 0
+    run = run_turn(alice, thread, "what did I say about shipping?")
     assert "express courier to Milan" in reply_text(run)
     call = TraceEvent.objects.get(run=run, kind="tool_call", name="search_history")
     assert call.payload["result"]["excerpts"][0]["sequence"] == 1
@@ -161,3 +171,24 @@ def test_another_users_memories_never_appear_in_a_context(contents, n_users):
         owners = set(Memory.objects.filter(id__in=ctx.info["memory_ids"]).values_list("user_id", flat=True))
         assert owners <= {user.id}
         assert ctx.info["memory_ids"]
+
+
+@pytest.mark.django_db
+def test_a_question_about_something_said_long_ago_is_answered_from_the_excerpt(alice, settings):
+    settings.MEMORY_WINDOW = 6
+    thread = thread_create(owner=alice)
+    messages_append(
+        thread=thread,
+        items=[
+            {"role": "user", "content": [text_block("The dentist appointment is on 12 March at 9:30.")]},
+            {"role": "assistant", "content": [text_block("Noted.")]},
+            *[
+                {"role": "user" if i % 2 == 0 else "assistant", "content": [text_block(f"small talk {i}")]}
+                for i in range(30)
+            ],
+        ],
+    )
+    run = run_turn(alice, thread, "When is my dentist appointment?")
+    reply = reply_text(run)
+    assert reply.startswith("(offline model)") and "“The dentist appointment is on 12 March at 9:30.”" in reply
+    assert "message #1" in reply and not TraceEvent.objects.filter(run=run, kind="tool_call").exists()

@@ -208,3 +208,24 @@ def test_api_docs_load_no_outside_asset(alice, client):
     page = client.get("/api/docs/").content.decode()
     assert "cdn" not in page.lower() and "/static/drf_spectacular_sidecar/" in page
     assert client.get("/api/schema/").status_code == 200
+
+
+@pytest.mark.django_db
+def test_polling_an_unchanged_run_answers_304_with_its_etag(alice, client):
+    from agents.services import run_claim, run_stream_append, turn_submit
+
+    client.force_login(alice)
+    thread = thread_create(owner=alice)
+    _message, run = turn_submit(user=alice, thread=thread, content="hello")
+    first = client.get(f"/api/runs/{run.pk}")
+    etag = first["ETag"]
+    assert first.status_code == 200 and etag
+    again = client.get(f"/api/runs/{run.pk}", HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again["ETag"] == etag and not again.content
+    run_claim(run_id=str(run.pk))
+    run_stream_append(run_id=str(run.pk), text="Hel")
+    moved = client.get(f"/api/runs/{run.pk}", HTTP_IF_NONE_MATCH=etag)
+    assert moved.status_code == 200 and moved.json()["status"] == "running" and moved["ETag"] != etag
+    page = client.get(f"/runs/{run.pk}", HTTP_ACCEPT="application/json")
+    assert page.status_code == 200
+    assert client.get(f"/runs/{run.pk}", HTTP_IF_NONE_MATCH=page["ETag"]).status_code == 304

@@ -45,10 +45,10 @@ def test_tokens_replay_sends_less_than_full_resend_and_keeps_identifiers():
 
 
 def test_contradiction_bench_scores_every_subset():
-    from bench.contradictions.__main__ import build_pairs, load_pairs, offline, score
+    from bench.contradictions.__main__ import SUBSETS, build_pairs, load_pairs, offline, score
 
     assert load_pairs() == build_pairs(), "pairs.jsonl is stale: python -m bench.contradictions --write"
     rows = load_pairs()
-    assert {r["subset"] for r in rows} == {"dev", "heldout", "generated"} and len(rows) >= 150
+    assert {r["subset"] for r in rows} == set(SUBSETS) and len(rows) >= 150
     figures = score(rows, offline)
     assert figures["pairs"] == len(rows) and 0 <= figures["wrong_supersessions"] <= 1

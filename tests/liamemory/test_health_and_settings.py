@@ -56,6 +56,22 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _turn_completes_through(url: str) -> None:
+    from rest_framework.authtoken.models import Token
+
+    from tests.factories import UserFactory
+
+    token = Token.objects.create(user=UserFactory(username="stack-user")).key
+    with httpx.Client(base_url=url, headers={"Authorization": f"Token {token}"}, timeout=30) as http:
+        thread = http.post("/api/threads", json={"title": "t"}).raise_for_status().json()["id"]
+        run = http.post(f"/api/threads/{thread}/messages", json={"content": "hello"}).raise_for_status().json()["run"]
+        deadline, status = time.monotonic() + 60, run["status"]
+        while status in ("queued", "running") and time.monotonic() < deadline:
+            time.sleep(0.3)
+            status = http.get(f"/api/runs/{run['id']}").json()["status"]
+        assert status == "completed"
+
+
 @pytest.mark.smoke
 @pytest.mark.django_db(transaction=True)
 def test_runstack_comes_up_and_stops_on_ctrl_c(tmp_path: Path):
@@ -88,6 +104,8 @@ def test_runstack_comes_up_and_stops_on_ctrl_c(tmp_path: Path):
         assert health.status_code == 200 and health.json()["status"] == "ok"
         login = httpx.get(f"http://127.0.0.1:{port}/admin/login/", timeout=5)
         assert login.status_code == 200 and "Django administration" in login.text
+        # A turn goes through the thread-pool turn worker (its own queue, pooled connections).
+        _turn_completes_through(f"http://127.0.0.1:{port}")
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)

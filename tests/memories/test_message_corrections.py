@@ -46,7 +46,7 @@ def test_the_note_follows_the_statement_which_stays_and_the_memory_is_superseded
     note = Message.objects.get(pk=answer.json()["note"]["id"])
     assert (note.sequence, note.role, note.corrects_id) == (last + 1, MessageRole.SYSTEM, wrong.pk)
     assert "A-7781" in note.text and "the right value is: B-1200" in note.text
-    assert "about my order number is wrong" in note.text and "Ignore the earlier statement" in note.text
+    assert "said there about my order number is wrong" in note.text and "Ignore the earlier statement" in note.text
     assert Message.objects.get(pk=wrong.pk).text == wrong.text  # the statement itself stays
     old.refresh_from_db()
     new = Memory.objects.get(user=alice, status="active")

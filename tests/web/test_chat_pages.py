@@ -273,3 +273,37 @@ def test_list_and_chat_pages_use_a_fixed_number_of_queries(as_alice, alice, djan
         assert as_alice.get("/").status_code == 200
     with django_assert_max_num_queries(10):
         assert as_alice.get(f"/c/{thread.pk}/").status_code == 200
+
+
+def test_a_reply_lists_the_earlier_messages_its_context_quoted(as_alice, alice, settings):
+    from conversations.content import text_block
+    from conversations.services import messages_append
+
+    settings.MEMORY_WINDOW = 6
+    thread = thread_create(owner=alice)
+    messages_append(
+        thread=thread,
+        items=[
+            {"role": "user", "content": [text_block("My locker code at the gym is 4471.")]},
+            {"role": "assistant", "content": [text_block("Noted.")]},
+            *[
+                {"role": "user" if i % 2 == 0 else "assistant", "content": [text_block(f"small talk {i}")]}
+                for i in range(20)
+            ],
+        ],
+    )
+    first = Message.objects.get(thread=thread, sequence=1)
+    response = as_alice.post(f"/c/{thread.pk}/send", {"content": "What is my locker code?"}, **JSON)
+    run_execute(run_id=response.json()["run"]["id"])
+
+    state = as_alice.get(response.json()["run"]["url"]).json()
+    assert state["replies"][-1]["excerpts"] == [
+        {"message_id": first.pk, "sequence": 1, "date": first.created_at.date().isoformat(), "text": first.text}
+    ]
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert "used 1 earlier message" in page and f'href="#msg-{first.pk}"' in page
+    assert "“My locker code at the gym is 4471.”</li>" in page
+    # A reply whose context quoted nothing lists nothing.
+    thread2 = thread_create(owner=alice)
+    run_turn(alice, thread2, "hello there")
+    assert "earlier message" not in as_alice.get(f"/c/{thread2.pk}/").content.decode()

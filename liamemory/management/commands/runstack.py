@@ -1,4 +1,10 @@
-"""Run the whole product on one machine: web server, Celery worker, embedder and beat.
+"""Run the whole product on one machine: web server, Celery workers and beat.
+
+The setup the README's production notes describe: chat turns on their own queue,
+taken by a thread-pool worker (``WORKER_CONCURRENCY``, default 64 model calls in
+flight); summaries, the purge and erasure by a worker of their own; vectors by the
+embedder; every process with a small database connection pool (``DB_POOL_MAX_SIZE``,
+default 10 here).
 
 Ctrl-C (or SIGTERM) stops all three and then the embedded PostgreSQL, if that is the
 database in use.
@@ -17,9 +23,11 @@ from django.core.management.base import BaseCommand
 
 from liamemory.embedded_db import EMBEDDED_FLAG
 
+TURN_QUEUE = "turns"
+
 
 class Command(BaseCommand):
-    help = "Start web, worker, embedder and beat together; Ctrl-C stops everything."
+    help = "Start web, the turn worker, the worker, the embedder and beat together; Ctrl-C stops everything."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--addr", default=os.environ.get("LIAMEMORY_ADDR", "127.0.0.1:8000"))
@@ -29,6 +37,11 @@ class Command(BaseCommand):
         manage = str(settings.BASE_DIR / "manage.py")
         commands = {
             "web": [python, manage, "runserver", addr, "--noreload"],
+            # Turns: a thread pool holding many model calls at once (they wait on the network).
+            "turns": [
+                *(python, "-m", "celery", "-A", "liamemory", "worker", "-l", "info", "-n", "turns@%h"),
+                *("-Q", TURN_QUEUE, "--pool", "threads", "--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
+            ],
             "worker": [
                 python,
                 "-m",
@@ -75,9 +88,15 @@ class Command(BaseCommand):
                 "django_celery_beat.schedulers:DatabaseScheduler",
             ],
         }
-        procs = {name: subprocess.Popen(cmd, cwd=settings.BASE_DIR) for name, cmd in commands.items()}
+        env = {
+            **os.environ,
+            "CELERY_TURN_QUEUE": TURN_QUEUE,
+            "DB_POOL_MAX_SIZE": os.environ.get("DB_POOL_MAX_SIZE", "10"),
+            "CHECKPOINT_POOL_MAX_SIZE": os.environ.get("CHECKPOINT_POOL_MAX_SIZE", "8"),
+        }
+        procs = {name: subprocess.Popen(cmd, cwd=settings.BASE_DIR, env=env) for name, cmd in commands.items()}
         self.stdout.write(self.style.SUCCESS(f"liamemory is up at http://{addr}/  (admin: http://{addr}/admin/)"))
-        self.stdout.write("Press Ctrl-C to stop web, worker, embedder, beat and the embedded database.")
+        self.stdout.write("Press Ctrl-C to stop web, the workers, beat and the embedded database.")
 
         stopping = False
 

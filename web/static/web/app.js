@@ -68,6 +68,26 @@
     return article;
   }
 
+  // The older messages a reply's context quoted, as the page renders them (text only, never HTML).
+  function excerptList(excerpts) {
+    var details = el("details", "excerpts");
+    var n = excerpts.length;
+    details.appendChild(el("summary", "", "used " + n + " earlier message" + (n === 1 ? "" : "s")));
+    var list = el("ul", "");
+    excerpts.forEach(function (e) {
+      var item = el("li", "");
+      var link = el("a", "", "#" + e.sequence);
+      link.href = "#msg-" + e.message_id;
+      item.appendChild(link);
+      item.append(" ");
+      item.appendChild(el("span", "when", e.date));
+      item.append(" “" + e.text + "”");
+      list.appendChild(item);
+    });
+    details.appendChild(list);
+    return details;
+  }
+
   // Reply HTML comes from the server, already rendered from markdown and sanitized.
   function addReply(reply) {
     if (document.getElementById("msg-" + reply.id)) return;
@@ -78,6 +98,7 @@
     bubble.innerHTML = reply.html;
     article.appendChild(bubble);
     if (reply.tools && reply.tools.length) article.appendChild(el("p", "tools", reply.tools.join(" · ")));
+    if (reply.excerpts && reply.excerpts.length) article.appendChild(excerptList(reply.excerpts));
     if (reply.correct_url) article.appendChild(correctControl(reply));
     messages.appendChild(article);
   }
