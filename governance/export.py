@@ -45,7 +45,7 @@ def _uuid(value: Any) -> str | None:
     return str(value) if value is not None else None
 
 
-def _message(m: Message, run_ids: set) -> dict[str, Any]:
+def _message(m: Message, run_ids: set, sequences: dict[int, int]) -> dict[str, Any]:
     return {
         "sequence": m.sequence,
         "role": m.role,
@@ -53,6 +53,8 @@ def _message(m: Message, run_ids: set) -> dict[str, Any]:
         "agent": m.agent,
         # A run that no longer exists (expired) is not referred to.
         "run_id": _uuid(m.run_id) if m.run_id in run_ids else None,
+        # A correction note names the statement it corrects by its sequence.
+        "corrects_sequence": sequences.get(m.corrects_id) if m.corrects_id else None,
         "created_at": _ts(m.created_at),
     }
 
@@ -179,7 +181,7 @@ def _collect(user: User) -> dict[str, Any]:
     sequences = {pk: seq for pk, (_, seq) in positions.items()}
     by_thread: dict[Any, dict[str, list]] = defaultdict(lambda: {"messages": [], "summaries": [], "runs": []})
     for m in messages:
-        by_thread[m.thread_id]["messages"].append(_message(m, run_ids))
+        by_thread[m.thread_id]["messages"].append(_message(m, run_ids, sequences))
     for s in summaries:
         by_thread[s.thread_id]["summaries"].append(_summary(s))
     trace_by_run: dict[Any, list] = defaultdict(list)

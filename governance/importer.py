@@ -138,6 +138,15 @@ def _meaning_errors(document: dict[str, Any]) -> list[dict[str, str]]:
                 )
             sequences.setdefault(seq, mi)
             errors += _date_error(message.get("created_at"), f"{at}.messages[{mi}].created_at")
+        for mi, message in enumerate(thread["messages"]):
+            corrects = message.get("corrects_sequence")
+            if corrects is not None and (corrects not in sequences or corrects >= message["sequence"]):
+                errors.append(
+                    {
+                        "path": f"{at}.messages[{mi}].corrects_sequence",
+                        "message": f"sequence {corrects} is not an earlier message of this conversation",
+                    }
+                )
         versions: set[int] = set()
         for si, summary in enumerate(thread.get("summaries", [])):
             if summary["version"] in versions:
@@ -235,6 +244,7 @@ def _load(threads: list[dict[str, Any]], owner: User) -> ImportResult:
             else:
                 summaries.append(_summary(s, tid, now))
     _insert_keeping_timestamps(Message, messages, ["created_at"])
+    _link_corrections(threads)
     _insert_keeping_timestamps(ThreadSummary, summaries, ["created_at"])
     _renumber(messages)
     _embed_later(messages)
@@ -246,6 +256,27 @@ def _load(threads: list[dict[str, Any]], owner: User) -> ImportResult:
         summaries_created=len(summaries),
         summaries_skipped=skipped_s,
     )
+
+
+def _link_corrections(threads: list[dict[str, Any]]) -> None:
+    """Correction notes point at the statements they correct again (one UPDATE)."""
+    links = [
+        (t["id"], m["sequence"], m["corrects_sequence"])
+        for t in threads
+        for m in t["messages"]
+        if m.get("corrects_sequence") is not None
+    ]
+    if not links:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE conversations_message note SET corrects_id = wrong.id"
+            " FROM unnest(%s::uuid[], %s::int[], %s::int[]) AS v(thread_id, seq, corrects),"
+            " conversations_message wrong"
+            " WHERE note.thread_id = v.thread_id AND note.sequence = v.seq AND note.corrects_id IS NULL"
+            " AND wrong.thread_id = v.thread_id AND wrong.sequence = v.corrects",
+            [[t for t, _, _ in links], [s for _, s, _ in links], [c for _, _, c in links]],
+        )
 
 
 def _embed_later(messages: list[Message]) -> None:

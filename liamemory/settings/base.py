@@ -274,6 +274,9 @@ STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=300.0)
 # The offline model streams its reply in words this far apart (0: as fast as it is written).
 OFFLINE_WORD_DELAY_SECONDS = env.float("OFFLINE_WORD_DELAY_SECONDS", default=0.0)
 MEMORY_WINDOW = env.int("MEMORY_WINDOW", default=20)
+# Token cap on those messages: older whole turns beyond it are left to the excerpts and
+# search_history; the last two turns always stay (0 = no cap).
+MEMORY_WINDOW_TOKENS = env.int("MEMORY_WINDOW_TOKENS", default=600)
 MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
 # Token budget of the older excerpts of the thread brought into a context when the
 # message asks about something (0 = none; the model can still call search_history).

@@ -169,3 +169,27 @@ def test_correcting_a_reply_supersedes_what_its_run_remembered(alice, told):
     answer = api(alice).post(url(told, reply.sequence), {"right_value": "my order number is B-1200"}, format="json")
     assert answer.status_code == 201
     assert Memory.objects.get(user=alice, status="active").content == "my order number is B-1200"
+
+
+def test_a_correction_survives_export_and_import(alice, told):
+    import json
+
+    from governance.export import person_export
+    from governance.importer import ImportInvalid, export_import
+    from tests.factories import UserFactory
+
+    api(alice).post(url(told, 1), {"right_value": "B-1200"}, format="json")
+    document = person_export(user=alice)
+    [exported] = [m for m in document["threads"][0]["messages"] if m["role"] == "system"]
+    assert exported["corrects_sequence"] == 1
+    Memory.objects.all().delete()
+    Run.objects.all().delete()
+    told.delete()
+    export_import(document=json.loads(json.dumps(document)), owner=UserFactory(username="alice_migrated"))
+    note = Message.objects.get(role="system")
+    assert note.corrects.sequence == 1 and note.corrects.thread_id == note.thread_id
+    exported["corrects_sequence"] = 99
+    exported["sequence"] += 100
+    with pytest.raises(ImportInvalid) as err:
+        export_import(document=document, owner=UserFactory(username="alice_third"))
+    assert any(e["path"].endswith("corrects_sequence") for e in err.value.extra["errors"])
