@@ -45,6 +45,7 @@ bench: migrate
 	$(BIN)/python -m bench.longchat.run $(BENCH_FLAGS)
 	$(BIN)/python -m bench.overhead $(BENCH_FLAGS)
 	$(BIN)/python -m bench.latency $(BENCH_FLAGS)
+	$(BIN)/python -m bench.vectors $(BENCH_FLAGS)
 	$(BIN)/python -m bench.throughput $(BENCH_FLAGS)
 	$(BIN)/python -m bench.erasure $(BENCH_FLAGS)
 	$(BIN)/python -m bench.footprint $(BENCH_FLAGS)

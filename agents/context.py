@@ -32,7 +32,7 @@ from agents.window import cut_to_whole_turns, drop_oldest_turn
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.selectors import corrections_of, message_window, summary_current
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
-from memories import retrieval
+from memories import embeddings, retrieval
 from memories.models import Memory
 from memories.selectors import long_term_memory_allowed, pinned_memories
 
@@ -227,6 +227,10 @@ def _reassert(messages: list[dict[str, Any]], agent: AgentSpec) -> None:
 def build_context(
     *, thread: Thread, agent: AgentSpec, user, request_message: Message, memory_allowed: bool | None = None
 ) -> Context:
+    if not thread.incognito and request_message.text and embeddings.enabled():
+        # The message's query vector is made in another thread while the summary and the
+        # window are read; memory recall then takes it from the cache.
+        embeddings.query_vector_soon(request_message.text[: retrieval.MAX_QUERY_CHARS])
     summary = summary_current(thread=thread) if settings.MEMORY_SUMMARY_ENABLED else None
     covered = summary.covers_through if summary else 0
 

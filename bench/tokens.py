@@ -84,6 +84,7 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
     from agents.context import build_context
     from agents.registry import get_agent
     from conversations.content import text_block
+    from conversations.facts import fact_in_text
     from conversations.services import messages_append, thread_create
     from conversations.summary_services import thread_summary_update
     from conversations.tokens import estimate_messages, estimate_text
@@ -111,10 +112,12 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
         if i + 1 in checkpoints:
             text = _context_text(ctx)
             stated = [f for t, f in facts if t <= i]
-            held[i + 1] = (sum(1 for f in stated if f in text), len(stated))
+            # Whole tokens: "18" is not held by "#184".
+            held[i + 1] = (sum(1 for f in stated if fact_in_text(f, text)), len(stated))
         messages_append(thread=thread, items=[{"role": "assistant", "content": [text_block(reply)]}])
         outcome = thread_summary_update(thread_id=thread.pk, use_model=False)
-        if outcome.status == "created":
+        # An unchanged summary writes no version, yet the fast model would have been called.
+        if outcome.status in {"created", "unchanged"}:
             upkeep += _upkeep_tokens(thread, outcome, covered, summary_tokens)
             covered, summary_tokens = outcome.summary.covers_through, outcome.summary.token_estimate
     user.delete()

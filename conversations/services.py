@@ -122,12 +122,6 @@ def correction_note_blocks(
     return [text_block(correction), text_block(f"(Message #{wrong.sequence} said: “{said}”)")]
 
 
-def correction_without_quote(note: Message) -> str:
-    """What a summary keeps of a correction note: the correction, without the wrong statement's quote."""
-    blocks = [b for b in note.content or [] if b.get("type") == "text"]
-    return blocks[0].get("text", "") if blocks else note.text
-
-
 def message_correct(*, message: Message, right_value: str, about: str = "", by: str = "the user") -> Message:
     """Append a correction note of ``message`` to its thread, right after what is there now.
 

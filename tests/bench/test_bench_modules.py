@@ -9,6 +9,7 @@ import pytest
 MODULES = [
     "contradictions",
     "tokens",
+    "summaries",
     "overhead",
     "latency",
     "vectors",
@@ -52,3 +53,12 @@ def test_contradiction_bench_scores_every_subset():
     assert {r["subset"] for r in rows} == set(SUBSETS) and len(rows) >= 150
     figures = score(rows, offline)
     assert figures["pairs"] == len(rows) and 0 <= figures["wrong_supersessions"] <= 1
+
+
+def test_summary_bench_scores_answers_and_names_as_words():
+    from bench.summaries import answer_held, names_in, words
+
+    summary = words("- 2023-05-08 User: went to the Malmo support group [2023-05-07]; adopted two cats.")
+    assert answer_held("7 May 2023", summary) and answer_held("Support groups", summary)
+    assert not answer_held("Sweden", summary) and answer_held("the", summary) is None
+    assert names_in("Hey Mel! I met Anna in Rome. Rome was great.", exclude={"mel"}) == {"anna", "rome"}
