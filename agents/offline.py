@@ -21,8 +21,8 @@ from typing import Any
 
 from django.conf import settings
 
-from agents.llm import ModelReply, Usage
 from conversations.tokens import estimate_messages, estimate_text
+from liamemory.llm import ModelReply, Usage
 
 LABEL = "(offline model)"
 _WORDS = re.compile(r"\S+\s*|\s+")

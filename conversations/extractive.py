@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from conversations.content import correction_without_quote
 from conversations.facts import find_facts
 from conversations.models import Message, MessageRole
 from conversations.relative_dates import RESOLVED_RE, resolve_relative_dates
@@ -177,9 +178,14 @@ def value(text: str, *, novel: int) -> float:
 
 
 def spoken_text(message: Message) -> str:
-    """What was said in a message: its text blocks (tool inputs and results are not speech)."""
+    """What was said in a message: its text blocks (tool inputs and results are not speech).
+
+    A correction note is its correction alone: its quote of the wrong statement is left out.
+    """
     if message.role == MessageRole.TOOL:
         return ""
+    if message.role == MessageRole.SYSTEM and getattr(message, "corrects_id", None):
+        return correction_without_quote(message.content or []).strip()
     return "\n".join(b.get("text", "") for b in message.content or [] if b.get("type") == "text").strip()
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
@@ -64,7 +64,7 @@ def hold_in_force(*, user_id: int) -> bool:
     return LegalHold.objects.in_force().filter(user_id=user_id).exists()
 
 
-def erasure_request_open_for(*, user: AbstractBaseUser) -> ErasureRequest | None:
+def erasure_request_open_for(*, user: User) -> ErasureRequest | None:
     return ErasureRequest.objects.filter(subject=user, status__in=OPEN_ERASURE_STATUSES).first()
 
 
@@ -260,7 +260,7 @@ def _shared_with_others(tokens: set[str], *, user_id: int) -> set[str]:
     return {token for lower in shared for token in by_lower[lower]}
 
 
-def identifiers_of(*, user: AbstractBaseUser) -> tuple[set[str], set[str]]:
+def identifiers_of(*, user: User) -> tuple[set[str], set[str]]:
     """(strings naming the person, UUIDs of their threads and runs)."""
     strings = {s for s in (user.get_username(), getattr(user, "email", "")) if s and len(s) >= MIN_USERNAME_NEEDLE}
     uuids = {str(t) for t in subject_threads(user_id=user.pk).values_list("id", flat=True)}

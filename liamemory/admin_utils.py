@@ -11,7 +11,7 @@ staff unless someone makes them so.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from django.contrib import admin
 from django.core.paginator import Page, Paginator
@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from liamemory.roles import is_staff
-from memories.services import staff_access_record
+from liamemory.staff_access import staff_access_record
 
 
 class NoCountPaginator(Paginator):
@@ -63,7 +63,7 @@ class NoCountAdminMixin:
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER
     list_max_show_all = 0
-    list_per_page = 50
+    list_per_page: ClassVar[int] = 50
 
     def get_paginator(self, request: HttpRequest, queryset, per_page, orphans=0, allow_empty_first_page=True):
         try:
