@@ -51,7 +51,8 @@ _INTERJECTION = re.compile(
     r"ecco|guarda|dai|senti|ciao|grazie|perfetto|ok|va bene|infatti|insomma)\b[\s,!.:;—–-]*)+",
     re.IGNORECASE,
 )
-_VOCATIVE = re.compile(r",\s+[A-Z][a-z]+(?=\s*[!?.,]|\s*$)")
+# ", Mel!" closing a sentence: a vocative. ", Rome." is more often the end of a list.
+_VOCATIVE = re.compile(r",\s+[A-Z][a-z]+(?=\s*[!?])")
 _FILLER = re.compile(
     r"\b(?:really|so much|so|very|totally|super|pretty|just|kinda|kind of|sort of|literally|honestly|definitely|"
     r"absolutely|truly|quite|actually|basically|davvero|molto|proprio|tanto|veramente)\s+",
