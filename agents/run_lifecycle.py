@@ -2,7 +2,7 @@
 
 Called by the runner and the graph while a run executes (``agents/runner.py``); the
 turn's submission, retry and cancel are ``agents/services.py``. Every write after the
-claim locks the run row and checks that it is still running (``_lock_active_run``),
+claim locks the run row and checks that it is still running (``run_lock_active``),
 so a run cancelled or erased meanwhile writes nothing.
 """
 
@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -57,16 +57,24 @@ def trace_record(
     tokens_out: int = 0,
     duration_ms: int = 0,
 ) -> None:
-    """One trace event, written at once so a failed run still shows every step it took."""
-    TraceEvent.objects.create(
-        run_id=run_id,
-        kind=kind,
-        name=name,
-        payload=payload,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        duration_ms=duration_ms,
-    )
+    """One trace event, written at once so a failed run still shows every step it took.
+
+    The run's thread may be deleted meanwhile (by its owner, the purge or an erasure):
+    the foreign key then refuses the row, and the run is over (``RunNoLongerActive``).
+    """
+    try:
+        with transaction.atomic():
+            TraceEvent.objects.create(
+                run_id=run_id,
+                kind=kind,
+                name=name,
+                payload=payload,
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                duration_ms=duration_ms,
+            )
+    except IntegrityError as exc:
+        raise RunNoLongerActive(str(run_id)) from exc
 
 
 RUN_EVENTS_CHANNEL = "liamemory_run_events"
@@ -92,7 +100,14 @@ def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, An
         return cursor.fetchone() is not None
 
 
-def _lock_active_run(run_id: RunId) -> Run:
+def run_lock_active(*, run_id: RunId) -> Run:
+    """Lock the run's row and check it still runs (and its thread exists), until the transaction ends.
+
+    Every write of a running turn takes it (``run_complete``, each tool call): a
+    cancel, an erasure or a thread deletion updates or deletes that row, so it either
+    waits for the write to commit (and then removes what it wrote) or the write finds
+    the run ended and does nothing.
+    """
     run = Run.objects.select_for_update().filter(pk=run_id).first()
     if run is None or run.status != RunStatus.RUNNING:
         raise RunNoLongerActive(run_id)
@@ -122,7 +137,7 @@ def run_complete(
     the conversation has no tool call left without its answer.
     """
     with transaction.atomic():
-        run = _lock_active_run(run_id)
+        run = run_lock_active(run_id=run_id)
         thread = Thread.objects.get(pk=run.thread_id)
         messages_append(
             thread=thread,

@@ -17,9 +17,9 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from agents.models import Run, RunStatus
+from agents.models import Run
 from agents.registry import AgentSpec
-from agents.run_lifecycle import RunNoLongerActive
+from agents.run_lifecycle import run_lock_active
 from conversations.models import Thread
 from conversations.selectors import corrections_of
 from memories.models import MemoryKind
@@ -309,19 +309,8 @@ def execute(name: str, args: Any, ctx: ToolContext) -> dict[str, Any]:
     problem = _check_args(name, args)
     if problem:
         return problem
+    # Remember and forget after a cancel answered 200 used to still write: the tool's
+    # writes hold the run's lock (run_lifecycle.run_lock_active).
     with transaction.atomic():
-        _lock_running(ctx.run)
+        run_lock_active(run_id=ctx.run.pk)
         return EXECUTORS[name](ctx, args)
-
-
-def _lock_running(run: Any) -> None:
-    """Lock the run's row and check it is still running, for the length of the tool's writes.
-
-    A cancel, an erasure or a thread deletion updates or deletes that row, so it either
-    waits for this tool to commit (and then removes what it wrote) or this tool finds
-    the run ended and writes nothing: remember and forget after a cancel answered 200
-    used to still write.
-    """
-    row = Run.objects.select_for_update().filter(pk=run.pk).values("status", "thread_id").first()
-    if row is None or row["status"] != RunStatus.RUNNING or not Thread.objects.filter(pk=row["thread_id"]).exists():
-        raise RunNoLongerActive(str(run.pk))
