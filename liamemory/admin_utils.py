@@ -75,6 +75,9 @@ class NoCountAdminMixin:
         )
 
 
+_NOT_FILTERS = frozenset({"q", "p", "o", "e", "all"})
+
+
 class AccessLoggedMixin:
     """Each staff view of an object's change page is logged against the person it is about."""
 
@@ -91,7 +94,9 @@ class AccessLoggedMixin:
         if request.method == "GET" and changelist is not None:
             subjects = {self.access_subject_id(obj) for obj in changelist.result_list} - {None}
             if subjects:
-                filters = "&".join(f"{k}={v}" for k, v in sorted(request.GET.items()) if k not in ("p", "o"))
+                # Filters only: never the search box (``q``), whose words are the people's.
+                kept = sorted((k, v) for k, v in request.GET.items() if k not in _NOT_FILTERS and not k.startswith("_"))
+                filters = "&".join(f"{k}={v}" for k, v in kept)
                 staff_access_record_many(
                     viewer=request.user,
                     subject_ids=subjects,

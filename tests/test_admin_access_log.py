@@ -83,3 +83,10 @@ def test_the_memory_correct_page_is_logged(staff_client, alice):
 def test_an_empty_list_logs_nothing(staff_client):
     assert staff_client.get(reverse("admin:conversations_thread_changelist")).status_code == 200
     assert not StaffAccessLog.objects.exists()
+
+
+def test_the_log_names_the_filter_never_the_search_words(staff_client, data, alice):
+    response = staff_client.get(reverse("admin:memories_memory_changelist"), {"q": "alice likes tea"})
+    assert response.status_code == 200
+    refs = set(StaffAccessLog.objects.values_list("object_ref", flat=True))
+    assert refs and not any("tea" in ref for ref in refs)
