@@ -34,7 +34,7 @@ from conversations.selectors import corrections_of, message_window, summary_curr
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
 from memories import embeddings, retrieval
 from memories.models import Memory
-from memories.selectors import long_term_enabled_for, pinned_memories
+from memories.selectors import long_term_memory_allowed, pinned_memories
 
 SUMMARY_HEADING = "Summary of the conversation so far:"
 MEMORY_HEADING = "What you already know about this user (long-term memory):"
@@ -91,14 +91,16 @@ class Context:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def long_term_memory_allowed(*, user, thread: Thread) -> bool:
-    """Off for incognito threads, for users who switched it off, and installation-wide by setting."""
-    return not thread.incognito and long_term_enabled_for(user=user)
+def relevant_memories(
+    *, user, thread: Thread, agent: AgentSpec, query: str, limit: int = 8, allowed: bool | None = None
+) -> list[Memory]:
+    """Pinned kinds first, then the memories most similar to the message.
 
-
-def relevant_memories(*, user, thread: Thread, agent: AgentSpec, query: str, limit: int = 8) -> list[Memory]:
-    """Pinned kinds first, then the memories most similar to the message."""
-    if not long_term_memory_allowed(user=user, thread=thread):
+    ``allowed``: the turn's memory switch when the caller already knows it.
+    """
+    if allowed is None:
+        allowed = long_term_memory_allowed(user=user, thread=thread)
+    if not allowed:
         return []
     pinned = pinned_memories(user=user, kinds=agent.pinned_kinds, limit=limit) if agent.pinned_kinds else []
     seen = {m.id for m in pinned}
@@ -243,7 +245,9 @@ def cap_window_tokens(rows: list[Message], *, cap: int, keep_turns: int = 2) -> 
     return rows[starts[-keep_turns] :]
 
 
-def build_context(*, thread: Thread, agent: AgentSpec, user, request_message: Message) -> Context:
+def build_context(
+    *, thread: Thread, agent: AgentSpec, user, request_message: Message, memory_allowed: bool | None = None
+) -> Context:
     if not thread.incognito and request_message.text and embeddings.enabled():
         # The message's query vector is made in another thread while the summary and the
         # window are read; memory recall then takes it from the cache.
@@ -259,7 +263,9 @@ def build_context(*, thread: Thread, agent: AgentSpec, user, request_message: Me
     rows = with_late_corrections(rows, thread=thread, request_message=request_message)
     rows = cap_window_tokens(rows, cap=settings.MEMORY_WINDOW_TOKENS)
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
-    memories = relevant_memories(user=user, thread=thread, agent=agent, query=request_message.text)
+    memories = relevant_memories(
+        user=user, thread=thread, agent=agent, query=request_message.text, allowed=memory_allowed
+    )
     first_seq = rows[0].sequence if rows else request_message.sequence
     excerpts = relevant_excerpts(
         thread=thread,

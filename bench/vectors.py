@@ -3,9 +3,10 @@
 Side by side in one run, each timed for a new question (the query-vector cache is
 emptied before every call, so every figure includes the question's embedding):
 
-- ``sequential``: what the product did before this work (code ``BASELINE``, its
-  ranking statements read from git): the question embedded, then the statements, the
-  thread's vectors read and compared in numpy (exact scan);
+- ``sequential``: the order of work before this change: the question embedded, then
+  the statements, the scope's vectors read and compared in numpy (exact scan); the
+  ranking statements are today's (the retrieval work changed them meanwhile, and the
+  old ones no longer fit today's ranking code);
 - ``exact``: the exact scan, the question embedded in another thread while the
   lexical statement runs (what Debian's PostgreSQL 15 gets now);
 - ``pgvector``: the database ranks by the HNSW index or an exact sort (what a server
@@ -27,18 +28,14 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 from bench.common import fmt, load_average, setup, timed, timings, write_result
 from bench.latency import HISTORY_QUERIES, MEMORY_QUERIES, forget_query_vectors
 
 THREAD = 10_000
-# The code before this work: its ranking statements are read from git for the "before" column.
-BASELINE = "0482281"
 
 
 def _turn_texts(limit: int = 320) -> tuple[list[str], str]:
@@ -86,35 +83,8 @@ def passage_cost(repeat_batches: int) -> dict:
     return out
 
 
-def _baseline_sql() -> dict[str, str]:
-    """The ranking statements of ``memories/retrieval_sql.py`` at ``BASELINE`` (from git), if readable."""
-    root = Path(__file__).resolve().parent.parent
-    shown = subprocess.run(
-        ["git", "show", f"{BASELINE}:memories/retrieval_sql.py"], cwd=root, capture_output=True, text=True
-    )
-    if shown.returncode != 0:
-        return {}
-    namespace: dict = {}
-    exec(compile(shown.stdout, "retrieval_sql@baseline", "exec"), namespace)  # noqa: S102 (our own file)
-    return {name: namespace[name] for name in ("HISTORY_SQL", "MEMORY_SQL") if name in namespace}
-
-
-@contextmanager
-def _statements(replacements: dict[str, str]):
-    from memories import retrieval_sql
-
-    saved = {name: getattr(retrieval_sql, name) for name in replacements}
-    for name, value in replacements.items():
-        setattr(retrieval_sql, name, value)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(retrieval_sql, name, value)
-
-
-def _calls(search, queries: list[str], baseline: dict[str, str]):
-    """Callables over the same questions: the code before this work, and the two backends now."""
+def _calls(search, queries: list[str]):
+    """Callables over the same questions: the order of work before this change, and the two backends now."""
     from memories import embeddings, vector_search
 
     position = iter(range(10**9))
@@ -126,7 +96,7 @@ def _calls(search, queries: list[str], baseline: dict[str, str]):
         forget_query_vectors()
         q = question()
         embeddings.query_vector(q)  # embedded first, then the statements: nothing overlaps
-        with vector_search.forced("exact"), _statements(baseline):
+        with vector_search.forced("exact"):
             return search(q)
 
     def overlapped(name: str):
@@ -215,8 +185,7 @@ def main() -> int:
         return 1
     repeat = 40 if args.quick else 200
     memories = 100_000 if args.quick else 1_000_000
-    baseline = _baseline_sql()
-    results: dict = {"quick": args.quick, "pgvector": vector_search.has_pgvector(), "baseline": BASELINE}
+    results: dict = {"quick": args.quick, "pgvector": vector_search.has_pgvector()}
 
     def query_embedding():
         forget_query_vectors()
@@ -252,13 +221,13 @@ def main() -> int:
         before = thread.next_sequence - 20
         results["history_rows"] = scale_data.row_counts("conversations_message", "conversations_messageembedding")
         search = lambda q: retrieval.search_history(thread=thread, query=q, before_sequence=before)  # noqa: E731
-        calls = _calls(search, HISTORY_QUERIES, baseline)
+        calls = _calls(search, HISTORY_QUERIES)
         results["history_same_top10"] = _top10(calls, len(HISTORY_QUERIES))
         results["history_search"] = interleaved(calls, repeat=repeat, max_seconds=150)
     with scale_data.using(memory_spec.name):
         vector_search.reset()
         results["memory_rows"] = scale_data.row_counts("memories_memory")
-        calls = _calls(lambda q: retrieval.search_memories(user=user, query=q), MEMORY_QUERIES, baseline)
+        calls = _calls(lambda q: retrieval.search_memories(user=user, query=q), MEMORY_QUERIES)
         results["memory_recall"] = interleaved(calls, repeat=repeat, max_seconds=90)
     vector_search.reset()
 

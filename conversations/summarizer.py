@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from agents import llm
 from conversations.extractive import DAY_RE, LINE_RE, extractive_text, spoken_text
 from conversations.facts import KEY_FACTS_PREFIX, find_facts, strip_key_facts, with_key_facts
 from conversations.models import Message, MessageRole
 from conversations.relative_dates import RESOLVED_RE
+from liamemory import llm
 
 # v2: dated event lines, small talk dropped, relative dates resolved (v1: whole sentences).
 EXTRACTIVE_MODEL = "extractive-v2"

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 import jsonschema_rs
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from jsonschema import Draft202012Validator
@@ -33,9 +33,9 @@ from conversations.content import blocks_to_text
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.tokens import estimate_message, estimate_text
 from governance.export import export_schema
-from governance.retention import thread_expires_at
-from liamemory.api import ApplicationError, Conflict
+from liamemory.errors import ApplicationError, Conflict
 from liamemory.jsoncheck import json_problems
+from liamemory.retention import thread_expires_at
 from memories import embeddings
 
 logger = logging.getLogger(__name__)
@@ -189,7 +189,7 @@ def export_validate(*, document: Any) -> None:
         raise ImportInvalid(errors[:MAX_REPORTED_ERRORS], len(errors))
 
 
-def export_import(*, document: dict, owner: AbstractBaseUser, dry_run: bool = False) -> ImportResult:
+def export_import(*, document: dict, owner: User, dry_run: bool = False) -> ImportResult:
     """Load the threads, messages and summaries of ``document`` as ``owner``'s.
 
     ``dry_run`` checks and counts everything, then rolls back.
@@ -207,7 +207,7 @@ def export_import(*, document: dict, owner: AbstractBaseUser, dry_run: bool = Fa
     return result
 
 
-def _load(threads: list[dict[str, Any]], owner: AbstractBaseUser) -> ImportResult:
+def _load(threads: list[dict[str, Any]], owner: User) -> ImportResult:
     now = timezone.now()
     ids = [uuid.UUID(t["id"]) for t in threads]
     # Locked like messages_append locks them: a turn on an existing thread waits.
@@ -317,8 +317,8 @@ def _insert_keeping_timestamps(model, rows: list, fields: list[str]) -> None:
             setattr(row, f, value)
 
 
-def _thread(data: dict[str, Any], owner: AbstractBaseUser, now: datetime) -> Thread:
-    stamps = [_parse_ts(m["created_at"]) for m in data["messages"] if m.get("created_at")]
+def _thread(data: dict[str, Any], owner: User, now: datetime) -> Thread:
+    stamps = [datetime.fromisoformat(m["created_at"]) for m in data["messages"] if m.get("created_at")]
     created = _parse_ts(data.get("created_at")) or (min(stamps) if stamps else now)
     thread = Thread(
         id=uuid.UUID(data["id"]),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
 
@@ -59,7 +59,7 @@ def corrected_memory_text(*, old: str, right_value: str, about: str = "", limit:
 
 
 def statement_correct(
-    *, actor: AbstractBaseUser, message: Message, right_value: str, about: str = "", by_staff: bool = False
+    *, actor: User, message: Message, right_value: str, about: str = "", by_staff: bool = False
 ) -> StatementCorrection:
     """Mark ``message`` as wrong with the right value (see the module docstring).
 

@@ -84,16 +84,17 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------
-# DATABASE_URL selects any PostgreSQL (15 or newer); unset, the embedded server under
-# var/pgdata is started on first use and shared by every process of the product.
+# DATABASE_URL selects any PostgreSQL (15 or newer). Unset, the embedded server under
+# var/pgdata is used, shared by every process of the product. Settings never start it:
+# the entry points that need it do (liamemory/embedded_db.py:use_when_no_database_url).
 if env.str("DATABASE_URL", default=""):
     DATABASES = {"default": env.db_url("DATABASE_URL")}
     # A Unix-socket directory may be given percent-encoded as the URL's host.
     DATABASES["default"]["HOST"] = unquote(str(DATABASES["default"].get("HOST", "")))
 else:
-    from liamemory.embedded_db import ensure_database
+    from liamemory.embedded_db import running_server_settings
 
-    DATABASES = {"default": ensure_database(VAR_DIR / "pgdata")}
+    DATABASES = {"default": running_server_settings(VAR_DIR / "pgdata")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
 DATABASES["default"].setdefault("OPTIONS", {})
 # Prepared statements off so that a transaction-mode pooler (PgBouncer, Supabase) works.

@@ -6,8 +6,9 @@ import pytest
 from django.test import Client
 
 from agents.models import Run
+from agents.run_lifecycle import run_fail
 from agents.runner import run_execute
-from agents.services import run_fail, turn_submit
+from agents.services import turn_submit
 from conversations.models import Message, Thread
 from conversations.services import thread_create
 from tests.agents.helpers import run_turn
