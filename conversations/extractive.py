@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from conversations.content import correction_without_quote
 from conversations.facts import find_facts
 from conversations.models import Message, MessageRole
 from conversations.relative_dates import RESOLVED_RE, resolve_relative_dates
@@ -50,7 +51,8 @@ _INTERJECTION = re.compile(
     r"ecco|guarda|dai|senti|ciao|grazie|perfetto|ok|va bene|infatti|insomma)\b[\s,!.:;—–-]*)+",
     re.IGNORECASE,
 )
-_VOCATIVE = re.compile(r",\s+[A-Z][a-z]+(?=\s*[!?.,]|\s*$)")
+# ", Mel!" closing a sentence: a vocative. ", Rome." is more often the end of a list.
+_VOCATIVE = re.compile(r",\s+[A-Z][a-z]+(?=\s*[!?])")
 _FILLER = re.compile(
     r"\b(?:really|so much|so|very|totally|super|pretty|just|kinda|kind of|sort of|literally|honestly|definitely|"
     r"absolutely|truly|quite|actually|basically|davvero|molto|proprio|tanto|veramente)\s+",
@@ -69,7 +71,7 @@ _ACTION = re.compile(
     r"\b(?:\w{3,}ed|went|got|bought|made|took|saw|met|ran|won|lost|gave|found|began|begun|did|built|wrote|read|"
     r"sold|paid|left|moved|joined|started|finished|decided|chose|chosen|booked|ordered|signed|adopted|visited|"
     r"\w+(?:ato|uto|ito|ata|uta|ita|ati|iti|ate)|fatto|preso|visto|scelto|messo|scritto|detto|vinto|perso|speso|"
-    r"comprato|deciso|aperto|chiuso)\b",
+    r"comprato|deciso|aperto|chiuso)\b(?!['’])",
     re.IGNORECASE,
 )
 _PLAN = re.compile(
@@ -177,9 +179,14 @@ def value(text: str, *, novel: int) -> float:
 
 
 def spoken_text(message: Message) -> str:
-    """What was said in a message: its text blocks (tool inputs and results are not speech)."""
+    """What was said in a message: its text blocks (tool inputs and results are not speech).
+
+    A correction note is its correction alone: its quote of the wrong statement is left out.
+    """
     if message.role == MessageRole.TOOL:
         return ""
+    if message.role == MessageRole.SYSTEM and getattr(message, "corrects_id", None):
+        return correction_without_quote(message.content or []).strip()
     return "\n".join(b.get("text", "") for b in message.content or [] if b.get("type") == "text").strip()
 
 

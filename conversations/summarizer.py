@@ -12,16 +12,17 @@ Nothing here writes to the database or logs text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from agents import llm
 from conversations.extractive import DAY_RE, LINE_RE, extractive_text, spoken_text
-from conversations.facts import KEY_FACTS_PREFIX, strip_key_facts, with_key_facts
+from conversations.facts import KEY_FACTS_PREFIX, find_facts, strip_key_facts, with_key_facts
 from conversations.models import Message, MessageRole
 from conversations.relative_dates import RESOLVED_RE
+from liamemory import llm
 
 # v2: dated event lines, small talk dropped, relative dates resolved (v1: whole sentences).
 EXTRACTIVE_MODEL = "extractive-v2"
@@ -45,6 +46,33 @@ def span_source(*, previous_text: str, messages: Iterable[Message]) -> str:
     facts_first = [line for line in lines if line.startswith(KEY_FACTS_PREFIX)]
     facts_first += [line for line in lines if not line.startswith(KEY_FACTS_PREFIX)]
     return "\n".join([*facts_first, *(spoken_text(m) for m in messages)])
+
+
+def without_corrected(messages: Sequence[Message]) -> tuple[list[Message], set[str]]:
+    """The span without the statements its correction notes correct, and the facts only those held.
+
+    A corrected statement's identifiers must not be "rescued" onto the key-facts line:
+    the summary carries the right value (the note), never the wrong one.
+    """
+    notes = [m for m in messages if m.role == MessageRole.SYSTEM and getattr(m, "corrects_id", None)]
+    if not notes:
+        return list(messages), set()
+    wrong_ids = {n.corrects_id for n in notes}
+    kept = [m for m in messages if m.pk not in wrong_ids]
+    right = {f for m in kept for f in find_facts(spoken_text(m))}
+    wrong = {f for n in notes for f in find_facts(spoken_text(n.corrects))} - right
+    return kept, wrong
+
+
+def _without_facts(previous_text: str, facts: set[str]) -> str:
+    """``previous_text`` with ``facts`` taken out, as a source of facts to rescue.
+
+    A correction came since the previous summary: the wrong values it holds (on the
+    key-facts line or in a line about the corrected statement) are not to be rescued.
+    """
+    for fact in sorted(facts, key=len, reverse=True):
+        previous_text = re.sub(rf"(?<![\w@/.-]){re.escape(fact)}(?![\w@/-])", "", previous_text)
+    return previous_text
 
 
 def _unlabelled(line: str) -> str:
@@ -149,5 +177,7 @@ def summarize(*, previous_text: str, messages: Sequence[Message], use_model: boo
     if not body:
         body = extractive_summary(previous_text=previous_text, messages=messages, budget=budget)
         model = EXTRACTIVE_MODEL
-    text, added = with_key_facts(body=body, source=span_source(previous_text=previous_text, messages=messages))
+    source_messages, wrong_facts = without_corrected(messages)
+    source = span_source(previous_text=_without_facts(previous_text, wrong_facts), messages=source_messages)
+    text, added = with_key_facts(body=body, source=source)
     return SummaryText(text=text or "(nothing to keep)", model=model, facts_added=added, usage=usage)

@@ -18,7 +18,6 @@ shrunk towards a prior so that few observations (or none) give a sane figure.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -29,6 +28,7 @@ from django.utils import timezone
 from conversations.models import MessageRole, Thread
 from conversations.summarizer import SYSTEM_PROMPT
 from conversations.tokens import estimate_text, history_budget
+from liamemory.cache import TimedValue
 
 # Expected further turns of a thread when the installation has no history to go by.
 PRIOR_REMAINING_TURNS = 10.0
@@ -47,7 +47,7 @@ COMPRESSION_RATIO = 0.25
 # instructions, plus headings and per-message labels (estimated tokens).
 MODEL_CALL_OVERHEAD = estimate_text(SYSTEM_PROMPT) + 40
 
-_cache: dict[str, object] = {}
+_lengths_cache: TimedValue[list[int]] = TimedValue(CACHE_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -58,23 +58,21 @@ class SummaryDecision:
 
 
 def policy_cache_clear() -> None:
-    _cache.clear()
+    _lengths_cache.clear()
 
 
 def finished_thread_lengths(*, now: datetime | None = None) -> list[int]:
     """Turns (user messages) of the most recent finished threads; cached per process."""
-    if _cache.get("expires", 0.0) > time.monotonic():  # type: ignore[operator]
-        return _cache["lengths"]  # type: ignore[return-value]
-    now = now or timezone.now()
-    lengths = list(
-        Thread.objects.filter(last_activity_at__lt=now - FINISHED_AFTER)
-        .annotate(turns=Count("messages", filter=Q(messages__role=MessageRole.USER)))
-        .filter(turns__gt=0)
-        .order_by("-last_activity_at")
-        .values_list("turns", flat=True)[:SAMPLE_SIZE]
+    since = (now or timezone.now()) - FINISHED_AFTER
+    return _lengths_cache.get(
+        lambda: list(
+            Thread.objects.filter(last_activity_at__lt=since)
+            .annotate(turns=Count("messages", filter=Q(messages__role=MessageRole.USER)))
+            .filter(turns__gt=0)
+            .order_by("-last_activity_at")
+            .values_list("turns", flat=True)[:SAMPLE_SIZE]
+        )
     )
-    _cache.update(lengths=lengths, expires=time.monotonic() + CACHE_SECONDS)
-    return lengths
 
 
 def expected_remaining_turns(*, turns_so_far: int, lengths: list[int]) -> tuple[float, int]:

@@ -11,9 +11,9 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
-from agents.models import Run, TraceEvent, TraceKind
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.selectors import summary_current
+from conversations.signals import summary_traced
 from conversations.summarizer import SummaryText, model_configured, summarize, summary_cut
 from conversations.summary_policy import SummaryDecision, summary_decide
 from conversations.tokens import estimate_text
@@ -46,20 +46,16 @@ def _claim_thread(thread_id: str) -> bool:
 
 
 def _trace(run_id: str | None, payload: dict[str, Any], *, tokens_in: int, tokens_out: int, started: float) -> None:
-    """A ``summary`` trace event on the run that triggered this: figures, never text."""
-    if not run_id or not Run.objects.filter(pk=run_id).exists():
-        return
-    event = TraceEvent(
-        run_id=run_id,
-        kind=TraceKind.SUMMARY,
-        name="summarize_thread",
-        payload=payload,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        duration_ms=int((time.monotonic() - started) * 1000),
-    )
-    event.full_clean()
-    event.save()
+    """Tell the run that triggered this what was decided (agents traces it): figures, never text."""
+    if run_id:
+        summary_traced.send(
+            sender=ThreadSummary,
+            run_id=run_id,
+            payload=payload,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
 
 
 def _extend_unchanged(
@@ -109,7 +105,7 @@ def thread_summary_update(
     Idempotent: the cut is computed from the thread's state, so a repeated call
     finds nothing new to cover. ``force`` skips the pays-or-waits decision (it never
     skips the claim). ``use_model`` None: the fast model when an API key is set.
-    Raises ``agents.llm.ModelError`` when the fast model fails; nothing is written.
+    Raises ``liamemory.llm.ModelError`` when the fast model fails; nothing is written.
     """
     if not settings.MEMORY_SUMMARY_ENABLED:
         return SummaryOutcome("disabled")

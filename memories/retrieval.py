@@ -49,7 +49,7 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import connection, transaction
 
 from conversations.models import Message, Thread
 from memories import embeddings, vector_search
@@ -431,9 +431,11 @@ def _memory_rows(*, user: AbstractBaseUser, terms: list[str], kinds: list[str] |
         "pool": CANDIDATE_POOL,
         "scan": MEMORY_VECTOR_SCAN,
     }
-    with connection.cursor() as cursor:
+    # One transaction (no savepoint, so no extra query inside a caller's): the threshold
+    # is set for it only (SET LOCAL), never left on a connection a pooler hands on.
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         # The threshold of ``<%``: our floor, so the trigram index filters for us.
-        cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)", [str(MEMORY_TRIGRAM_FLOOR)])
+        cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(MEMORY_TRIGRAM_FLOOR)])
         cursor.execute(sql.MEMORY_SQL, params)
         parts = cursor.fetchall()
     rows: dict[int, list] = {}

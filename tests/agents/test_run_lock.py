@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from agents import services as run_services
 from agents.models import Run
 from agents.registry import get_agent
-from agents.services import RunNoLongerActive
+from agents.run_lifecycle import RunNoLongerActive, run_claim
 from agents.tools import ToolContext, execute
 from conversations.services import thread_create
 from governance.models import ErasureRequest
@@ -26,7 +26,7 @@ QUEUE = "liamemory-test-runlock"
 def _running_run(user) -> Run:
     thread = thread_create(owner=user, title="in flight")
     _, run = run_services.turn_submit(user=user, thread=thread, content="remember my locker is 7781")
-    assert run_services.run_claim(run_id=str(run.id))
+    assert run_claim(run_id=str(run.id))
     run.refresh_from_db()
     return run
 

@@ -40,6 +40,9 @@ def test_tokens_replay_sends_less_than_full_resend_and_keeps_identifiers():
     # At most the latest statement (3 identifiers) may sit between a waiting summary and
     # the window, where only search_history reaches it.
     assert f["identifiers_stated"] - 3 <= f["identifiers_held"] <= f["identifiers_stated"]
+    # Asked about at the end, every identifier reaches the context (whole tokens).
+    recalled, asked, missed = result["recalled"]
+    assert recalled == asked == f["identifiers_stated"] and missed == []
     # Every turn sends the same cacheable prefix, and it is part of what is counted.
     assert len({r["prefix"] for r in result["rows"]}) == 1
     assert all(r["sent"] >= r["prefix"] + r["window"] for r in result["rows"])

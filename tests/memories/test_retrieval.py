@@ -159,6 +159,22 @@ def test_memory_recall_ranks_the_relevant_fact_first(alice):
     assert dog[0].memory.content == "Has a dog named Biscuit"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_memory_recall_leaves_no_setting_on_the_connection(alice):
+    """The trigram threshold is set for the search's own transaction only: a pooled
+    connection handed to the next request keeps PostgreSQL's default."""
+    from django.db import connection
+
+    _memory(alice, "Order number is A-7781")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW pg_trgm.word_similarity_threshold")
+        before = cursor.fetchone()[0]
+    assert search_memories(user=alice, query="order number")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW pg_trgm.word_similarity_threshold")
+        assert cursor.fetchone()[0] == before
+
+
 def test_memory_recall_italian(alice):
     _memory(alice, "Il suo ordine è il numero A-7781")
     cane = _memory(alice, "Ha un cane di nome Birillo")
