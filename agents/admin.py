@@ -272,8 +272,10 @@ class TraceEventAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, 
 
 
 @admin.register(PendingApproval)
-class PendingApprovalAdmin(StaffViewOnlyMixin, admin.ModelAdmin):
+class PendingApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, admin.ModelAdmin):
     """The queue of runs waiting for staff: approve or reject the action they asked for."""
+
+    access_what = StaffAccess.RUN
 
     list_display = ("id", "thread", "user_link", "agent", "requested_action", "amount", "created_at")
     list_select_related = ("user", "thread")

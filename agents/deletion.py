@@ -66,6 +66,7 @@ def threads_delete(*, thread_ids: Sequence[uuid.UUID | str]) -> dict[str, int]:
     counts: dict[str, int] = {}
     if not ids:
         return counts
+    _lock_runs(ids)
     memory, message, run = Memory._meta.db_table, Message._meta.db_table, Run._meta.db_table
     thread_messages = f"SELECT id FROM {message} WHERE thread_id = ANY(%s::uuid[])"
     thread_runs = f"SELECT id FROM {run} WHERE thread_id = ANY(%s::uuid[])"
@@ -90,10 +91,24 @@ def threads_delete(*, thread_ids: Sequence[uuid.UUID | str]) -> dict[str, int]:
     return counts
 
 
+def _lock_runs(thread_ids: Sequence[str]) -> None:
+    """Lock the threads' runs first, in one order, before anything is deleted.
+
+    A run still writing (a trace event, a tool's memory, its reply) holds or waits for
+    its own row; with the rows locked here, its next write waits for this deletion and
+    then finds the run gone, instead of committing a trace between our DELETE of the
+    traces and our DELETE of the runs (the foreign key then failed this deletion: 500).
+    The turn's writer locks the run before the thread, so taking runs first cannot
+    deadlock with it.
+    """
+    list(Run.objects.select_for_update().filter(thread_id__in=thread_ids).order_by("pk").values_list("pk", flat=True))
+
+
 def thread_delete(*, thread: Thread, actor: User) -> dict[str, int]:
     """Delete a thread and what was derived only from it. Returns counts per store."""
     _check_actor(owner_id=thread.owner_id, actor=actor)
     with transaction.atomic():
+        _lock_runs([str(thread.pk)])
         # Memories can only have one source, so "only source" means "this source":
         # drawn from the thread, one of its messages or one of its runs.
         derived = Memory.objects.filter(

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -57,16 +57,24 @@ def trace_record(
     tokens_out: int = 0,
     duration_ms: int = 0,
 ) -> None:
-    """One trace event, written at once so a failed run still shows every step it took."""
-    TraceEvent.objects.create(
-        run_id=run_id,
-        kind=kind,
-        name=name,
-        payload=payload,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        duration_ms=duration_ms,
-    )
+    """One trace event, written at once so a failed run still shows every step it took.
+
+    The run's thread may be deleted meanwhile (by its owner, the purge or an erasure):
+    the foreign key then refuses the row, and the run is over (``RunNoLongerActive``).
+    """
+    try:
+        with transaction.atomic():
+            TraceEvent.objects.create(
+                run_id=run_id,
+                kind=kind,
+                name=name,
+                payload=payload,
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                duration_ms=duration_ms,
+            )
+    except IntegrityError as exc:
+        raise RunNoLongerActive(str(run_id)) from exc
 
 
 RUN_EVENTS_CHANNEL = "liamemory_run_events"

@@ -71,7 +71,7 @@ _ACTION = re.compile(
     r"\b(?:\w{3,}ed|went|got|bought|made|took|saw|met|ran|won|lost|gave|found|began|begun|did|built|wrote|read|"
     r"sold|paid|left|moved|joined|started|finished|decided|chose|chosen|booked|ordered|signed|adopted|visited|"
     r"\w+(?:ato|uto|ito|ata|uta|ita|ati|iti|ate)|fatto|preso|visto|scelto|messo|scritto|detto|vinto|perso|speso|"
-    r"comprato|deciso|aperto|chiuso)\b",
+    r"comprato|deciso|aperto|chiuso)\b(?!['’])",
     re.IGNORECASE,
 )
 _PLAN = re.compile(

@@ -117,7 +117,7 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
             summary = ", ".join(f"{k}={v}" for k, v in counts.items() if v)
             self.message_user(request, f"{item.pk}: {summary or 'nothing to erase'}")
 
-    @admin.action(description="Execute the erasure (in the background)")
+    @admin.action(description="Execute or resume the erasure (in the background)")
     def execute(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
         from governance.erasure import erasure_enqueue
 

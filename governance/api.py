@@ -72,18 +72,24 @@ class ErasureRequestListCreateApi(APIView):
         rows = erasure_request_list()[:200]
         return Response(ErasureRequestOutput(rows, many=True).data)
 
-    @extend_schema(request=CreateInput, responses={201: ErasureRequestOutput})
+    @extend_schema(
+        request=CreateInput,
+        responses={201: ErasureRequestOutput, 200: ErasureRequestOutput},
+        description="201 with a new request; 200 with the person's unfinished one, which this joins "
+        "(a failed one becomes pending again: execute it to resume).",
+    )
     def post(self, request: Request) -> Response:
         data = self.CreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         subject = get_object_or_404(get_user_model(), pk=data.validated_data["subject_id"])
-        created = erasure.erasure_request_create(
+        filed, new = erasure.erasure_request_file(
             subject=subject,
             requested_by=signed_in(request.user),
             reason=data.validated_data["reason"],
             delete_account=data.validated_data["delete_account"],
         )
-        return Response(ErasureRequestOutput(created).data, status=status.HTTP_201_CREATED)
+        code = status.HTTP_201_CREATED if new else status.HTTP_200_OK
+        return Response(ErasureRequestOutput(filed).data, status=code)
 
 
 class ErasureRequestDetailApi(APIView):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from governance import erasure_selectors as sel
@@ -21,9 +21,8 @@ from governance.erasure_receipts import (
     receipt_is_intact,
     subject_ref_for,
 )
-from governance.models import ErasureRequest, ErasureStatus, LegalHold
+from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, ErasureStatus, LegalHold
 from governance.tasks import execute_erasure
-from liamemory.errors import Conflict
 from liamemory.roles import is_compliance_officer
 
 logger = logging.getLogger(__name__)
@@ -32,28 +31,27 @@ logger = logging.getLogger(__name__)
 # --- requests --------------------------------------------------------------------
 
 
-def erasure_request_create(
+def erasure_request_file(
     *,
     subject: User,
     requested_by: User,
     reason: str = "",
     delete_account: bool = False,
     self_service: bool = False,
-) -> ErasureRequest:
-    """File a request. Compliance officers for anyone; a person for themselves only.
+) -> tuple[ErasureRequest, bool]:
+    """File a request, or join the person's unfinished one; True when a new one was filed.
 
-    A person has at most one open request: self-service returns it, others get 409.
+    Compliance officers for anyone; a person for themselves only. A person has at most
+    one unfinished request: a new one joins it (a failed one is resumed).
     """
     if self_service:
         if requested_by.pk != subject.pk:
             raise ErasureForbidden("You can only erase your own data.")
     elif not is_compliance_officer(requested_by):
         raise ErasureForbidden("Only compliance officers can file erasure requests for other people.")
-    existing = sel.erasure_request_open_for(user=subject)
+    existing = _join(subject, delete_account=delete_account)
     if existing is not None:
-        if self_service:
-            return existing
-        raise Conflict("This person already has an open erasure request.", extra={"request_id": str(existing.pk)})
+        return existing, False
     held = sel.hold_in_force(user_id=subject.pk)
     request = ErasureRequest(
         subject=subject,
@@ -64,10 +62,59 @@ def erasure_request_create(
         delete_account=delete_account,
         status=ErasureStatus.HELD if held else ErasureStatus.PENDING,
     )
-    request.full_clean()
-    request.save()
+    # The one-open-request rule is the database's (a partial unique index): of two
+    # requests filed at once, the second joins the first instead of naming a constraint.
+    request.full_clean(validate_constraints=False)
+    try:
+        with transaction.atomic():
+            request.save()
+    except IntegrityError:
+        joined = _join(subject, delete_account=delete_account)
+        if joined is None:
+            raise
+        return joined, False
     logger.info("erasure request %s filed (self_service=%s)", request.pk, self_service)
-    return request
+    return request, True
+
+
+def erasure_request_create(
+    *,
+    subject: User,
+    requested_by: User,
+    reason: str = "",
+    delete_account: bool = False,
+    self_service: bool = False,
+) -> ErasureRequest:
+    """:func:`erasure_request_file`, for callers that need not know whether it was joined."""
+    return erasure_request_file(
+        subject=subject,
+        requested_by=requested_by,
+        reason=reason,
+        delete_account=delete_account,
+        self_service=self_service,
+    )[0]
+
+
+def _join(subject: User, *, delete_account: bool) -> ErasureRequest | None:
+    """The person's unfinished request, which a new one joins: open, or failed (it becomes
+    pending again, to be resumed). Two requests would block each other for ever, each
+    one a reference to the person the other's verification finds."""
+    existing = (
+        ErasureRequest.objects.filter(subject=subject, status__in=[*OPEN_ERASURE_STATUSES, ErasureStatus.FAILED])
+        .order_by("-created_at")
+        .first()
+    )
+    if existing is None:
+        return None
+    changes: dict[str, object] = {}
+    if existing.status == ErasureStatus.FAILED:
+        changes["status"] = ErasureStatus.PENDING
+    if delete_account and not existing.delete_account:
+        changes["delete_account"] = True  # the wider request wins
+    if changes:
+        ErasureRequest.objects.filter(pk=existing.pk).update(**changes)
+        existing.refresh_from_db()
+    return existing
 
 
 def erasure_dry_run(*, request: ErasureRequest) -> dict[str, int]:
@@ -137,6 +184,7 @@ __all__ = [
     "erasure_dry_run",
     "erasure_execute",
     "erasure_request_create",
+    "erasure_request_file",
     "erasure_self_service",
     "erasure_verify",
     "legal_hold_lift",

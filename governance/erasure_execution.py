@@ -30,6 +30,7 @@ from governance import erasure_selectors as sel
 from governance.erasure_receipts import receipt_build, receipt_hash
 from governance.models import ErasureReceipt, ErasureRequest, ErasureStatus, LegalHold
 from liamemory.errors import Conflict, Forbidden
+from liamemory.models import StaffAccessLog
 from liamemory.roles import is_compliance_officer
 from memories.models import Memory, MemoryPreference
 
@@ -42,6 +43,16 @@ class ErasureForbidden(Forbidden):
 
 class ErasureRefused(Conflict):
     """The request cannot go on in its current state."""
+
+
+NOT_VERIFIED = (
+    "The erasure could not be verified: some of the data is still stored. "
+    "It has been reported, and a compliance officer can resume it."
+)
+INTERRUPTED = (
+    "The erasure was interrupted before it finished. "
+    "What was already deleted stays deleted, and a compliance officer can resume it."
+)
 
 
 def batch_size() -> int:
@@ -111,6 +122,18 @@ def _scrub_history(history_ids: list[int]) -> dict[str, int]:
 def _delete_runs(ids: list[uuid.UUID]) -> dict[str, int]:
     _, per_model = Run.objects.filter(id__in=ids).delete()
     return {"runs": per_model.get("agents.Run", 0), "trace_events": per_model.get("agents.TraceEvent", 0)}
+
+
+def _pseudonymize_staff_access(user_id: int, subject_ref: str) -> int:
+    """The audit of staff reads outlives the person: who looked, what kind of data and when
+    stay; the person is named only by the receipt's pseudonym, and the ids of their erased
+    objects go. Where the person was the staff member looking, their name goes the same way."""
+    about = StaffAccessLog.objects.filter(subject_id=user_id)
+    seen = about.update(subject=None, subject_ref=subject_ref, object_ref="")
+    looked = StaffAccessLog.objects.filter(viewer_id=user_id).update(
+        viewer=None, viewer_username=f"erased person {subject_ref[:12]}"
+    )
+    return seen + looked
 
 
 def _start(request_id: uuid.UUID) -> ErasureRequest | None:
@@ -193,6 +216,7 @@ def _delete_everything(request: ErasureRequest) -> None:
                 "legal_holds_lifted": LegalHold.objects.filter(user_id=uid, lifted_at__isnull=False).delete()[0],
                 "references_cleared": refs["holds_placed"].update(placed_by=None)
                 + refs["requests_filed"].update(requested_by=None),
+                "staff_access_pseudonymized": _pseudonymize_staff_access(uid, request.subject_ref),
             },
         )
 
@@ -225,7 +249,10 @@ def _finish(request_id: uuid.UUID, canaries: set[str], identifiers: tuple[set[st
         if not findings.clean:
             transaction.set_rollback(True)
             places = ", ".join(f"{f['table']}.{f['column']}" for f in findings.references + findings.identifiers)
-            failure = f"Verification found leftovers in: {places}"
+            # The places (table and column names, never values) are for the log; the
+            # person and the officer read plain words.
+            logger.warning("erasure %s: verification found leftovers in %s", request_id, places)
+            failure = NOT_VERIFIED
         else:
             failure = ""
             counts = dict(request.executed_counts)
@@ -242,8 +269,7 @@ def _finish(request_id: uuid.UUID, canaries: set[str], identifiers: tuple[set[st
                 reason="",
             )
     if failure:
-        ErasureRequest.objects.filter(pk=request_id).update(status=ErasureStatus.FAILED, error_message=failure[:2000])
-        logger.warning("erasure %s failed verification (%d places)", request_id, failure.count(",") + 1)
+        ErasureRequest.objects.filter(pk=request_id).update(status=ErasureStatus.FAILED, error_message=failure)
     return ErasureRequest.objects.get(pk=request_id)
 
 
@@ -279,6 +305,14 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
         result = _finish(request_id, canaries, identifiers)
         logger.info("erasure %s finished: %s", request_id, result.status)
         return result
+    except Exception:
+        # Never left "running" for ever: failed, with what was done so far counted, and
+        # resumable (execute it again; it continues where it stopped).
+        logger.exception("erasure %s stopped by an error", request_id)
+        ErasureRequest.objects.filter(pk=request_id).exclude(status=ErasureStatus.COMPLETED).update(
+            status=ErasureStatus.FAILED, error_message=INTERRUPTED
+        )
+        return ErasureRequest.objects.get(pk=request_id)
     finally:
         with connection.cursor() as cur:
             cur.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(request_id)])

@@ -26,7 +26,12 @@ class StaffAccess(models.TextChoices):
 class StaffAccessLog(models.Model):
     """A staff member looked at a person's data (the audit of reads; changes are in history)."""
 
-    subject = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_views")
+    # Null once the person is erased: the row stays, naming them only by ``subject_ref``.
+    subject = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="staff_views"
+    )
+    # The erasure receipt's pseudonym of the person (HMAC of the user id), set when they are erased.
+    subject_ref = models.CharField(max_length=64, blank=True)
     viewer = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="staff_views_made"
     )
@@ -48,7 +53,8 @@ class StaffAccessLog(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.viewer_username} viewed {self.what} {self.object_ref} of user {self.subject_id}"
+        whose = f"user {self.subject_id}" if self.subject_id else f"erased person {self.subject_ref[:12]}"
+        return f"{self.viewer_username} viewed {self.what} {self.object_ref} of {whose}"
 
 
 class RetentionScope(models.TextChoices):

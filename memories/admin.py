@@ -23,6 +23,7 @@ from liamemory.admin_utils import (
 )
 from liamemory.errors import ApplicationError
 from liamemory.models import StaffAccess
+from liamemory.staff_access import staff_access_record
 from memories.admin_forms import CorrectionForm, MemoryForm, RejectionForm, SourceFilter, UserIdFilter
 from memories.models import (
     Memory,
@@ -256,6 +257,11 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
             "original": memory,
             "form": form,
         }
+        if request.method == "GET":
+            # The page shows the memory's text: a staff read like its change page.
+            staff_access_record(
+                viewer=request.user, subject_id=memory.user_id, what=StaffAccess.MEMORY, object_ref=memory.pk
+            )
         return TemplateResponse(request, "admin/memories/memory/correct.html", context)
 
     # --- columns and read-only fields ---------------------------------------------
