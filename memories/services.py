@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import memory_expires_at
+from memories.contradiction_model import model_enabled, model_replaced
 from memories.matching import Verdict, compare
 from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, WriterType
 from memories.write_rules import (
@@ -119,6 +120,15 @@ def _count_towards_cap(user: User) -> int:
     )
 
 
+def _asked_model(*, user: User, kind: str, content: str) -> set[int]:
+    """Ids of active memories the fast model says ``content`` replaces, among those the grammar keeps."""
+    if not model_enabled():
+        return set()
+    judged = _judged_candidates(user=user, kind=kind, content=content, statuses=[MemoryStatus.ACTIVE])
+    earlier = [(m.pk, m.content) for m, v in judged if v.relation == "compatible"]
+    return model_replaced(new=content, earlier=earlier)
+
+
 def memory_remember(
     *,
     user: User,
@@ -146,6 +156,9 @@ def memory_remember(
     check_switches(user=user, source_thread=source_thread)
     needs_review = kind in review_kinds() and writer_type in REVIEWED_WRITERS
     reason = f"{writer_type}:{writer_name}" if writer_name else writer_type
+    # The optional model is asked before the user's lock is taken (no network call
+    # under it); what it names is applied below only if still active and not judged already.
+    by_model = set() if needs_review else _asked_model(user=user, kind=kind, content=content)
 
     with transaction.atomic():
         _lock_user(user)
@@ -160,6 +173,11 @@ def memory_remember(
         # A value that changed is a new version, never an edit in place: the old one is
         # kept, linked and no longer recalled. Review kinds are left to the reviewer.
         contradicted = [] if needs_review else [(m, v) for m, v in judged if v.relation == "supersedes"]
+        contradicted += [
+            (m, Verdict("supersedes", "the fast model: no longer true", v.similarity))
+            for m, v in judged
+            if m.pk in by_model and v.relation == "compatible"
+        ]
         if not contradicted:
             _check_cap(user)
         memory = Memory(
