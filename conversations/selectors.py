@@ -41,6 +41,25 @@ def message_list_for_display(*, thread: Thread, limit: int = 500) -> list[Messag
     return rows
 
 
+def tool_calls_refused(*, run_ids: list) -> set[str]:
+    """The ids of the tool calls of these runs whose result was a refusal.
+
+    A refused call's result block carries ``is_error`` (``agents.graph``): the pages
+    must not show "saved to memory" under a write that memory off or incognito refused.
+    """
+    if not run_ids:
+        return set()
+    contents = Message.objects.filter(
+        run_id__in=run_ids, role=MessageRole.TOOL, content__contains=[{"is_error": True}]
+    ).values_list("content", flat=True)
+    return {
+        block.get("tool_use_id", "")
+        for content in contents
+        for block in content
+        if isinstance(block, dict) and block.get("is_error")
+    }
+
+
 def message_window(*, thread: Thread, size: int) -> list[Message]:
     """The last ``size`` rows of the thread, in order (one index scan)."""
     return Message.objects.last_n(thread, size)

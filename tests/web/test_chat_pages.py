@@ -94,6 +94,18 @@ def test_chat_page_shows_history_agent_and_tokens(as_alice, alice):
     assert "script-src 'self'" in as_alice.get(f"/c/{thread.pk}/")["Content-Security-Policy"]
 
 
+def test_a_refused_memory_write_is_not_shown_as_saved(as_alice, alice):
+    thread = thread_create(owner=alice, incognito=True)
+    run = run_turn(alice, thread, "remember that my cat is Miso")
+    assert run.status == "completed" and not alice.memories.exists()
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert "saved to memory" not in page.replace("not saved to memory", "")
+    assert "not saved to memory" in page
+    poll = as_alice.get(f"/runs/{run.pk}").json()
+    tools = [t for reply in poll["replies"] for t in reply["tools"]]
+    assert tools == ["not saved to memory"]
+
+
 def test_bob_gets_404_for_alices_conversation_and_runs(as_bob, alice):
     thread = thread_create(owner=alice, title="Alice secret")
     _, run = turn_submit(user=alice, thread=thread, content="my secret")
