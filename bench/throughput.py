@@ -13,10 +13,14 @@ the next one, for a fixed time per level. Two setups side by side in one run:
 Two models:
 
 - the offline model (answers at once: the figure is the product's own CPU per turn),
-  clients polling ``GET /api/runs/<id>``, 1, 8 and 32 clients;
+  1, 8 and 32 clients;
 - ``--model-delay 2``: the fake Messages API (``tests/fake_anthropic.py``, its own
-  process) answering every call after 2 s and streaming the reply; 64 clients reading
-  ``GET /api/runs/<id>/events`` (server-sent events) as a streaming client does.
+  process) answering every call after 2 s and streaming the reply; 64 clients.
+
+Clients of the production setup read ``GET /api/runs/<id>/events`` (server-sent
+events) as the chat page does; clients of the legacy setup poll ``GET /api/runs/<id>``
+(every 20 ms offline, 200 ms with the slow model, with ``If-None-Match``), as they had
+to before streaming existed (64 open streams would also hold all 8 of its web threads).
 
 Reports turns per second, client-observed turn latency, time to the first streamed
 words, runs lost or failed, the memory layer's share of the runs' time (trace events:
@@ -129,7 +133,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, nargs="+", help="levels (default 1 8 32; 64 with --model-delay)")
     parser.add_argument("--setups", nargs="+", choices=["legacy", "production"], default=["legacy", "production"])
     parser.add_argument(
-        "--follow", choices=["poll", "stream"], help="default: poll offline; with a delay, stream (legacy: poll)"
+        "--follow", choices=["poll", "stream"], help="default: production streams, legacy polls"
     )
     parser.add_argument("--poll-seconds", type=float, help="default 0.02 offline, 0.2 with a delay")
     args = parser.parse_args()
@@ -152,7 +156,7 @@ def main() -> int:
             stack = Stack.production(env=dict(extra)) if which == "production" else Stack(env=dict(extra))
             # Before streaming existed a client could only poll; the legacy setup's 8 web threads
             # would also be held by 64 open event streams.
-            follow = args.follow or ("stream" if slow and which == "production" else "poll")
+            follow = args.follow or ("stream" if which == "production" else "poll")
             model = f"model answering after {args.model_delay:g} s" if slow else "offline model"
             print(f"{which}: {stack.label}; {model}; clients {follow}", flush=True)
             stack.start()
