@@ -23,8 +23,12 @@ run: migrate
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Style, the architecture (.importlinter: one-way layers, no module cycles), then the
+# types of the services, selectors, agents and governance ([tool.mypy] in pyproject).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 clean-db:
 	-$(BIN)/python -m liamemory.embedded_db stop
@@ -41,6 +45,7 @@ bench: migrate
 	$(BIN)/python -m bench.longchat.run $(BENCH_FLAGS)
 	$(BIN)/python -m bench.overhead $(BENCH_FLAGS)
 	$(BIN)/python -m bench.latency $(BENCH_FLAGS)
+	$(BIN)/python -m bench.vectors $(BENCH_FLAGS)
 	$(BIN)/python -m bench.throughput $(BENCH_FLAGS)
 	$(BIN)/python -m bench.erasure $(BENCH_FLAGS)
 	$(BIN)/python -m bench.footprint $(BENCH_FLAGS)

@@ -9,6 +9,10 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "liamemory.settings.base")
     from django.core.management import execute_from_command_line
 
+    from liamemory.embedded_db import use_when_no_database_url
+
+    # No DATABASE_URL: the embedded server, started here if needed (settings start nothing).
+    use_when_no_database_url()
     execute_from_command_line(sys.argv)
 
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.forms.models import BaseInlineFormSet
-from django.http import HttpRequest
-from django.urls import reverse
+from django.http import Http404, HttpRequest, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from agents.models import PendingApproval, Run, TraceEvent
-from agents.services import run_approval_decide
+from agents.selectors import thread_checkpoints
+from agents.services import run_approval_decide, thread_fork
 from conversations.models import Message, ThreadSummary
 from liamemory.admin_utils import (
     AccessLoggedMixin,
@@ -21,9 +24,11 @@ from liamemory.admin_utils import (
     person_link,
     truncate,
 )
-from liamemory.api import Conflict
-from liamemory.roles import is_staff
-from memories.models import Memory, StaffAccess
+from liamemory.errors import ApplicationError, Conflict
+from liamemory.models import StaffAccess
+from liamemory.roles import is_staff, signed_in
+from liamemory.staff_access import staff_access_record
+from memories.models import Memory
 
 INLINE_TRACE_EVENTS = 300
 
@@ -94,6 +99,7 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
         "latency_ms",
         "attempts",
         "retry_link",
+        "checkpoints_link",
         "created_at",
         "started_at",
         "finished_at",
@@ -104,6 +110,42 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).select_related("user", "thread")
+
+    # --- time travel: the thread's checkpoints, and a fork from one -----------------
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.checkpoints_view)
+        extra = [path("<path:object_id>/checkpoints/", view, name="agents_run_checkpoints")]
+        return extra + super().get_urls()
+
+    def checkpoints_view(self, request: HttpRequest, object_id: str):
+        """The run's thread as LangGraph checkpointed it; POST forks a new thread from one."""
+        run = self.get_object(request, unquote(object_id))
+        if run is None or not self.has_view_permission(request, run):
+            raise Http404("No such run.")
+        if request.method == "POST":
+            try:
+                fork = thread_fork(thread=run.thread, checkpoint_id=request.POST.get("checkpoint_id", ""))
+            except ApplicationError as exc:
+                self.message_user(request, exc.message, messages.ERROR)
+            else:
+                self.message_user(request, f"Forked as a new thread of {run.user.username}.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:conversations_thread_change", args=[fork.pk]))
+        staff_access_record(
+            viewer=signed_in(request.user), subject_id=run.user_id, what=StaffAccess.THREAD, object_ref=run.thread_id
+        )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Checkpoints of the thread of run {run.pk}",
+            "opts": self.opts,
+            "original": run,
+            "checkpoints": thread_checkpoints(thread=run.thread),
+        }
+        return TemplateResponse(request, "admin/agents/run/checkpoints.html", context)
+
+    @admin.display(description="checkpoints")
+    def checkpoints_link(self, obj: Run) -> str:
+        url = reverse("admin:agents_run_checkpoints", args=[obj.pk])
+        return format_html('<a href="{}">The thread\'s checkpoints (fork from one)</a>', url)
 
     @admin.display(description="user", ordering="user__username")
     def user_link(self, obj: Run) -> str:
@@ -155,7 +197,7 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
             rows.append(("Memories", "none"))
         excerpts = [e for e in info.get("excerpts") or [] if isinstance(e, dict) and "message_id" in e]
         if excerpts:
-            found = {
+            messages_found = {
                 m.pk: m for m in Message.objects.filter(pk__in=[e["message_id"] for e in excerpts]).only("id", "text")
             }
             items = format_html_join(
@@ -164,9 +206,10 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
                 (
                     (
                         admin_link(
-                            found[e["message_id"]], f"#{e['sequence']} {truncate(found[e['message_id']].text, 80)}"
+                            messages_found[e["message_id"]],
+                            f"#{e['sequence']} {truncate(messages_found[e['message_id']].text, 80)}",
                         )
-                        if e["message_id"] in found
+                        if e["message_id"] in messages_found
                         else f"#{e['sequence']} (since deleted)",
                     )
                     for e in excerpts
@@ -229,8 +272,10 @@ class TraceEventAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, 
 
 
 @admin.register(PendingApproval)
-class PendingApprovalAdmin(StaffViewOnlyMixin, admin.ModelAdmin):
+class PendingApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, admin.ModelAdmin):
     """The queue of runs waiting for staff: approve or reject the action they asked for."""
+
+    access_what = StaffAccess.RUN
 
     list_display = ("id", "thread", "user_link", "agent", "requested_action", "amount", "created_at")
     list_select_related = ("user", "thread")

@@ -16,8 +16,8 @@ from rest_framework.views import APIView
 from agents import selectors, services
 from agents.serializers import MessageOutSerializer, RunOutSerializer, TurnInSerializer, TurnOutSerializer
 from agents.sse import event_stream_response, sse, stream_events
-from conversations.selectors import ThreadNotFound, message_list, thread_get_for_user
-from liamemory.api import NotFound, StrictCursorPagination, cursor_page, cursor_parameters
+from conversations.selectors import message_list, thread_get_for_user
+from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
 
 
 class MessageCursor(StrictCursorPagination):
@@ -25,10 +25,7 @@ class MessageCursor(StrictCursorPagination):
 
 
 def _thread(request, thread_id):
-    try:
-        return thread_get_for_user(user=request.user, thread_id=thread_id)
-    except ThreadNotFound as exc:
-        raise NotFound("Conversation not found.") from exc
+    return thread_get_for_user(user=request.user, thread_id=thread_id)
 
 
 class ThreadMessagesApi(APIView):
@@ -67,7 +64,7 @@ class RunDetailApi(APIView):
         try:
             etag = selectors.run_etag(user=request.user, run_id=run_id)
         except (ValueError, TypeError) as exc:
-            raise NotFound("Run not found.") from exc
+            raise selectors.RunNotFound(run_id) from exc
         if request.headers.get("If-None-Match") == etag:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         run = selectors.run_get_for_user(user=request.user, run_id=run_id)

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import connections
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.postgres import PostgresSaver
 
 CHECKPOINT_TABLES = ("checkpoint_writes", "checkpoint_blobs", "checkpoints", "checkpoint_migrations")
 
@@ -32,7 +36,7 @@ def conninfo(alias: str = "default") -> str:
 
 
 @contextmanager
-def open_saver(alias: str = "default") -> Iterator[object]:
+def open_saver(alias: str = "default") -> Iterator[PostgresSaver]:
     """A ``PostgresSaver`` over a single autocommit connection (prepared statements off)."""
     import psycopg
     from langgraph.checkpoint.postgres import PostgresSaver
@@ -46,7 +50,7 @@ _pool = None
 _pool_pid = None
 
 
-def shared_saver() -> object:
+def shared_saver() -> PostgresSaver:
     """A ``PostgresSaver`` over this process's connection pool (created on first use).
 
     The pool is made lazily and per process id, so a forked Celery worker child never
@@ -68,7 +72,7 @@ def shared_saver() -> object:
             open=True,
         )
         _pool_pid = os.getpid()
-    return PostgresSaver(_pool)
+    return PostgresSaver(_pool)  # type: ignore[arg-type]  # rows are dicts: row_factory above
 
 
 def setup_tables(alias: str = "default") -> None:

@@ -32,9 +32,9 @@ from agents.window import cut_to_whole_turns, drop_oldest_turn
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.selectors import corrections_of, message_window, summary_current
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
-from memories import retrieval
+from memories import embeddings, retrieval
 from memories.models import Memory
-from memories.selectors import long_term_enabled_for, pinned_memories
+from memories.selectors import long_term_memory_allowed, pinned_memories
 
 SUMMARY_HEADING = "Summary of the conversation so far:"
 MEMORY_HEADING = "What you already know about this user (long-term memory):"
@@ -43,12 +43,12 @@ EXCERPT_HEADING = "Earlier in this conversation (verbatim excerpts older than th
 EXCERPT_LINE = "- [#{sequence}, {date}, {role}] “{text}”"
 EXCERPT_CANDIDATES = 10
 
-# What makes a message ask about something said before: a question (a question mark
-# or an interrogative opening), a request to recall, or an identifier (a token with a
-# digit), in English and Italian. Small talk ("how are you?", "thanks!") asks for
-# nothing specific: it has no content words, no name and no first-person subject.
+# What makes a message ask about something said before, in English and Italian: a
+# request to recall, or a question (a question mark or an interrogative opening) about
+# someone or something specific. Small talk ("how are you?", "thanks!") asks for
+# nothing specific: no name, no identifier, no first-person subject.
 _QUESTION = re.compile(
-    r"\?|^\W*(?:who|whom|whose|what|when|where|which|why|how|did|do|does|was|were|is|are|have|has|had|can|could"
+    r"\?$|^\W*(?:who|whom|whose|what|when|where|which|why|how|did|do|does|was|were|is|are|have|has|had|can|could"
     r"|chi|cosa|che cosa|quando|dove|quale|quali|perch[eé]|come|quanto|quanti|quante|quanta)\b",
     re.I,
 )
@@ -62,7 +62,8 @@ _RECALL = re.compile(
 _PERSONAL = re.compile(
     r"\b(?:i|me|my|mine|myself|we|us|our|did|io|mi|mio|mia|miei|mie|ho|avevo|sono|noi|nostr[oaie])\b", re.I
 )
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z][\w'-]+")
+_NAME = re.compile(r"(?<!^)\b(?!I\b|I')[A-Z][\w'-]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # An order code, an amount, a date, a year: a token of three characters or more with a digit.
 _IDENTIFIER = re.compile(r"(?=[\w€$£./-]*\d)[\w€$£][\w€$£./-]{2,}")
 
@@ -90,14 +91,16 @@ class Context:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def long_term_memory_allowed(*, user, thread: Thread) -> bool:
-    """Off for incognito threads, for users who switched it off, and installation-wide by setting."""
-    return not thread.incognito and long_term_enabled_for(user=user)
+def relevant_memories(
+    *, user, thread: Thread, agent: AgentSpec, query: str, limit: int = 8, allowed: bool | None = None
+) -> list[Memory]:
+    """Pinned kinds first, then the memories most similar to the message.
 
-
-def relevant_memories(*, user, thread: Thread, agent: AgentSpec, query: str, limit: int = 8) -> list[Memory]:
-    """Pinned kinds first, then the memories most similar to the message."""
-    if not long_term_memory_allowed(user=user, thread=thread):
+    ``allowed``: the turn's memory switch when the caller already knows it.
+    """
+    if allowed is None:
+        allowed = long_term_memory_allowed(user=user, thread=thread)
+    if not allowed:
         return []
     pinned = pinned_memories(user=user, kinds=agent.pinned_kinds, limit=limit) if agent.pinned_kinds else []
     seen = {m.id for m in pinned}
@@ -108,15 +111,18 @@ def relevant_memories(*, user, thread: Thread, agent: AgentSpec, query: str, lim
 def asks_about_something(text: str) -> bool:
     """Whether ``text`` asks about something specific enough to look for in the thread.
 
-    A request to recall or an identifier always does; a question does when it is about
-    someone (the user, a past act, a name). "How are you today?" does not.
+    A request to recall always does; a question does when it is about someone or
+    something specific (the user, a past act, a name, an identifier). "How are you
+    today?" does not, nor does a statement ("For the record: order A-1234 costs €120").
     """
     text = (text or "").strip()
-    if not text:
-        return False
-    if _RECALL.search(text) or _IDENTIFIER.search(text):
+    if _RECALL.search(text):
         return True
-    return bool(_QUESTION.search(text)) and bool(_PERSONAL.search(text) or _NAME.search(text))
+    for sentence in _SENTENCE_END.split(text):
+        specific = _PERSONAL.search(sentence) or _NAME.search(sentence) or _IDENTIFIER.search(sentence)
+        if specific and _QUESTION.search(sentence):
+            return True
+    return False
 
 
 def _covered_by(summary_text: str, text: str) -> bool:
@@ -222,7 +228,30 @@ def _reassert(messages: list[dict[str, Any]], agent: AgentSpec) -> None:
     messages[-1] = {**messages[-1], "content": [*messages[-1]["content"], {"type": "text", "text": reminder}]}
 
 
-def build_context(*, thread: Thread, agent: AgentSpec, user, request_message: Message) -> Context:
+def cap_window_tokens(rows: list[Message], *, cap: int, keep_turns: int = 2) -> list[Message]:
+    """The newest whole turns of ``rows`` that fit in ``cap`` tokens; the last ``keep_turns`` always stay.
+
+    A turn starts at a user message, so a tool call and its result are never parted.
+    What is left out is older than the window: the excerpts and ``search_history`` reach it.
+    """
+    if cap <= 0 or sum(r.token_estimate for r in rows) <= cap:
+        return rows
+    starts = [i for i, r in enumerate(rows) if r.role == MessageRole.USER]
+    if len(starts) <= keep_turns:
+        return rows
+    for start in starts[:-keep_turns]:
+        if sum(r.token_estimate for r in rows[start:]) <= cap:
+            return rows[start:]
+    return rows[starts[-keep_turns] :]
+
+
+def build_context(
+    *, thread: Thread, agent: AgentSpec, user, request_message: Message, memory_allowed: bool | None = None
+) -> Context:
+    if not thread.incognito and request_message.text and embeddings.enabled():
+        # The message's query vector is made in another thread while the summary and the
+        # window are read; memory recall then takes it from the cache.
+        embeddings.query_vector_soon(request_message.text[: retrieval.MAX_QUERY_CHARS])
     summary = summary_current(thread=thread) if settings.MEMORY_SUMMARY_ENABLED else None
     covered = summary.covers_through if summary else 0
 
@@ -232,8 +261,11 @@ def build_context(*, thread: Thread, agent: AgentSpec, user, request_message: Me
         if covered < r.sequence <= request_message.sequence
     ]
     rows = with_late_corrections(rows, thread=thread, request_message=request_message)
+    rows = cap_window_tokens(rows, cap=settings.MEMORY_WINDOW_TOKENS)
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
-    memories = relevant_memories(user=user, thread=thread, agent=agent, query=request_message.text)
+    memories = relevant_memories(
+        user=user, thread=thread, agent=agent, query=request_message.text, allowed=memory_allowed
+    )
     first_seq = rows[0].sequence if rows else request_message.sequence
     excerpts = relevant_excerpts(
         thread=thread,

@@ -17,30 +17,39 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any, TypedDict
 
+from django.contrib.auth.models import User
 from langgraph.channels import UntrackedValue
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from agents import services
+from agents import run_lifecycle
 from agents import tools as agent_tools
-from agents.context import Context, build_context, long_term_memory_allowed
-from agents.llm import ChatModel
-from agents.models import TraceKind
+from agents.context import Context, build_context
+from agents.models import Run, RunErrorCode, TraceKind
 from agents.registry import AgentSpec
 from agents.streaming import release_db_connection
+from conversations.models import Message, Thread
 from conversations.tokens import estimate_messages
+from liamemory.llm import ChatModel
 
 STEP_LIMIT_TEXT = "I stopped here: this request needed more tool steps than I am allowed in one turn."
+STEP_LIMIT_ERROR = "This reply needed more than the {steps} steps allowed in one turn; it stopped there."
 
 
 @dataclass
 class TurnRuntime:
-    run: Any
-    thread: Any
-    user: Any
+    """What a run's graph reads, loaded once per execution by the runner (``_runtime``)."""
+
+    run: Run
+    thread: Thread
+    user: User
     agent: AgentSpec
     model: ChatModel
+    # The user's message this turn answers (a queued run always has one).
+    request_message: Message
+    # The memory switch, decided once for the turn (``memories.selectors.long_term_memory_allowed``).
+    memory_allowed: bool
     # Publishes the reply while it is written (agents/streaming.py); None writes it only at the end.
     stream: Any = None
 
@@ -54,6 +63,8 @@ class TurnState(TypedDict, total=False):
     model: str
     latency_ms: int
     info: dict[str, Any]
+    # Set when the turn ends short of an answer (the step cap): the run's error code.
+    error_code: str
     context: Annotated[dict, UntrackedValue(dict)]
 
 
@@ -66,8 +77,14 @@ def _wire(new: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _context(state: TurnState, rt: TurnRuntime) -> Context:
-    ctx = build_context(thread=rt.thread, agent=rt.agent, user=rt.user, request_message=rt.run.request_message)
-    ctx.info["memory_allowed"] = long_term_memory_allowed(user=rt.user, thread=rt.thread)
+    ctx = build_context(
+        thread=rt.thread,
+        agent=rt.agent,
+        user=rt.user,
+        request_message=rt.request_message,
+        memory_allowed=rt.memory_allowed,
+    )
+    ctx.info["memory_allowed"] = rt.memory_allowed
     return ctx
 
 
@@ -75,26 +92,26 @@ def load_context(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     rt = runtime.context
     started = time.monotonic()
     ctx = _context(state, rt)
-    services.trace_record(
+    run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.RETRIEVAL,
         name="memories",
         payload={
-            "query_chars": len(rt.run.request_message.text),
+            "query_chars": len(rt.request_message.text),
             "memory_ids": ctx.info["memory_ids"],
             "summary_version": ctx.info["summary_version"],
         },
         duration_ms=int((time.monotonic() - started) * 1000),
     )
     if ctx.info["excerpts"]:
-        services.trace_record(
+        run_lifecycle.trace_record(
             run_id=rt.run.pk,
             kind=TraceKind.RETRIEVAL,
             name="excerpts",
             payload={"excerpts": ctx.info["excerpts"], "before_sequence": ctx.info["window_first_sequence"]},
             tokens_in=ctx.info["excerpt_tokens"],
         )
-    services.trace_record(
+    run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.CONTEXT,
         name="build_context",
@@ -121,7 +138,7 @@ def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     if rt.stream:
         rt.stream.end_message()
     sent = ctx.info["estimated_tokens"] + estimate_messages(_wire(new))
-    services.trace_record(
+    run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.MODEL_CALL,
         name=reply.model,
@@ -153,7 +170,11 @@ def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
 
 
 def _tool_result_block(tool_use_id: str, result: dict[str, Any]) -> dict[str, Any]:
-    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": json.dumps(result, ensure_ascii=False)}
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": json.dumps(result, ensure_ascii=False),
+    }
     if result.get("ok") is False:
         block["is_error"] = True
     return block
@@ -167,7 +188,7 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         thread=rt.thread,
         run=rt.run,
         agent=rt.agent,
-        window_first_sequence=info.get("window_first_sequence", rt.run.request_message.sequence),
+        window_first_sequence=info.get("window_first_sequence", rt.request_message.sequence),
         memory_allowed=info.get("memory_allowed", False),
     )
     blocks = []
@@ -185,7 +206,7 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
                 "by": decision.get("by", "staff"),
                 "note": decision.get("note", ""),
             }
-        services.trace_record(
+        run_lifecycle.trace_record(
             run_id=rt.run.pk,
             kind=TraceKind.TOOL_CALL,
             name=call["name"],
@@ -197,12 +218,14 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
 
 
 def stop_at_step_limit(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
-    return {"new": [*state["new"], {"role": "assistant", "content": [{"type": "text", "text": STEP_LIMIT_TEXT}]}]}
+    """The last tool results get a closing reply, and the run will end ``failed`` with ``step_limit``."""
+    closing = {"role": "assistant", "content": [{"type": "text", "text": STEP_LIMIT_TEXT}]}
+    return {"new": [*state["new"], closing], "error_code": RunErrorCode.STEP_LIMIT}
 
 
 def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     rt = runtime.context
-    services.run_complete(
+    run_lifecycle.run_complete(
         run_id=rt.run.pk,
         new_messages=state["new"],
         usage=state.get("usage") or {},
@@ -211,6 +234,8 @@ def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         context_info=state.get("info") or {},
         tokens_sent=state.get("sent", 0),
         tokens_full_resend=state.get("full_resend", 0),
+        error_code=state.get("error_code", ""),
+        error_message=STEP_LIMIT_ERROR.format(steps=rt.agent.max_steps) if state.get("error_code") else "",
     )
     return {}
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import uuid
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+from liamemory.llm import ModelErrorCode
 
 
 class RunStatus(models.TextChoices):
@@ -23,15 +26,15 @@ FINAL_RUN_STATUSES = (RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED
 
 
 class RunErrorCode(models.TextChoices):
-    MODEL_UNAVAILABLE = "model_unavailable", "Model unavailable"
-    RATE_LIMITED = "rate_limited", "Rate limited"
-    TIMEOUT = "timeout", "Timed out"
-    TOO_LONG = "too_long", "Too long for the model"
-    BAD_REQUEST = "bad_request", "Rejected by the model API"
+    MODEL_UNAVAILABLE = ModelErrorCode.MODEL_UNAVAILABLE.value, "Model unavailable"
+    RATE_LIMITED = ModelErrorCode.RATE_LIMITED.value, "Rate limited"
+    TIMEOUT = ModelErrorCode.TIMEOUT.value, "Timed out"
+    TOO_LONG = ModelErrorCode.TOO_LONG.value, "Too long for the model"
+    BAD_REQUEST = ModelErrorCode.BAD_REQUEST.value, "Rejected by the model API"
     STEP_LIMIT = "step_limit", "Too many tool steps"
     REJECTED = "rejected", "Action rejected by staff"
     WORKER_LOST = "worker_lost", "Worker lost too many times"
-    INTERNAL = "internal", "Internal error"
+    INTERNAL = ModelErrorCode.INTERNAL.value, "Internal error"
 
 
 class RunQuerySet(models.QuerySet["Run"]):
@@ -135,14 +138,14 @@ class TraceEvent(models.Model):
 
 
 class PendingApprovalManager(models.Manager["PendingApproval"]):
-    def get_queryset(self) -> RunQuerySet:
+    def get_queryset(self) -> models.QuerySet[PendingApproval]:
         return super().get_queryset().filter(status=RunStatus.INTERRUPTED)
 
 
 class PendingApproval(Run):
     """Runs waiting for a staff decision on an action (the admin's approval queue)."""
 
-    objects = PendingApprovalManager()
+    objects: ClassVar[PendingApprovalManager] = PendingApprovalManager()  # type: ignore[assignment]
 
     class Meta:
         proxy = True

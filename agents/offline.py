@@ -15,14 +15,14 @@ from __future__ import annotations
 import json
 import re
 import time
-import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 
-from agents.llm import ModelReply, Usage
+from agents.offline_words import content_words, fold
 from conversations.tokens import estimate_messages, estimate_text
+from liamemory.llm import ModelReply, Usage
 
 LABEL = "(offline model)"
 _WORDS = re.compile(r"\S+\s*|\s+")
@@ -66,151 +66,6 @@ _SAID_ABOUT = [
         re.I | re.S,
     ),
 ]
-STOPWORDS = set(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "am",
-        "i",
-        "me",
-        "my",
-        "mine",
-        "you",
-        "your",
-        "we",
-        "our",
-        "it",
-        "its",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "and",
-        "or",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "when",
-        "where",
-        "how",
-        "why",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "shall",
-        "tell",
-        "know",
-        "about",
-        "please",
-        "that",
-        "this",
-        "these",
-        "those",
-        "there",
-        "here",
-        "have",
-        "has",
-        "had",
-        "any",
-        "some",
-        "from",
-        "by",
-        "as",
-        "so",
-        "if",
-        "not",
-        "no",
-        "yes",
-        "il",
-        "lo",
-        "la",
-        "i",
-        "gli",
-        "le",
-        "un",
-        "una",
-        "uno",
-        "di",
-        "da",
-        "in",
-        "con",
-        "su",
-        "per",
-        "tra",
-        "fra",
-        "e",
-        "o",
-        "che",
-        "chi",
-        "cosa",
-        "come",
-        "dove",
-        "quando",
-        "perché",
-        "mi",
-        "ti",
-        "si",
-        "ci",
-        "vi",
-        "mio",
-        "mia",
-        "miei",
-        "mie",
-        "tuo",
-        "tua",
-        "è",
-        "sono",
-        "era",
-        "ho",
-        "hai",
-        "ha",
-        "abbiamo",
-        "avete",
-        "hanno",
-        "sai",
-        "del",
-        "della",
-        "dei",
-        "delle",
-        "al",
-        "alla",
-        "ai",
-        "alle",
-        "nel",
-        "nella",
-        "sul",
-        "sulla",
-        "qual",
-        "quale",
-        "quali",
-    ]
-)
-_WORD = re.compile(r"[\w\-€$.,/]+", re.U)
-
-
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-
-
-def content_words(text: str) -> set[str]:
-    words = {w.strip(".,").lower() for w in _WORD.findall(text)}
-    return {w for w in words if w and w not in STOPWORDS and len(w) > 1}
 
 
 def _match(patterns: list[re.Pattern], text: str) -> str | None:
@@ -222,7 +77,7 @@ def _match(patterns: list[re.Pattern], text: str) -> str | None:
 
 
 def _is_italian(text: str) -> bool:
-    words = set(_fold(text).split())
+    words = set(fold(text).split())
     return len(words & {"cosa", "che", "mio", "mia", "ricorda", "ricordati", "dimentica", "sai", "ho", "di", "il"}) >= 1
 
 

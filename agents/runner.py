@@ -7,25 +7,30 @@ import time
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from langgraph.types import Command
 
-from agents import services
+from agents import run_lifecycle
 from agents.checkpointer import shared_saver
+from agents.deletion import threads_delete
 from agents.graph import TurnRuntime, build_graph, initial_state
-from agents.llm import AnthropicModel, ChatModel, ModelError
 from agents.models import Run, RunErrorCode, RunStatus
 from agents.offline import OfflineModel
 from agents.registry import get_agent
 from agents.streaming import RunStream
+from conversations.models import Thread
+from liamemory.llm import AnthropicModel, ChatModel, ModelError
+from memories.selectors import long_term_memory_allowed
 
 logger = logging.getLogger(__name__)
 
 
 def model_for_run(run: Run) -> ChatModel:
-    """The run records its model: "offline" for the offline model, else a Claude model name."""
-    if run.model == "offline" or not settings.ANTHROPIC_API_KEY:
+    """The model the run recorded when it was queued (``agents.services.chat_model_name``
+    chose it, once): "offline" (or none recorded) for the offline model, else a Claude model."""
+    if run.model in ("", "offline"):
         return OfflineModel()
-    return AnthropicModel(run.model or settings.CHAT_MODEL)
+    return AnthropicModel(run.model)
 
 
 _compiled: tuple[Any, Any] | None = None
@@ -45,13 +50,18 @@ def _graph() -> Any:
 
 
 def _runtime(run_id: str) -> TurnRuntime:
+    """The run with its thread, user and request message: the turn's one read of the run row."""
     run = Run.objects.select_related("thread", "user", "request_message").get(pk=run_id)
+    if run.request_message is None:
+        raise ValueError(f"run {run_id} has no request message (it was deleted)")
     return TurnRuntime(
         run=run,
         thread=run.thread,
         user=run.user,
         agent=get_agent(run.agent),
         model=model_for_run(run),
+        request_message=run.request_message,
+        memory_allowed=long_term_memory_allowed(user=run.user, thread=run.thread),
         stream=RunStream(run.pk) if settings.STREAM_REPLIES else None,
     )
 
@@ -66,49 +76,58 @@ def _config(rt: TurnRuntime, checkpoint_id: str | None = None) -> dict[str, Any]
 def _drop_orphaned_checkpoints(thread_id: Any) -> None:
     """A run whose thread was erased or deleted meanwhile may have written a checkpoint
     after the deletion (the saver has its own connection and no foreign key): remove it."""
-    from agents.checkpointer import delete_checkpoints
-    from conversations.models import Thread
-
     if thread_id and not Thread.objects.filter(pk=thread_id).exists():
-        delete_checkpoints([str(thread_id)])
+        with transaction.atomic():
+            threads_delete(thread_ids=[thread_id])
 
 
-def _drive(run_id: str, graph_input: Any, checkpoint_id: str | None = None) -> None:
+def _checkpoint_to_resume(rt: TurnRuntime) -> str | None:
+    """The checkpoint a staff decision resumes from (set when the run was interrupted)."""
+    if rt.run.status != RunStatus.RUNNING:
+        return None
+    return (rt.run.context_info or {}).get("checkpoint_id")
+
+
+def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
+    """Load the turn's runtime (its one read of the run) and drive the graph to its end or interrupt."""
     started = time.monotonic()
-    thread_id = Run.objects.filter(pk=run_id).values_list("thread_id", flat=True).first()
-    try:
-        _drive_graph(run_id, graph_input, checkpoint_id, started)
-    finally:
-        _drop_orphaned_checkpoints(thread_id)
-
-
-def _drive_graph(run_id: str, graph_input: Any, checkpoint_id: str | None, started: float) -> None:
+    rt: TurnRuntime | None = None
     try:
         rt = _runtime(run_id)
+        checkpoint_id = _checkpoint_to_resume(rt) if resume else None
+        if resume and checkpoint_id is None:
+            logger.info("run %s is not resumable", run_id)
+            return
         graph = _graph()
-        config = _config(rt, checkpoint_id)
-        result = graph.invoke(graph_input, config, context=rt, durability=settings.CHECKPOINT_DURABILITY)
+        result = graph.invoke(
+            graph_input, _config(rt, checkpoint_id), context=rt, durability=settings.CHECKPOINT_DURABILITY
+        )
         if result.get("__interrupt__"):
             state = graph.get_state(_config(rt))
             info = {**(result.get("info") or {}), "checkpoint_id": state.config["configurable"]["checkpoint_id"]}
-            services.run_interrupt(run_id=run_id, payload=result["__interrupt__"][0].value, context_info=info)
-    except services.RunNoLongerActive:
+            run_lifecycle.run_interrupt(run_id=run_id, payload=result["__interrupt__"][0].value, context_info=info)
+    except run_lifecycle.RunNoLongerActive:
         logger.info("run %s ended elsewhere (cancelled or erased); its results were dropped", run_id)
     except ModelError as exc:
         logger.warning("run %s failed: %s", run_id, exc.code)
-        services.run_fail(
+        run_lifecycle.run_fail(
             run_id=run_id, code=exc.code, message=exc.message, latency_ms=int((time.monotonic() - started) * 1000)
         )
     except Run.DoesNotExist:
         logger.info("run %s no longer exists", run_id)
     except Exception:
         logger.exception("run %s failed with an internal error", run_id)
-        services.run_fail(run_id=run_id, code=RunErrorCode.INTERNAL, message="An internal error stopped this reply.")
+        run_lifecycle.run_fail(
+            run_id=run_id, code=RunErrorCode.INTERNAL, message="An internal error stopped this reply."
+        )
+    finally:
+        if rt is not None:
+            _drop_orphaned_checkpoints(rt.thread.pk)
 
 
 def run_execute(*, run_id: str) -> None:
     """Claim the run (one conditional UPDATE) and drive the graph; a second delivery does nothing."""
-    if not services.run_claim(run_id=run_id):
+    if not run_lifecycle.run_claim(run_id=run_id):
         logger.info("run %s was not queued; nothing to do", run_id)
         return
     _drive(run_id, initial_state())
@@ -116,10 +135,4 @@ def run_execute(*, run_id: str) -> None:
 
 def run_resume(*, run_id: str, decision: dict[str, Any]) -> None:
     """Continue an interrupted run from its checkpoint with a staff decision."""
-    checkpoint_id = (
-        Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).values_list("context_info", flat=True).first() or {}
-    ).get("checkpoint_id")
-    if checkpoint_id is None:
-        logger.info("run %s is not resumable", run_id)
-        return
-    _drive(run_id, Command(resume=decision), checkpoint_id)
+    _drive(run_id, Command(resume=decision), resume=True)

@@ -3,25 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import F, Func, IntegerField
 from django.db.models.functions import Length, Substr
 
 from agents.models import Run, RunStatus
 from conversations.models import Message, MessageRole
-from liamemory.api import NotFound
+from liamemory.errors import NotFound
 
 
-def run_get_for_user(*, user: AbstractBaseUser, run_id) -> Run:
+class RunNotFound(NotFound):
+    """A run that does not exist or is not the caller's: the two are indistinguishable."""
+
+    def __init__(self, run_id: object = None) -> None:
+        super().__init__("Run not found.")
+
+
+def run_get_for_user(*, user: User, run_id) -> Run:
     """Another user's run answers exactly like a missing one."""
     try:
         return Run.objects.select_related("thread", "request_message").get(pk=run_id, user=user)
     except (Run.DoesNotExist, ValueError, TypeError) as exc:
-        raise NotFound("Run not found.") from exc
+        raise RunNotFound(run_id) from exc
 
 
-def run_etag(*, user: AbstractBaseUser, run_id) -> str:
+def run_etag(*, user: User, run_id) -> str:
     """A validator of everything a run's answer shows, from one small indexed read (no join, no reply).
 
     It changes when the status, the streamed text or steps, or the end time change:
@@ -97,7 +105,7 @@ def thread_checkpoints(*, thread, limit: int = 100) -> list[dict]:
                 "run_id": tup.metadata.get("run_id"),
                 "created_at": tup.checkpoint.get("ts"),
                 "new_messages": len(values.get("new") or []),
-                "next": list(tup.next) if hasattr(tup, "next") else [],
+                "next": list(getattr(tup, "next", None) or []),
                 "pending_interrupt": bool(
                     tup.pending_writes and any(w[1] == "__interrupt__" for w in tup.pending_writes)
                 ),
@@ -132,7 +140,7 @@ def run_excerpts(*, thread, run_ids: list) -> dict:
         for e in (info or {}).get("excerpts") or []
         if isinstance(e, dict) and isinstance(e.get("message_id"), int)
     }
-    rows = {
+    rows: dict[Any, Message] = {
         m.pk: m
         for m in Message.objects.filter(thread=thread, pk__in=wanted).only("id", "sequence", "text", "created_at")
     }

@@ -4,7 +4,8 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from agents.models import Run
-from conversations.models import Message
+from agents.registry import agent_choices
+from conversations.models import Message, Thread
 
 
 class MessageOutSerializer(serializers.ModelSerializer):
@@ -91,3 +92,29 @@ class RunOutSerializer(serializers.ModelSerializer):
 class TurnOutSerializer(serializers.Serializer):
     message = MessageOutSerializer()
     run = RunRefSerializer()
+
+
+class ThreadOutSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Thread
+        fields = [
+            "id",
+            "title",
+            "agent",
+            "incognito",
+            "created_at",
+            "last_activity_at",
+            "expires_at",
+            "tokens_sent",
+            "tokens_full_resend",
+        ]
+
+
+class ThreadCreateInSerializer(serializers.Serializer):
+    agent = serializers.ChoiceField(choices=agent_choices(), default="assistant")
+    title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    incognito = serializers.BooleanField(default=False)
+
+
+class ThreadUpdateInSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=200, allow_blank=True)

@@ -23,6 +23,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from agents import selectors, services
+from agents import run_lifecycle, selectors
 from agents.models import RunStatus
 
 logger = logging.getLogger(__name__)
@@ -53,7 +54,7 @@ def release_db_connection() -> None:
 class RunStream:
     """The worker's publisher for one run: text deltas and tool steps, coalesced in time."""
 
-    def __init__(self, run_id: str, flush_seconds: float | None = None) -> None:
+    def __init__(self, run_id: uuid.UUID | str, flush_seconds: float | None = None) -> None:
         self.run_id = str(run_id)
         self.flush_seconds = settings.STREAM_FLUSH_SECONDS if flush_seconds is None else flush_seconds
         self._buffer: list[str] = []
@@ -91,10 +92,10 @@ class RunStream:
     def _write(self, steps: list[dict[str, Any]] | None = None) -> None:
         text, self._buffer = "".join(self._buffer), []
         self._last_flush = time.monotonic()
-        active = services.run_stream_append(run_id=self.run_id, text=text, steps=steps)
+        active = run_lifecycle.run_stream_append(run_id=self.run_id, text=text, steps=steps)
         release_db_connection()
         if not active:
-            raise services.RunNoLongerActive(self.run_id)
+            raise run_lifecycle.RunNoLongerActive(self.run_id)
 
 
 class _Listener:
@@ -147,7 +148,7 @@ class _Listener:
             try:
                 with psycopg.connect(conninfo(), autocommit=True) as conn:
                     self._conn = conn
-                    conn.execute(f"LISTEN {services.RUN_EVENTS_CHANNEL}")
+                    conn.execute(f"LISTEN {run_lifecycle.RUN_EVENTS_CHANNEL}")
                     self.healthy = True
                     self._wake_all()  # anything written while we were not listening
                     while not self._stop.is_set():

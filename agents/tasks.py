@@ -1,4 +1,4 @@
-"""Celery tasks of the agent runner. They take ids and call services."""
+"""Celery tasks of the agent runner. They take ids and call the runner or services."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from typing import Any
 
 from celery import shared_task
 
-from agents import runner, services
+from agents import runner
+from agents.run_lifecycle import run_reap_stale
 
 
 @shared_task(name="agents.execute_run", soft_time_limit=240, time_limit=300)
@@ -23,5 +24,7 @@ def resume_run(run_id: str, decision: dict[str, Any]) -> None:
 @shared_task(name="agents.reap_stale_runs", soft_time_limit=60, time_limit=90)
 def reap_stale_runs() -> dict[str, int]:
     """Periodic: give runs whose worker died back to the queue, or fail them."""
-    result = services.run_reap_stale()
+    result = run_reap_stale()
+    for run_id in result["requeued_ids"]:
+        execute_run.delay(run_id)
     return {"failed": result["failed"], "requeued": result["requeued"]}

@@ -13,8 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
 from django.utils import timezone
 
+from agents.models import Run
+from agents.registry import AgentSpec
+from agents.run_lifecycle import run_lock_active
+from conversations.models import Thread
 from conversations.selectors import corrections_of
 from memories.models import MemoryKind
 
@@ -23,10 +29,10 @@ MAX_QUERY_CHARS = 500
 
 @dataclass
 class ToolContext:
-    user: Any
-    thread: Any
-    run: Any
-    agent: Any
+    user: User
+    thread: Thread
+    run: Run
+    agent: AgentSpec
     # Messages from this sequence on are already in the context window.
     window_first_sequence: int
     memory_allowed: bool
@@ -147,7 +153,7 @@ def _check_args(name: str, args: Any) -> dict[str, Any] | None:
     unknown = sorted(set(args) - set(schema["properties"]))
     if unknown:
         return refusal(f"Unknown argument(s): {', '.join(unknown)}.", "Use only the arguments the tool defines.")
-    types = {"string": str, "integer": int, "number": (int, float)}
+    types: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "number": (int, float)}
     for key, value in args.items():
         spec = schema["properties"][key]
         expected = types.get(spec.get("type", ""))
@@ -207,28 +213,10 @@ def _remember_fact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             source_run=ctx.run,
         )
     except MemoryWriteRefused as refused:
-        return refusal(refused.error, refused.how_to_fix)
-    memory = outcome.memory
-    result = {
-        "ok": True,
-        "action": outcome.action,
-        "memory_id": memory.id,
-        "kind": memory.kind,
-        "content": memory.content,
-        "status": memory.status,
-    }
-    if outcome.action == "pending":
-        result["note"] = "Stored for staff review: you will not see it until it is approved. Tell the user."
-    elif outcome.action == "superseded":
-        # Say what was replaced, so the model does not quote the old value again.
-        result["superseded"] = [{"memory_id": pk, "content": text} for pk, text, _ in outcome.superseded]
-        result["note"] = (
-            "This replaces what was remembered before (listed in `superseded`): the old memory is kept as history, "
-            "no longer recalled. Use the new value from now on."
-        )
-    elif outcome.action == "updated":
-        result["note"] = "A memory already said this; it was updated instead of adding another."
-    return result
+        return refused.as_tool_result()
+    # The service words what happened for the model (naming any memory it replaced, so
+    # the model does not quote the old value again); kind and text let it quote what it saved.
+    return {**outcome.as_tool_result(), "kind": outcome.memory.kind, "content": outcome.memory.content}
 
 
 def _recall_facts(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -321,4 +309,8 @@ def execute(name: str, args: Any, ctx: ToolContext) -> dict[str, Any]:
     problem = _check_args(name, args)
     if problem:
         return problem
-    return EXECUTORS[name](ctx, args)
+    # Remember and forget after a cancel answered 200 used to still write: the tool's
+    # writes hold the run's lock (run_lifecycle.run_lock_active).
+    with transaction.atomic():
+        run_lock_active(run_id=ctx.run.pk)
+        return EXECUTORS[name](ctx, args)

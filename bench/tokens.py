@@ -9,7 +9,12 @@ cacheable prefix (tools, identity, instructions), summary + memories, and the wi
 and what resending the whole history would have cost (the same prefix plus every
 message). Ratios are reported over the first 300 turns (the issue's minimum) and over
 all of them, each with how many of the identifiers stated so far the context still
-holds (summary, window or memories).
+holds (summary, window or memories). At the end every identifier is asked about by
+the other facts of its statement ("Which order costs €120.50?", "How much does order
+A-1234 cost?", "By when must order A-1234 arrive?"), and it counts as recalled when
+the context built for that question holds it (the question's own text left out): what
+the summary no longer holds must come back through the older excerpts. Both checks
+compare whole tokens: "18" is not held by "#184".
 
     .venv/bin/python -m bench.tokens            # 400 turns (ratios at 300 and 400)
     .venv/bin/python -m bench.tokens --quick    # 120 turns
@@ -60,6 +65,45 @@ def conversation(turns: int, seed: int = 7) -> tuple[list[tuple[str, str]], list
     return pairs, facts
 
 
+def recall_questions(facts: list[tuple[int, str]]) -> list[tuple[str, str]]:
+    """(identifier, a question asking for it by the other facts of its statement), for every identifier."""
+    out = []
+    for at in sorted({t for t, _ in facts}):
+        code, amount, day = [f for t, f in facts if t == at]
+        out += [
+            (code, f"Which order costs {amount}?"),
+            (amount, f"How much does order {code} cost?"),
+            (day, f"By when must order {code} arrive?"),
+        ]
+    return out
+
+
+def recalled(*, thread, agent, user, facts: list[tuple[int, str]]) -> tuple[int, int, list[str]]:
+    """How many identifiers reach the context when asked about at the end (and which do not).
+
+    Each question is appended as the next user message and rolled back afterwards.
+    """
+    from django.db import transaction
+
+    from agents.context import build_context
+    from conversations.content import text_block
+    from conversations.facts import fact_in_text
+    from conversations.services import messages_append
+
+    missed = []
+    questions = recall_questions(facts)
+    for fact, question in questions:
+        with transaction.atomic():
+            request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block(question)]}])[0]
+            thread.refresh_from_db()
+            ctx = build_context(thread=thread, agent=agent, user=user, request_message=request)
+            transaction.set_rollback(True)
+        if not fact_in_text(fact, _context_text(ctx).replace(question, " ")):
+            missed.append(fact)
+    thread.refresh_from_db()
+    return len(questions) - len(missed), len(questions), missed
+
+
 def _context_text(ctx) -> str:
     return " ".join(b["text"] for b in ctx.system) + " " + str(ctx.messages)
 
@@ -84,6 +128,7 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
     from agents.context import build_context
     from agents.registry import get_agent
     from conversations.content import text_block
+    from conversations.facts import fact_in_text
     from conversations.services import messages_append, thread_create
     from conversations.summary_services import thread_summary_update
     from conversations.tokens import estimate_messages, estimate_text
@@ -104,25 +149,36 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
                 "sent": ctx.info["estimated_tokens"],
                 "full": ctx.info["full_resend_tokens"],
                 "prefix": ctx.info["prefix_tokens"],
-                "summary_and_memories": sum(estimate_text(b["text"]) for b in ctx.system[1:]),
+                "summary_and_memories": sum(estimate_text(b["text"]) for b in ctx.system[1:])
+                - ctx.info["excerpt_tokens"],
+                "excerpts": ctx.info["excerpt_tokens"],
                 "window": estimate_messages(ctx.messages),
             }
         )
         if i + 1 in checkpoints:
             text = _context_text(ctx)
             stated = [f for t, f in facts if t <= i]
-            held[i + 1] = (sum(1 for f in stated if f in text), len(stated))
+            # Whole tokens: "18" is not held by "#184".
+            held[i + 1] = (sum(1 for f in stated if fact_in_text(f, text)), len(stated))
         messages_append(thread=thread, items=[{"role": "assistant", "content": [text_block(reply)]}])
         outcome = thread_summary_update(thread_id=thread.pk, use_model=False)
-        if outcome.status == "created":
+        # An unchanged summary writes no version, yet the fast model would have been called.
+        if outcome.status in {"created", "unchanged"}:
             upkeep += _upkeep_tokens(thread, outcome, covered, summary_tokens)
             covered, summary_tokens = outcome.summary.covers_through, outcome.summary.token_estimate
+    thread.refresh_from_db()
+    got = recalled(thread=thread, agent=agent, user=user, facts=facts)
     user.delete()
     return {
         "rows": rows,
         "held": held,
+        "recalled": got,
         "upkeep": upkeep,
-        "settings": {"MEMORY_WINDOW": settings.MEMORY_WINDOW, "SUMMARY_MAX_TOKENS": settings.SUMMARY_MAX_TOKENS},
+        "settings": {
+            "MEMORY_WINDOW": settings.MEMORY_WINDOW,
+            "SUMMARY_MAX_TOKENS": settings.SUMMARY_MAX_TOKENS,
+            "MEMORY_EXCERPT_TOKENS": settings.MEMORY_EXCERPT_TOKENS,
+        },
     }
 
 
@@ -130,6 +186,7 @@ def figures(rows: list[dict], held: tuple[int, int]) -> dict:
     sent, full = sum(r["sent"] for r in rows), sum(r["full"] for r in rows)
     prefix = sum(r["prefix"] for r in rows)
     last = rows[-1]
+    excerpts = sum(r.get("excerpts", 0) for r in rows)
     return {
         "turns": len(rows),
         "total_sent": sent,
@@ -141,6 +198,8 @@ def figures(rows: list[dict], held: tuple[int, int]) -> dict:
         "cacheable_prefix_total": prefix,
         "uncached_total": sent - prefix,
         "uncached_ratio": round((sent - prefix) / (full - prefix), 4),
+        "excerpt_tokens_per_turn": round(excerpts / len(rows), 1),
+        "turns_with_excerpts": sum(1 for r in rows if r.get("excerpts")),
         "identifiers_held": held[0],
         "identifiers_stated": held[1],
     }
@@ -170,12 +229,19 @@ def main() -> int:
         )
         print(
             f"  per turn: median {f['per_turn_median']:.0f}; last {last['sent']} = prefix {last['prefix']} "
-            f"+ summary/memories {last['summary_and_memories']} + window {last['window']}"
+            f"+ summary/memories {last['summary_and_memories']} + excerpts {last['excerpts']} "
+            f"+ window {last['window']}; excerpts {f['excerpt_tokens_per_turn']} tokens a turn on average "
+            f"({f['turns_with_excerpts']} turns had any)"
         )
         print(
             f"  cacheable prefix {f['cacheable_prefix_total']:,} + uncached {f['uncached_total']:,}; "
             f"uncached part vs full resend's uncached part: {f['uncached_ratio']:.3f}"
         )
+    got, asked, missed = result["recalled"]
+    print(
+        f"identifiers recalled {got} of {asked} (each asked about at the end of the {len(rows)} turns)"
+        + (f"; not recalled: {', '.join(missed[:10])}" if missed else "")
+    )
     prefix = rows[-1]["prefix"]
     print(
         f"prefix per turn {prefix} tokens (estimated): "
@@ -195,6 +261,7 @@ def main() -> int:
             "prefix_tokens_per_turn": prefix,
             "min_cacheable_tokens": MIN_CACHEABLE_TOKENS,
             "summary_upkeep_tokens_fast_model": result["upkeep"],
+            "identifiers_recalled": {"recalled": got, "asked": asked, "missed": missed},
             "per_turn": rows,
         },
     )

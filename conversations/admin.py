@@ -18,7 +18,7 @@ from liamemory.admin_utils import (
     person_link,
     truncate,
 )
-from memories.models import StaffAccess
+from liamemory.models import StaffAccess
 
 # A thread may hold 100k messages: its page shows the tail, the message list the rest.
 INLINE_MESSAGES = 200

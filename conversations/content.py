@@ -10,6 +10,16 @@ def text_block(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
+def correction_without_quote(content: list[dict[str, Any]]) -> str:
+    """The correction of a correction note without its quote of the wrong statement.
+
+    A note's first text block is the correction (what is wrong, the right value, ignore
+    the earlier statement); the second quotes the statement. A summary keeps the first only.
+    """
+    texts = [b.get("text", "") for b in content if b.get("type") == "text"]
+    return texts[0] if texts else ""
+
+
 def blocks_to_text(blocks: list[dict[str, Any]]) -> str:
     """The searchable plain text of a message: text blocks, tool inputs and results."""
     parts: list[str] = []

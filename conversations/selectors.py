@@ -4,28 +4,32 @@ from __future__ import annotations
 
 import uuid
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
+from liamemory.errors import NotFound
 
 
-class ThreadNotFound(Exception):
+class ThreadNotFound(NotFound):
     """A thread that does not exist or is not the caller's: the two are indistinguishable."""
 
+    def __init__(self, thread_id: object = None) -> None:
+        super().__init__("Conversation not found.")
 
-def thread_get_for_user(*, user: AbstractBaseUser, thread_id: uuid.UUID | str) -> Thread:
+
+def thread_get_for_user(*, user: User, thread_id: uuid.UUID | str) -> Thread:
     try:
         return Thread.objects.for_user(user).get(pk=thread_id)
     except (Thread.DoesNotExist, ValueError, TypeError) as exc:
         raise ThreadNotFound(str(thread_id)) from exc
 
 
-def thread_list_for_user(*, user: AbstractBaseUser) -> QuerySet[Thread]:
+def thread_list_for_user(*, user: User) -> QuerySet[Thread]:
     return Thread.objects.for_user(user).order_by("-last_activity_at")
 
 
-def threads_by_id_for_user(*, user: AbstractBaseUser, ids: list[uuid.UUID]) -> dict[uuid.UUID, Thread]:
+def threads_by_id_for_user(*, user: User, ids: list[uuid.UUID]) -> dict[uuid.UUID, Thread]:
     """The user's threads among ``ids`` (for labelling search hits); others' ids are dropped."""
     return {t.pk: t for t in Thread.objects.for_user(user).filter(pk__in=ids)}
 
@@ -51,7 +55,7 @@ def message_list(*, thread: Thread) -> QuerySet[Message]:
     return Message.objects.filter(thread=thread)
 
 
-def thread_titles(*, user: AbstractBaseUser, thread_ids: list) -> dict:
+def thread_titles(*, user: User, thread_ids: list) -> dict:
     return dict(Thread.objects.for_user(user).filter(pk__in=thread_ids).values_list("id", "title"))
 
 
@@ -66,7 +70,8 @@ def corrections_of(*, message_ids: list[int]) -> dict[int, list[Message]]:
         return {}
     notes: dict[int, list[Message]] = {}
     for note in Message.objects.filter(corrects_id__in=message_ids).order_by("sequence"):
-        notes.setdefault(note.corrects_id, []).append(note)
+        if note.corrects_id is not None:
+            notes.setdefault(note.corrects_id, []).append(note)
     return notes
 
 

@@ -4,26 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from conversations.content import blocks_to_text, text_block
 from conversations.models import Message, MessageRole, Thread
+from conversations.signals import messages_stored
 from conversations.tokens import estimate_message
-from governance.retention import thread_expires_at
-from memories import embeddings
+from liamemory.retention import thread_expires_at
 
 
-def thread_create(
-    *, owner: AbstractBaseUser, agent: str = "assistant", title: str = "", incognito: bool = False
-) -> Thread:
-    from agents.registry import AGENTS
-    from liamemory.api import ApplicationError
-
-    if agent not in AGENTS:
-        raise ApplicationError(f"Unknown agent '{agent}'.", {"agents": sorted(AGENTS)})
+def thread_create(*, owner: User, agent: str = "assistant", title: str = "", incognito: bool = False) -> Thread:
+    """Store a new thread. The agent name is the caller's to check (``agents.services.thread_start``)."""
     thread = Thread(owner=owner, agent=agent, title=title, incognito=incognito)
     thread.expires_at = thread_expires_at(thread=thread, now=timezone.now())
     thread.full_clean()
@@ -58,7 +52,7 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
                 )
             )
         Message.objects.bulk_create(rows)
-        _embed_later(rows)
+        messages_stored.send(sender=Message, messages=rows)
         now = timezone.now()
         # Touching a thread renews its retention.
         expires_at = thread_expires_at(thread=locked, now=now)
@@ -71,16 +65,6 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
     thread.next_sequence = start + len(rows)
     thread.last_activity_at, thread.expires_at = now, expires_at
     return rows
-
-
-def _embed_later(rows: list[Message]) -> None:
-    # After commit, in a worker: the turn never waits for the model, and search
-    # treats a message without a vector lexically until it has one.
-    ids = [r.pk for r in rows if r.text]
-    if ids and embeddings.enabled():
-        from memories.tasks import embed_messages
-
-        embed_messages.delay_on_commit(ids)
 
 
 def message_append(*, thread: Thread, role: str, content: list[dict[str, Any]], agent: str = "", run=None) -> Message:
@@ -136,12 +120,6 @@ def correction_note_blocks(
         f"the right value is: {right_value}. Ignore the earlier statement."
     )
     return [text_block(correction), text_block(f"(Message #{wrong.sequence} said: “{said}”)")]
-
-
-def correction_without_quote(note: Message) -> str:
-    """What a summary keeps of a correction note: the correction, without the wrong statement's quote."""
-    blocks = [b for b in note.content or [] if b.get("type") == "text"]
-    return blocks[0].get("text", "") if blocks else note.text
 
 
 def message_correct(*, message: Message, right_value: str, about: str = "", by: str = "the user") -> Message:

@@ -2,8 +2,14 @@
 
 Over the turns the thread still has, compressing costs one read of what is being
 compressed (the previous summary plus the newly aged-out messages), the new summary
-written once, and the new summary repeated on every remaining turn. Keeping costs
-the previous summary plus the aged-out messages on every remaining turn. The number
+written once, and the new summary repeated on every remaining turn. When the fast
+model writes it (an API key is set), the read and the write are its upkeep, billed:
+the input of the summary call (its instructions, the previous summary and the
+aged-out messages, ``upkeep_input_tokens``) and its output. The extractive summarizer
+calls no model, yet the same read and write are charged to it as the price of a new
+version, so that it too waits until enough has aged out rather than rewriting the
+summary for every two messages. Keeping costs the previous summary plus the aged-out
+messages on every remaining turn. The number
 of remaining turns is unknown; it is estimated from how long this installation's
 finished threads ran, given that this one has already lasted ``turns_so_far``,
 shrunk towards a prior so that few observations (or none) give a sane figure.
@@ -12,7 +18,6 @@ shrunk towards a prior so that few observations (or none) give a sane figure.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -21,7 +26,9 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from conversations.models import MessageRole, Thread
-from conversations.tokens import history_budget
+from conversations.summarizer import SYSTEM_PROMPT
+from conversations.tokens import estimate_text, history_budget
+from liamemory.cache import TimedValue
 
 # Expected further turns of a thread when the installation has no history to go by.
 PRIOR_REMAINING_TURNS = 10.0
@@ -36,8 +43,11 @@ SAMPLE_SIZE = 1000
 CACHE_SECONDS = 600
 # A summary is expected to be about this fraction of what it replaces, within its budget.
 COMPRESSION_RATIO = 0.25
+# The summary call's prompt around the previous summary and the transcript: its
+# instructions, plus headings and per-message labels (estimated tokens).
+MODEL_CALL_OVERHEAD = estimate_text(SYSTEM_PROMPT) + 40
 
-_cache: dict[str, object] = {}
+_lengths_cache: TimedValue[list[int]] = TimedValue(CACHE_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -48,23 +58,21 @@ class SummaryDecision:
 
 
 def policy_cache_clear() -> None:
-    _cache.clear()
+    _lengths_cache.clear()
 
 
 def finished_thread_lengths(*, now: datetime | None = None) -> list[int]:
     """Turns (user messages) of the most recent finished threads; cached per process."""
-    if _cache.get("expires", 0.0) > time.monotonic():  # type: ignore[operator]
-        return _cache["lengths"]  # type: ignore[return-value]
-    now = now or timezone.now()
-    lengths = list(
-        Thread.objects.filter(last_activity_at__lt=now - FINISHED_AFTER)
-        .annotate(turns=Count("messages", filter=Q(messages__role=MessageRole.USER)))
-        .filter(turns__gt=0)
-        .order_by("-last_activity_at")
-        .values_list("turns", flat=True)[:SAMPLE_SIZE]
+    since = (now or timezone.now()) - FINISHED_AFTER
+    return _lengths_cache.get(
+        lambda: list(
+            Thread.objects.filter(last_activity_at__lt=since)
+            .annotate(turns=Count("messages", filter=Q(messages__role=MessageRole.USER)))
+            .filter(turns__gt=0)
+            .order_by("-last_activity_at")
+            .values_list("turns", flat=True)[:SAMPLE_SIZE]
+        )
     )
-    _cache.update(lengths=lengths, expires=time.monotonic() + CACHE_SECONDS)
-    return lengths
 
 
 def expected_remaining_turns(*, turns_so_far: int, lengths: list[int]) -> tuple[float, int]:
@@ -81,9 +89,13 @@ def summary_decide(
     aged_out_tokens: int,
     window_tokens: int,
     turns_so_far: int,
+    model_call: bool,
     lengths: list[int] | None = None,
 ) -> SummaryDecision:
-    """Compress now or wait, with the figures the decision was made on (all in tokens)."""
+    """Compress now or wait, with the figures the decision was made on (all in tokens).
+
+    ``model_call``: the fast model would write the summary (its upkeep is counted).
+    """
     if lengths is None:
         lengths = finished_thread_lengths()
     remaining, observed = expected_remaining_turns(turns_so_far=turns_so_far, lengths=lengths)
@@ -93,7 +105,9 @@ def summary_decide(
         previous_summary_tokens + math.ceil(aged_out_tokens * COMPRESSION_RATIO),
     )
     cost_keep = remaining * span
-    cost_compress = span + new_summary + remaining * new_summary
+    upkeep_in = MODEL_CALL_OVERHEAD + span if model_call else 0
+    upkeep_out = new_summary if model_call else 0
+    cost_compress = max(upkeep_in, span) + new_summary + remaining * new_summary
     budget = history_budget(
         context_window=settings.MODEL_CONTEXT_WINDOW,
         reserved_for_answer=settings.TOKENS_RESERVED_FOR_ANSWER,
@@ -108,6 +122,9 @@ def summary_decide(
         "turns_so_far": turns_so_far,
         "expected_remaining_turns": round(remaining, 2),
         "finished_threads_observed": observed,
+        "model_call": model_call,
+        "upkeep_input_tokens": upkeep_in,
+        "upkeep_output_tokens": upkeep_out,
         "cost_keep": round(cost_keep),
         "cost_compress": round(cost_compress),
     }

@@ -11,10 +11,10 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
-from agents.models import Run, TraceEvent, TraceKind
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.selectors import summary_current
-from conversations.summarizer import summarize, summary_cut
+from conversations.signals import summary_traced
+from conversations.summarizer import SummaryText, model_configured, summarize, summary_cut
 from conversations.summary_policy import SummaryDecision, summary_decide
 from conversations.tokens import estimate_text
 
@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class SummaryOutcome:
-    # created | waited | up_to_date | busy | gone | disabled
+    # created | unchanged | waited | up_to_date | busy | gone | disabled
     status: str
     summary: ThreadSummary | None = None
     decision: SummaryDecision | None = None
@@ -46,20 +46,51 @@ def _claim_thread(thread_id: str) -> bool:
 
 
 def _trace(run_id: str | None, payload: dict[str, Any], *, tokens_in: int, tokens_out: int, started: float) -> None:
-    """A ``summary`` trace event on the run that triggered this: figures, never text."""
-    if not run_id or not Run.objects.filter(pk=run_id).exists():
-        return
-    event = TraceEvent(
-        run_id=run_id,
-        kind=TraceKind.SUMMARY,
-        name="summarize_thread",
-        payload=payload,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        duration_ms=int((time.monotonic() - started) * 1000),
+    """Tell the run that triggered this what was decided (agents traces it): figures, never text."""
+    if run_id:
+        summary_traced.send(
+            sender=ThreadSummary,
+            run_id=run_id,
+            payload=payload,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+
+
+def _extend_unchanged(
+    previous: ThreadSummary,
+    *,
+    cut: int,
+    rebuild: bool,
+    result: SummaryText,
+    payload: dict[str, Any],
+    run_id: str | None,
+    started: float,
+) -> SummaryOutcome:
+    """The new messages changed nothing: no new version; the current one now covers them.
+
+    A version identical to the one before would be rows to store, export and erase
+    for nothing (half of all versions on long chats). Moving ``covers_through`` is
+    true to what happened: this text stands for the messages through ``cut``, and
+    they will not be read again by the next update.
+    """
+    ThreadSummary.objects.filter(pk=previous.pk).update(
+        covers_through=cut, rebuilt_from_source=previous.rebuilt_from_source or rebuild
     )
-    event.full_clean()
-    event.save()
+    previous.covers_through = cut
+    payload.update(
+        outcome="unchanged",
+        version_written=False,
+        version=previous.version,
+        covers_through=cut,
+        model=result.model,
+        rebuilt_from_source=rebuild,
+        summary_tokens=previous.token_estimate,
+    )
+    _trace(run_id, payload, tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens, started=started)
+    logger.info("summary unchanged thread=%s version=%d covers_through=%d", previous.thread_id, previous.version, cut)
+    return SummaryOutcome("unchanged", summary=previous, payload=payload)
 
 
 def thread_summary_update(
@@ -74,7 +105,7 @@ def thread_summary_update(
     Idempotent: the cut is computed from the thread's state, so a repeated call
     finds nothing new to cover. ``force`` skips the pays-or-waits decision (it never
     skips the claim). ``use_model`` None: the fast model when an API key is set.
-    Raises ``agents.llm.ModelError`` when the fast model fails; nothing is written.
+    Raises ``liamemory.llm.ModelError`` when the fast model fails; nothing is written.
     """
     if not settings.MEMORY_SUMMARY_ENABLED:
         return SummaryOutcome("disabled")
@@ -95,7 +126,10 @@ def thread_summary_update(
         if cut is None or cut <= covered:
             return SummaryOutcome("up_to_date")
         aged = [m for m in tail if m.sequence <= cut]
+        if use_model is None:
+            use_model = model_configured()
         decision = summary_decide(
+            model_call=use_model,
             previous_summary_tokens=previous.token_estimate if previous else 0,
             aged_out_tokens=sum(m.token_estimate for m in aged),
             window_tokens=sum(m.token_estimate for m in tail if m.sequence > cut),
@@ -110,14 +144,23 @@ def thread_summary_update(
             return SummaryOutcome("waited", decision=decision, payload=payload)
 
         version = (previous.version if previous else 0) + 1
-        # Drift control: every Nth version starts again from the verbatim messages.
-        rebuild = previous is not None and version % max(1, settings.SUMMARY_REBUILD_EVERY) == 0
+        # Drift control: every Nth version starts again from the verbatim messages (not
+        # again when the current version already is such a rebuild, extended unchanged).
+        rebuild = (
+            previous is not None
+            and not previous.rebuilt_from_source
+            and version % max(1, settings.SUMMARY_REBUILD_EVERY) == 0
+        )
         if rebuild:
             source = list(Message.objects.filter(thread=thread, sequence__lte=cut).order_by("sequence"))
             previous_text = ""
         else:
             source, previous_text = aged, (previous.text if previous else "")
         result = summarize(previous_text=previous_text, messages=source, use_model=use_model)
+        if previous is not None and result.text == previous.text:
+            return _extend_unchanged(
+                previous, cut=cut, rebuild=rebuild, result=result, payload=payload, run_id=run_id, started=started
+            )
         summary = ThreadSummary(
             thread=thread,
             version=version,
@@ -131,6 +174,7 @@ def thread_summary_update(
         summary.save()
         payload.update(
             outcome="created",
+            version_written=True,
             version=version,
             covers_through=cut,
             model=result.model,

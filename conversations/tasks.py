@@ -8,13 +8,11 @@ import random
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from agents.llm import ModelError
-from agents.models import RunErrorCode
 from conversations.summary_services import thread_summary_update
+from liamemory.llm import RETRYABLE_CODES, ModelError
 
 logger = logging.getLogger(__name__)
 
-RETRYABLE_MODEL_ERRORS = {RunErrorCode.RATE_LIMITED, RunErrorCode.MODEL_UNAVAILABLE, RunErrorCode.TIMEOUT}
 MAX_RETRIES = 5
 
 
@@ -37,7 +35,7 @@ def summarize_thread(self, thread_id: str, run_id: str | None = None) -> dict[st
     try:
         outcome = thread_summary_update(thread_id=thread_id, run_id=run_id)
     except ModelError as exc:
-        if exc.code in RETRYABLE_MODEL_ERRORS and self.request.retries < MAX_RETRIES:
+        if exc.code in RETRYABLE_CODES and self.request.retries < MAX_RETRIES:
             # Exponential backoff with jitter: 10 s, 20 s, 40 s ... capped at 5 minutes.
             countdown = min(300, 10 * 2**self.request.retries) + random.uniform(0, 5)
             logger.info("summary retry thread=%s code=%s in=%.0fs", thread_id, exc.code, countdown)

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from governance.models import ErasureReceipt, ErasureRequest, LegalHold, PurgeRecord, RetentionPolicy
-from governance.retention import policy_cache_clear
-from liamemory.api import ApplicationError
-from liamemory.roles import is_compliance_officer
+from governance.models import ErasureReceipt, ErasureRequest, LegalHold, PurgeRecord
+from liamemory.errors import ApplicationError
+from liamemory.models import RetentionPolicy
+from liamemory.retention import policy_cache_clear
+from liamemory.roles import is_compliance_officer, signed_in
+from memories.models import MemoryKind
 
 # --- erasure and legal holds (issue 7) ---------------------------------------------
 # Compliance officers only: staff may not even see who is being erased. Receipts are
@@ -77,8 +80,8 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
         from governance.erasure import erasure_request_create
 
         created = erasure_request_create(
-            subject=obj.subject,
-            requested_by=request.user,
+            subject=obj.subject,  # type: ignore[arg-type]  # the form requires a subject
+            requested_by=signed_in(request.user),
             reason=obj.reason,
             delete_account=obj.delete_account,
         )
@@ -114,7 +117,7 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
             summary = ", ".join(f"{k}={v}" for k, v in counts.items() if v)
             self.message_user(request, f"{item.pk}: {summary or 'nothing to erase'}")
 
-    @admin.action(description="Execute the erasure (in the background)")
+    @admin.action(description="Execute or resume the erasure (in the background)")
     def execute(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
         from governance.erasure import erasure_enqueue
 
@@ -141,7 +144,7 @@ class LegalHoldAdmin(ComplianceOnlyAdmin):
     def save_model(self, request: HttpRequest, obj: LegalHold, form, change: bool) -> None:
         from governance.erasure import legal_hold_place
 
-        hold = legal_hold_place(user=obj.user, reason=obj.reason, actor=request.user)
+        hold = legal_hold_place(user=obj.user, reason=obj.reason, actor=signed_in(request.user))
         obj.pk = hold.pk
         obj._state.adding = False
 
@@ -150,7 +153,7 @@ class LegalHoldAdmin(ComplianceOnlyAdmin):
         from governance.erasure import legal_hold_lift
 
         for hold in queryset.filter(lifted_at__isnull=True):
-            legal_hold_lift(hold=hold, actor=request.user)
+            legal_hold_lift(hold=hold, actor=signed_in(request.user))
         self.message_user(request, "Holds lifted; waiting erasures were started.")
 
 
@@ -170,8 +173,18 @@ class ErasureReceiptAdmin(ComplianceOnlyAdmin):
 # --- retention and purge (issue 5) ---------------------------------------------------
 
 
+class RetentionPolicyForm(forms.ModelForm):
+    # The core's model stores a kind as plain text; the admin offers the memory kinds.
+    memory_kind = forms.ChoiceField(choices=[("", "---------"), *MemoryKind.choices], required=False)
+
+    class Meta:
+        model = RetentionPolicy
+        fields = ("scope", "memory_kind", "lifetime_days")
+
+
 @admin.register(RetentionPolicy)
 class RetentionPolicyAdmin(admin.ModelAdmin):
+    form = RetentionPolicyForm
     list_display = ("scope", "memory_kind", "lifetime_days", "updated_at")
     list_filter = ("scope",)
     list_editable = ("lifetime_days",)

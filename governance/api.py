@@ -10,22 +10,17 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance import erasure
+from governance.erasure_execution import memory_erase
 from governance.erasure_selectors import erasure_request_list, legal_hold_list
 from governance.models import ErasureReceipt, ErasureRequest, LegalHold
-from liamemory.roles import is_compliance_officer
-
-
-class IsComplianceOfficer(BasePermission):
-    message = "Only compliance officers can do this."
-
-    def has_permission(self, request, view) -> bool:
-        return is_compliance_officer(request.user)
+from liamemory.permissions import IsComplianceOfficer
+from liamemory.roles import signed_in
+from memories.selectors import memory_get_for_staff
 
 
 class ReceiptOutput(serializers.ModelSerializer):
@@ -77,18 +72,24 @@ class ErasureRequestListCreateApi(APIView):
         rows = erasure_request_list()[:200]
         return Response(ErasureRequestOutput(rows, many=True).data)
 
-    @extend_schema(request=CreateInput, responses={201: ErasureRequestOutput})
+    @extend_schema(
+        request=CreateInput,
+        responses={201: ErasureRequestOutput, 200: ErasureRequestOutput},
+        description="201 with a new request; 200 with the person's unfinished one, which this joins "
+        "(a failed one becomes pending again: execute it to resume).",
+    )
     def post(self, request: Request) -> Response:
         data = self.CreateInput(data=request.data)
         data.is_valid(raise_exception=True)
         subject = get_object_or_404(get_user_model(), pk=data.validated_data["subject_id"])
-        created = erasure.erasure_request_create(
+        filed, new = erasure.erasure_request_file(
             subject=subject,
-            requested_by=request.user,
+            requested_by=signed_in(request.user),
             reason=data.validated_data["reason"],
             delete_account=data.validated_data["delete_account"],
         )
-        return Response(ErasureRequestOutput(created).data, status=status.HTTP_201_CREATED)
+        code = status.HTTP_201_CREATED if new else status.HTTP_200_OK
+        return Response(ErasureRequestOutput(filed).data, status=code)
 
 
 class ErasureRequestDetailApi(APIView):
@@ -158,7 +159,7 @@ class LegalHoldListPlaceApi(APIView):
         data = self.PlaceInput(data=request.data)
         data.is_valid(raise_exception=True)
         user = get_object_or_404(get_user_model(), pk=data.validated_data["user_id"])
-        hold = erasure.legal_hold_place(user=user, reason=data.validated_data["reason"], actor=request.user)
+        hold = erasure.legal_hold_place(user=user, reason=data.validated_data["reason"], actor=signed_in(request.user))
         return Response(LegalHoldOutput(hold).data, status=status.HTTP_201_CREATED)
 
 
@@ -167,7 +168,7 @@ class LegalHoldLiftApi(APIView):
 
     @extend_schema(request=None, responses=LegalHoldOutput)
     def post(self, request: Request, pk: int) -> Response:
-        hold = erasure.legal_hold_lift(hold=get_object_or_404(LegalHold, pk=pk), actor=request.user)
+        hold = erasure.legal_hold_lift(hold=get_object_or_404(LegalHold, pk=pk), actor=signed_in(request.user))
         return Response(LegalHoldOutput(hold).data)
 
 
@@ -188,6 +189,21 @@ class MeEraseApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
-        done = erasure.erasure_self_service(user=request.user, delete_account=data.validated_data["delete_account"])
+        done = erasure.erasure_self_service(
+            user=signed_in(request.user), delete_account=data.validated_data["delete_account"]
+        )
         code = status.HTTP_200_OK if done.status == "completed" else status.HTTP_202_ACCEPTED
         return Response(ErasureRequestOutput(done).data, status=code)
+
+
+class MemoryEraseApi(APIView):
+    permission_classes = [IsComplianceOfficer]
+
+    @extend_schema(
+        request=None,
+        responses={204: None},
+        summary="Erase a memory, its older versions and its audit content (compliance officers)",
+    )
+    def post(self, request: Request, memory_id: int) -> Response:
+        memory_erase(memory=memory_get_for_staff(memory_id=memory_id), actor=signed_in(request.user))
+        return Response(status=status.HTTP_204_NO_CONTENT)

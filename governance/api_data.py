@@ -8,30 +8,30 @@ Staff and compliance officers import conversations into a named account.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import MultiPartParser
-from rest_framework.permissions import BasePermission
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api import IsComplianceOfficer
 from governance.export import person_export
 from governance.importer import export_import
-from liamemory.api import ApplicationError, NotFound
+from liamemory.errors import NotFound, TooLarge
+from liamemory.models import StaffAccess
 from liamemory.parsers import StrictJSONParser
-from liamemory.roles import is_compliance_officer, is_staff
-from memories.models import StaffAccess
-from memories.services import staff_access_record
+from liamemory.permissions import IsComplianceOfficer, IsStaffOrCompliance
+from liamemory.roles import signed_in
+from liamemory.staff_access import staff_access_record
 
 EXPORT_RESPONSE = OpenApiResponse(
     response=OpenApiTypes.OBJECT,
@@ -40,7 +40,7 @@ EXPORT_RESPONSE = OpenApiResponse(
 )
 
 
-def _download(user: AbstractBaseUser) -> Response:
+def _download(user: User) -> Response:
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
     filename = f"liamemory-export-{user.pk}-{stamp}.json"
     return Response(person_export(user=user), headers={"Content-Disposition": f'attachment; filename="{filename}"'})
@@ -51,7 +51,7 @@ class MeExportApi(APIView):
 
     @extend_schema(responses={200: EXPORT_RESPONSE}, summary="Export all my data")
     def get(self, request: Request) -> Response:
-        return _download(request.user)
+        return _download(signed_in(request.user))
 
 
 class PersonExportApi(APIView):
@@ -63,19 +63,10 @@ class PersonExportApi(APIView):
         person = get_user_model().objects.filter(pk=user_id).first()
         if person is None:
             raise NotFound("No such person.", extra={"user_id": user_id})
-        staff_access_record(viewer=request.user, subject_id=person.pk, what=StaffAccess.PERSON, object_ref="export")
+        staff_access_record(
+            viewer=signed_in(request.user), subject_id=person.pk, what=StaffAccess.PERSON, object_ref="export"
+        )
         return _download(person)
-
-
-class IsStaffOrCompliance(BasePermission):
-    message = "Only staff and compliance officers can do this."
-
-    def has_permission(self, request, view) -> bool:
-        return is_staff(request.user) or is_compliance_officer(request.user)
-
-
-class TooLarge(ApplicationError):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
 
 
 class ImportFileInput(serializers.Serializer):
@@ -131,6 +122,7 @@ class PersonImportApi(APIView):
         if owner is None:
             raise NotFound("No such person.", extra={"user_id": user_id})
         upload = request.FILES.get("file")
+        document: Any  # any JSON value: export_import checks it against the schema
         if upload is not None:
             document = _uploaded_document(upload)
         elif request.content_type.startswith("multipart/"):

@@ -52,6 +52,7 @@ def receipt_build(
     *, request: ErasureRequest, counts: dict[str, int], verification: dict[str, Any], finished_at
 ) -> dict[str, Any]:
     """The receipt body: counts, times, pseudonymous references; no personal data."""
+    requester: dict[str, str | None]
     if request.self_service:
         requester = {"role": "self_service", "ref": request.subject_ref}
     else:

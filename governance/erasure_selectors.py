@@ -14,7 +14,7 @@ from typing import Any
 
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
@@ -26,6 +26,7 @@ from agents.checkpointer import CHECKPOINT_TABLES
 from agents.models import Run, TraceEvent
 from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
 from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, LegalHold
+from liamemory.models import StaffAccessLog
 from memories.models import Memory, MemoryEmbedding, MemoryPreference
 
 # The stores an erasure empties, in the order execution visits them. Dry run and
@@ -49,6 +50,7 @@ STORES = (
     "sessions",
     "legal_holds_lifted",
     "references_cleared",
+    "staff_access_pseudonymized",
     "account",
 )
 
@@ -64,7 +66,7 @@ def hold_in_force(*, user_id: int) -> bool:
     return LegalHold.objects.in_force().filter(user_id=user_id).exists()
 
 
-def erasure_request_open_for(*, user: AbstractBaseUser) -> ErasureRequest | None:
+def erasure_request_open_for(*, user: User) -> ErasureRequest | None:
     return ErasureRequest.objects.filter(subject=user, status__in=OPEN_ERASURE_STATUSES).first()
 
 
@@ -133,6 +135,11 @@ def subject_references(*, user_id: int, exclude_request_id: uuid.UUID | None = N
     }
 
 
+def subject_staff_access(*, user_id: int) -> QuerySet[StaffAccessLog]:
+    """The audit of staff reads that names the person, as the one looked at or the one looking."""
+    return StaffAccessLog.objects.filter(Q(subject_id=user_id) | Q(viewer_id=user_id))
+
+
 def checkpoint_counts(*, thread_ids: list[str]) -> dict[str, int]:
     counts = {"checkpoints": 0, "checkpoint_blobs": 0, "checkpoint_writes": 0}
     if not thread_ids:
@@ -167,6 +174,7 @@ def erasure_counts(*, user_id: int, delete_account: bool) -> dict[str, int]:
         "sessions": sum(1 for _ in subject_sessions(user_id=user_id)),
         "legal_holds_lifted": LegalHold.objects.filter(user_id=user_id, lifted_at__isnull=False).count(),
         "references_cleared": sum(qs.count() for qs in refs.values()),
+        "staff_access_pseudonymized": subject_staff_access(user_id=user_id).count(),
         "account": 1 if delete_account else 0,
     }
     return {store: counts[store] for store in STORES}
@@ -260,7 +268,7 @@ def _shared_with_others(tokens: set[str], *, user_id: int) -> set[str]:
     return {token for lower in shared for token in by_lower[lower]}
 
 
-def identifiers_of(*, user: AbstractBaseUser) -> tuple[set[str], set[str]]:
+def identifiers_of(*, user: User) -> tuple[set[str], set[str]]:
     """(strings naming the person, UUIDs of their threads and runs)."""
     strings = {s for s in (user.get_username(), getattr(user, "email", "")) if s and len(s) >= MIN_USERNAME_NEEDLE}
     uuids = {str(t) for t in subject_threads(user_id=user.pk).values_list("id", flat=True)}

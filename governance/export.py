@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
 from agents.models import Run, TraceEvent
 from conversations.models import Message, Thread, ThreadSummary
-from memories.models import Memory, MemoryPreference
+from memories.models import Memory
+from memories.selectors import memory_preference_for
 
 EXPORT_FORMAT = "liamemory.export"
 EXPORT_VERSION = 1
@@ -44,7 +45,7 @@ def _uuid(value: Any) -> str | None:
     return str(value) if value is not None else None
 
 
-def _message(m: Message, run_ids: set) -> dict[str, Any]:
+def _message(m: Message, run_ids: set, sequences: dict[int, int]) -> dict[str, Any]:
     return {
         "sequence": m.sequence,
         "role": m.role,
@@ -52,6 +53,8 @@ def _message(m: Message, run_ids: set) -> dict[str, Any]:
         "agent": m.agent,
         # A run that no longer exists (expired) is not referred to.
         "run_id": _uuid(m.run_id) if m.run_id in run_ids else None,
+        # A correction note names the statement it corrects by its sequence.
+        "corrects_sequence": sequences.get(m.corrects_id) if m.corrects_id else None,
         "created_at": _ts(m.created_at),
     }
 
@@ -144,7 +147,7 @@ def _audit_entry(h) -> dict[str, Any]:
     }
 
 
-def person_export(*, user: AbstractBaseUser) -> dict[str, Any]:
+def person_export(*, user: User) -> dict[str, Any]:
     """Everything stored about ``user``, as one JSON-serialisable document.
 
     Threads carry their messages, summary versions and runs (with trace events);
@@ -161,7 +164,7 @@ def person_export(*, user: AbstractBaseUser) -> dict[str, Any]:
         return _collect(user)
 
 
-def _collect(user: AbstractBaseUser) -> dict[str, Any]:
+def _collect(user: User) -> dict[str, Any]:
     threads = list(Thread.objects.filter(owner=user).order_by("created_at", "id"))
     messages = list(Message.objects.filter(thread__owner=user).order_by("thread_id", "sequence"))
     summaries = list(ThreadSummary.objects.filter(thread__owner=user).order_by("thread_id", "version"))
@@ -171,14 +174,14 @@ def _collect(user: AbstractBaseUser) -> dict[str, Any]:
     history = list(
         Memory.history.model.objects.filter(user_id=user.pk).select_related("history_user").order_by("history_id")
     )
-    preference = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
+    preference = memory_preference_for(user=user)
 
     run_ids = {r.id for r in runs}
     positions = {m.pk: (m.thread_id, m.sequence) for m in messages}
     sequences = {pk: seq for pk, (_, seq) in positions.items()}
-    by_thread: dict[str, dict[str, list]] = defaultdict(lambda: {"messages": [], "summaries": [], "runs": []})
+    by_thread: dict[Any, dict[str, list]] = defaultdict(lambda: {"messages": [], "summaries": [], "runs": []})
     for m in messages:
-        by_thread[m.thread_id]["messages"].append(_message(m, run_ids))
+        by_thread[m.thread_id]["messages"].append(_message(m, run_ids, sequences))
     for s in summaries:
         by_thread[s.thread_id]["summaries"].append(_summary(s))
     trace_by_run: dict[Any, list] = defaultdict(list)
@@ -196,7 +199,7 @@ def _collect(user: AbstractBaseUser) -> dict[str, Any]:
             "username": user.get_username(),
             "email": getattr(user, "email", "") or "",
             "date_joined": _ts(getattr(user, "date_joined", None)),
-            "long_term_memory_enabled": preference is not False,
+            "long_term_memory_enabled": preference,
         },
         "threads": [
             {

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 import jsonschema_rs
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from jsonschema import Draft202012Validator
@@ -33,9 +33,9 @@ from conversations.content import blocks_to_text
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.tokens import estimate_message, estimate_text
 from governance.export import export_schema
-from governance.retention import thread_expires_at
-from liamemory.api import ApplicationError, Conflict
+from liamemory.errors import ApplicationError, Conflict
 from liamemory.jsoncheck import json_problems
+from liamemory.retention import thread_expires_at
 from memories import embeddings
 
 logger = logging.getLogger(__name__)
@@ -138,6 +138,15 @@ def _meaning_errors(document: dict[str, Any]) -> list[dict[str, str]]:
                 )
             sequences.setdefault(seq, mi)
             errors += _date_error(message.get("created_at"), f"{at}.messages[{mi}].created_at")
+        for mi, message in enumerate(thread["messages"]):
+            corrects = message.get("corrects_sequence")
+            if corrects is not None and (corrects not in sequences or corrects >= message["sequence"]):
+                errors.append(
+                    {
+                        "path": f"{at}.messages[{mi}].corrects_sequence",
+                        "message": f"sequence {corrects} is not an earlier message of this conversation",
+                    }
+                )
         versions: set[int] = set()
         for si, summary in enumerate(thread.get("summaries", [])):
             if summary["version"] in versions:
@@ -180,7 +189,7 @@ def export_validate(*, document: Any) -> None:
         raise ImportInvalid(errors[:MAX_REPORTED_ERRORS], len(errors))
 
 
-def export_import(*, document: dict, owner: AbstractBaseUser, dry_run: bool = False) -> ImportResult:
+def export_import(*, document: dict, owner: User, dry_run: bool = False) -> ImportResult:
     """Load the threads, messages and summaries of ``document`` as ``owner``'s.
 
     ``dry_run`` checks and counts everything, then rolls back.
@@ -198,7 +207,7 @@ def export_import(*, document: dict, owner: AbstractBaseUser, dry_run: bool = Fa
     return result
 
 
-def _load(threads: list[dict[str, Any]], owner: AbstractBaseUser) -> ImportResult:
+def _load(threads: list[dict[str, Any]], owner: User) -> ImportResult:
     now = timezone.now()
     ids = [uuid.UUID(t["id"]) for t in threads]
     # Locked like messages_append locks them: a turn on an existing thread waits.
@@ -235,6 +244,7 @@ def _load(threads: list[dict[str, Any]], owner: AbstractBaseUser) -> ImportResul
             else:
                 summaries.append(_summary(s, tid, now))
     _insert_keeping_timestamps(Message, messages, ["created_at"])
+    _link_corrections(threads)
     _insert_keeping_timestamps(ThreadSummary, summaries, ["created_at"])
     _renumber(messages)
     _embed_later(messages)
@@ -246,6 +256,27 @@ def _load(threads: list[dict[str, Any]], owner: AbstractBaseUser) -> ImportResul
         summaries_created=len(summaries),
         summaries_skipped=skipped_s,
     )
+
+
+def _link_corrections(threads: list[dict[str, Any]]) -> None:
+    """Correction notes point at the statements they correct again (one UPDATE)."""
+    links = [
+        (t["id"], m["sequence"], m["corrects_sequence"])
+        for t in threads
+        for m in t["messages"]
+        if m.get("corrects_sequence") is not None
+    ]
+    if not links:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE conversations_message note SET corrects_id = wrong.id"
+            " FROM unnest(%s::uuid[], %s::int[], %s::int[]) AS v(thread_id, seq, corrects),"
+            " conversations_message wrong"
+            " WHERE note.thread_id = v.thread_id AND note.sequence = v.seq AND note.corrects_id IS NULL"
+            " AND wrong.thread_id = v.thread_id AND wrong.sequence = v.corrects",
+            [[t for t, _, _ in links], [s for _, s, _ in links], [c for _, _, c in links]],
+        )
 
 
 def _embed_later(messages: list[Message]) -> None:
@@ -286,8 +317,8 @@ def _insert_keeping_timestamps(model, rows: list, fields: list[str]) -> None:
             setattr(row, f, value)
 
 
-def _thread(data: dict[str, Any], owner: AbstractBaseUser, now: datetime) -> Thread:
-    stamps = [_parse_ts(m["created_at"]) for m in data["messages"] if m.get("created_at")]
+def _thread(data: dict[str, Any], owner: User, now: datetime) -> Thread:
+    stamps = [datetime.fromisoformat(m["created_at"]) for m in data["messages"] if m.get("created_at")]
     created = _parse_ts(data.get("created_at")) or (min(stamps) if stamps else now)
     thread = Thread(
         id=uuid.UUID(data["id"]),

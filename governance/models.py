@@ -1,4 +1,4 @@
-"""Retention policies, purge records, legal holds, erasure requests and receipts."""
+"""Purge records, legal holds, erasure requests and receipts (retention policies: ``liamemory.models``)."""
 
 from __future__ import annotations
 
@@ -7,41 +7,6 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-
-from memories.models import MemoryKind
-
-
-class RetentionScope(models.TextChoices):
-    THREAD = "thread", "Threads (with messages, summaries, checkpoints)"
-    INCOGNITO_THREAD = "incognito_thread", "Incognito threads"
-    RUN = "run", "Runs (with trace events)"
-    MEMORY = "memory", "Long-term memories"
-
-
-class RetentionPolicy(models.Model):
-    """How long one level lives. ``lifetime_days`` null means kept until deleted.
-
-    For ``memory`` a row may name a kind; the row without a kind is the default for
-    kinds that have none of their own.
-    """
-
-    scope = models.CharField(max_length=32, choices=RetentionScope.choices)
-    memory_kind = models.CharField(max_length=32, choices=MemoryKind.choices, blank=True)
-    lifetime_days = models.PositiveIntegerField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        verbose_name_plural = "retention policies"
-        constraints = [
-            models.UniqueConstraint(fields=["scope", "memory_kind"], name="retention_scope_kind_uniq"),
-            models.CheckConstraint(
-                condition=Q(memory_kind="") | Q(scope="memory"), name="retention_kind_only_for_memory"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        life = f"{self.lifetime_days} days" if self.lifetime_days is not None else "kept until deleted"
-        return f"{self.scope}{':' + self.memory_kind if self.memory_kind else ''} — {life}"
 
 
 class PurgeRecord(models.Model):

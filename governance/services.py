@@ -11,11 +11,13 @@ from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from agents.checkpointer import delete_checkpoints
+from agents.checkpointer import CHECKPOINT_TABLES
+from agents.deletion import threads_delete
 from agents.models import ACTIVE_RUN_STATUSES, Run, TraceEvent
-from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
-from governance.models import LegalHold, PurgeRecord, RetentionScope
-from governance.retention import lifetime
+from conversations.models import Message, Thread
+from governance.models import LegalHold, PurgeRecord
+from liamemory.models import RetentionScope
+from liamemory.retention import lifetime
 from memories.models import Memory, MemoryEmbedding, MemoryKind
 
 logger = logging.getLogger(__name__)
@@ -70,21 +72,9 @@ def _purge_thread_batch(*, now: datetime, limit: int) -> Counter | None:
         )
         Memory.objects.filter(source_message__thread_id__in=ids).update(source_message=None, source_expired=True)
         Memory.objects.filter(source_run__thread_id__in=ids).update(source_run=None, source_expired=True)
-        # Foreign keys are deferred to commit, so the order below is for readability.
-        run_table = Run._meta.db_table
-        counts["trace_events"] = _delete(
-            TraceEvent._meta.db_table, f"run_id IN (SELECT id FROM {run_table} WHERE thread_id = ANY(%s))", ids
-        )
-        # Embeddings would go with their messages by the database's cascade; deleted
-        # first so that the record counts them.
-        counts["embeddings"] = _delete(MessageEmbedding._meta.db_table, "thread_id = ANY(%s)", ids)
-        counts["messages"] = _delete(Message._meta.db_table, "thread_id = ANY(%s)", ids)
-        counts["summaries"] = _delete(ThreadSummary._meta.db_table, "thread_id = ANY(%s)", ids)
-        counts["runs"] = _delete(run_table, "thread_id = ANY(%s)", ids)
-        # Checkpoints are keyed by the thread id with no foreign key: deleted explicitly.
-        checkpoint_rows = delete_checkpoints([str(i) for i in ids])
-        counts["checkpoint_rows"] = sum(checkpoint_rows.values())
-        _delete(Thread._meta.db_table, "id = ANY(%s)", ids)
+        deleted = threads_delete(thread_ids=ids)
+        counts.update({k: deleted[k] for k in ("trace_events", "embeddings", "messages", "summaries", "runs")})
+        counts["checkpoint_rows"] = sum(deleted[t] for t in CHECKPOINT_TABLES[:3])
     return counts
 
 

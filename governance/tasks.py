@@ -4,23 +4,16 @@ from __future__ import annotations
 
 from celery import shared_task
 
-# --- erasure (issue 7) --------------------------------------------------------------
+from governance import services
+from governance.erasure_execution import erasure_execute
 
 
 @shared_task(name="governance.execute_erasure", acks_late=True, soft_time_limit=1800, time_limit=1900)
 def execute_erasure(request_id: str) -> dict[str, str]:
     """Run one erasure request. Idempotent and resumable, so late acks are safe:
     a redelivered task continues where the dead worker stopped, or does nothing."""
-    from governance.erasure import erasure_execute
-
     request = erasure_execute(request_id=request_id)
     return {"request_id": str(request.pk), "status": request.status}
-
-
-# --- end of erasure -----------------------------------------------------------------
-
-
-# --- retention and purge (issue 5) ---------------------------------------------------
 
 
 # Periodic (django-celery-beat, see migration 0002). Late ack is safe: overlapping or
@@ -28,7 +21,5 @@ def execute_erasure(request_id: str) -> dict[str, str]:
 @shared_task(name="governance.purge_expired", acks_late=True, soft_time_limit=900, time_limit=960, ignore_result=True)
 def purge_expired() -> dict[str, int]:
     """Delete what expired (threads, runs, memories and what lives with them)."""
-    from governance import services
-
     record = services.purge_expired()
     return {**record.counts, "skipped_held_users": record.skipped_held_users}

@@ -10,6 +10,7 @@ urlpatterns = [
     path("erasure-requests/<uuid:pk>/receipt", api.ErasureReceiptApi.as_view(), name="erasure-request-receipt"),
     path("legal-holds", api.LegalHoldListPlaceApi.as_view(), name="legal-hold-list"),
     path("legal-holds/<int:pk>/lift", api.LegalHoldLiftApi.as_view(), name="legal-hold-lift"),
+    path("memories/<int:memory_id>/erase", api.MemoryEraseApi.as_view(), name="memory-erase"),
     path("me/erase", api.MeEraseApi.as_view(), name="me-erase"),
     path("me/export", api_data.MeExportApi.as_view(), name="me-export"),
     path("people/<int:user_id>/export", api_data.PersonExportApi.as_view(), name="person-export"),

@@ -11,7 +11,7 @@ staff unless someone makes them so.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from django.contrib import admin
 from django.core.paginator import Page, Paginator
@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from liamemory.roles import is_staff
-from memories.services import staff_access_record
+from liamemory.staff_access import staff_access_record, staff_access_record_many
 
 
 class NoCountPaginator(Paginator):
@@ -63,7 +63,7 @@ class NoCountAdminMixin:
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER
     list_max_show_all = 0
-    list_per_page = 50
+    list_per_page: ClassVar[int] = 50
 
     def get_paginator(self, request: HttpRequest, queryset, per_page, orphans=0, allow_empty_first_page=True):
         try:
@@ -75,6 +75,9 @@ class NoCountAdminMixin:
         )
 
 
+_NOT_FILTERS = frozenset({"q", "p", "o", "e", "all"})
+
+
 class AccessLoggedMixin:
     """Each staff view of an object's change page is logged against the person it is about."""
 
@@ -82,6 +85,25 @@ class AccessLoggedMixin:
 
     def access_subject_id(self, obj) -> int:
         return obj.user_id
+
+    def changelist_view(self, request: HttpRequest, extra_context=None):
+        """A list shows people's data too: one row per person on the page, in one INSERT
+        (with the filter, e.g. ``?thread=``, so the log says which list)."""
+        response = super().changelist_view(request, extra_context)
+        changelist = (getattr(response, "context_data", None) or {}).get("cl")
+        if request.method == "GET" and changelist is not None:
+            subjects = {self.access_subject_id(obj) for obj in changelist.result_list} - {None}
+            if subjects:
+                # Filters only: never the search box (``q``), whose words are the people's.
+                kept = sorted((k, v) for k, v in request.GET.items() if k not in _NOT_FILTERS and not k.startswith("_"))
+                filters = "&".join(f"{k}={v}" for k, v in kept)
+                staff_access_record_many(
+                    viewer=request.user,
+                    subject_ids=subjects,
+                    what=self.access_what,
+                    object_ref=f"list?{filters}" if filters else "list",
+                )
+        return response
 
     def change_view(self, request: HttpRequest, object_id, form_url="", extra_context=None):
         response = super().change_view(request, object_id, form_url, extra_context)

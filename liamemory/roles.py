@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.core.exceptions import PermissionDenied
 
 COMPLIANCE_GROUP = "compliance_officer"
+
+
+def signed_in(user: AbstractBaseUser | AnonymousUser) -> User:
+    """``user`` as the signed-in person a view's permission already required (else 403)."""
+    if not isinstance(user, User) or not user.is_authenticated:
+        raise PermissionDenied
+    return user
 
 
 def is_staff(user: AbstractBaseUser | AnonymousUser) -> bool:

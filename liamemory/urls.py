@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from liamemory.admin_person import person_page
+from governance.admin_person import person_page
 from liamemory.health import healthz
 
 urlpatterns = [
@@ -15,7 +15,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("agents.urls")),
-    path("api/", include("conversations.urls")),
     path("api/", include("memories.urls")),
     path("api/", include("governance.urls")),
     # The end-user pages; last, so every prefix above keeps its routes.

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
-from django.contrib.postgres.search import TrigramWordSimilarity
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponseRedirect
@@ -24,17 +21,18 @@ from liamemory.admin_utils import (
     person_link,
     truncate,
 )
-from liamemory.api import ApplicationError
+from liamemory.errors import ApplicationError
+from liamemory.models import StaffAccess
+from liamemory.staff_access import staff_access_record
+from memories.admin_forms import CorrectionForm, MemoryForm, RejectionForm, SourceFilter, UserIdFilter
 from memories.models import (
     Memory,
     MemoryPreference,
     MemoryStatus,
     PendingMemory,
-    StaffAccess,
-    StaffAccessLog,
     WriterType,
 )
-from memories.selectors import STAFF_SEARCH_MIN_SIMILARITY
+from memories.selectors import memories_ranked
 from memories.services import (
     memory_approve,
     memory_correct,
@@ -46,87 +44,6 @@ from memories.services import (
 )
 
 EDITABLE_FIELDS = ("content", "kind", "importance", "expires_at")
-
-
-class UserIdFilter(admin.SimpleListFilter):
-    """Filter by the person's user id, typed in (a list of every user would not scale)."""
-
-    title = "user id"
-    parameter_name = "user_id"
-    template = "admin/memories/input_filter.html"
-
-    def lookups(self, request, model_admin):
-        return ()
-
-    def has_output(self) -> bool:
-        return True
-
-    def queryset(self, request, queryset):
-        value = (self.value() or "").strip()
-        if not value:
-            return queryset
-        if not value.isdigit():
-            return queryset.none()
-        return queryset.filter(user_id=int(value))
-
-    def choices(self, changelist):
-        keep = [(k, v) for k, v in changelist.params.items() if k not in (self.parameter_name, "p")]
-        yield {
-            "selected": self.value() is not None,
-            "query_string": changelist.get_query_string(remove=[self.parameter_name]),
-            "display": "All",
-            "hidden": keep,
-            "value": self.value() or "",
-        }
-
-
-class SourceFilter(admin.SimpleListFilter):
-    title = "source"
-    parameter_name = "source"
-
-    def lookups(self, request, model_admin):
-        return (
-            ("conversation", "From a conversation"),
-            ("expired", "From a conversation since expired or deleted"),
-            ("none", "Not from a conversation"),
-        )
-
-    def queryset(self, request, queryset):
-        match self.value():
-            case "conversation":
-                return queryset.filter(source_thread_ref__isnull=False)
-            case "expired":
-                return queryset.filter(source_thread_ref__isnull=False, source_thread__isnull=True)
-            case "none":
-                return queryset.filter(source_thread_ref__isnull=True)
-        return queryset
-
-
-class MemoryForm(forms.ModelForm):
-    content = forms.CharField(
-        max_length=settings.MEMORY_MAX_CHARS,
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
-        help_text="One short fact.",
-    )
-
-    class Meta:
-        model = Memory
-        fields = ("user", "content", "kind", "importance", "expires_at")
-
-
-class CorrectionForm(forms.Form):
-    content = forms.CharField(
-        label="Corrected text",
-        max_length=settings.MEMORY_MAX_CHARS,
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
-        help_text="A new active memory with this text replaces the old one, which is kept as superseded.",
-    )
-
-
-class RejectionForm(forms.Form):
-    reason = forms.CharField(
-        max_length=80, required=False, help_text="Why: kept in each memory's history (no personal data, please)."
-    )
 
 
 @admin.register(Memory)
@@ -192,17 +109,15 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
         return (*EDITABLE_FIELDS, *derived)  # superseded and rejected versions are history
 
     def get_queryset(self, request: HttpRequest):
-        # ModelAdmin.get_queryset, with the search score annotated before the ordering uses it.
+        # The staff API's search (memories.selectors), ranked before the ordering uses the score.
         qs = self.model._default_manager.get_queryset()
         term = request.GET.get("q", "").strip()
         if term:
-            qs = qs.annotate(score=TrigramWordSimilarity(term, "content"))
+            qs = memories_ranked(qs, q=term)
         return qs.order_by(*self.get_ordering(request))
 
     def get_search_results(self, request: HttpRequest, queryset, search_term: str):
-        if not search_term.strip():
-            return queryset, False
-        return queryset.filter(score__gt=STAFF_SEARCH_MIN_SIMILARITY), False
+        return queryset, False  # done by get_queryset
 
     def get_ordering(self, request: HttpRequest):
         if request.GET.get("q", "").strip():
@@ -342,6 +257,11 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
             "original": memory,
             "form": form,
         }
+        if request.method == "GET":
+            # The page shows the memory's text: a staff read like its change page.
+            staff_access_record(
+                viewer=request.user, subject_id=memory.user_id, what=StaffAccess.MEMORY, object_ref=memory.pk
+            )
         return TemplateResponse(request, "admin/memories/memory/correct.html", context)
 
     # --- columns and read-only fields ---------------------------------------------
@@ -441,14 +361,3 @@ class MemoryPreferenceAdmin(StaffViewOnlyMixin, admin.ModelAdmin):
     list_display = ("user", "long_term_enabled", "updated_at")
     list_filter = ("long_term_enabled",)
     list_select_related = ("user",)
-
-
-@admin.register(StaffAccessLog)
-class StaffAccessLogAdmin(StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
-    list_display = ("viewed_at", "viewer_username", "what", "object_ref", "subject_link")
-    list_filter = ("what",)
-    ordering = ("-viewed_at", "-id")
-
-    @admin.display(description="person")
-    def subject_link(self, obj: StaffAccessLog) -> str:
-        return person_link(obj.subject_id)

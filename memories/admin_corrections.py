@@ -15,11 +15,11 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from conversations.models import Message
-from liamemory.api import ApplicationError
+from liamemory.errors import ApplicationError
+from liamemory.models import StaffAccess
 from liamemory.roles import is_staff
+from liamemory.staff_access import staff_access_record
 from memories.corrections import statement_correct
-from memories.models import StaffAccess
-from memories.services import staff_access_record
 
 
 class StatementCorrectionForm(forms.Form):

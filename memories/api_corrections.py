@@ -19,12 +19,12 @@ from conversations.selectors import (
     thread_get_for_staff,
     thread_get_for_user,
 )
-from liamemory.api import NotFound
-from memories.api_staff import IsStaff
+from liamemory.errors import NotFound
+from liamemory.models import StaffAccess
+from liamemory.permissions import IsStaff
+from liamemory.staff_access import staff_access_record
 from memories.corrections import statement_correct
-from memories.models import StaffAccess
 from memories.serializers import MessageCorrectInSerializer, MessageCorrectOutSerializer
-from memories.services import staff_access_record
 
 DESCRIPTION = (
     "Marks the statement at this sequence as wrong and gives the right value. A correction note (a system "

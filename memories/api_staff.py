@@ -1,9 +1,10 @@
-"""``/api/memories``: staff inspect and correct every user's memories; compliance officers erase.
+"""``/api/memories``: staff inspect and correct every user's memories.
 
 Reads: staff and compliance officers (a compliance officer can export anyone anyway).
 Writes: staff, through memories/services.py, so every change is audited with who made
-it. Erasing (no content left in the audit) is the compliance officers' alone. Staff
-reads of one memory are logged like the admin's.
+it. Erasing (no content left in the audit) is the compliance officers' alone and lives
+with the other erasures (``governance/api.py``). Staff reads of one memory are logged
+like the admin's.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance.api import IsComplianceOfficer
-from liamemory.api import NotFound, StrictCursorPagination, cursor_page, cursor_parameters
+from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
+from liamemory.errors import NotFound
+from liamemory.models import StaffAccess
+from liamemory.permissions import IsStaff
 from liamemory.roles import is_compliance_officer, is_staff
+from liamemory.staff_access import staff_access_record, staff_access_record_many
 from memories import selectors, services
-from memories.models import StaffAccess, WriterType
+from memories.models import WriterType
 from memories.serializers import (
     MemoryCorrectInSerializer,
     MemoryCreateInSerializer,
@@ -31,13 +35,6 @@ from memories.serializers import (
 )
 
 SEARCH_LIMIT = 50
-
-
-class IsStaff(BasePermission):
-    message = "Only staff can do this."
-
-    def has_permission(self, request, view) -> bool:
-        return is_staff(request.user)
 
 
 class ReadsForStaffAndCompliance(BasePermission):
@@ -59,9 +56,7 @@ def _log_views(request: Request, memories: list) -> None:
     """Staff views of a person's data are logged: one row per person the page showed."""
     subjects = {m.user_id for m in memories}
     if subjects:
-        services.staff_access_record_many(
-            viewer=request.user, subject_ids=subjects, what=StaffAccess.MEMORY, object_ref="list"
-        )
+        staff_access_record_many(viewer=request.user, subject_ids=subjects, what=StaffAccess.MEMORY, object_ref="list")
 
 
 def _memory(memory_id: int):
@@ -128,7 +123,7 @@ class MemoryDetailApi(APIView):
     @extend_schema(responses=StaffMemoryOutSerializer, summary="One memory (staff, compliance officers; logged)")
     def get(self, request: Request, memory_id: int) -> Response:
         memory = _memory(memory_id)
-        services.staff_access_record(
+        staff_access_record(
             viewer=request.user, subject_id=memory.user_id, what=StaffAccess.MEMORY, object_ref=memory.pk
         )
         return Response(StaffMemoryOutSerializer(memory).data)
@@ -193,18 +188,3 @@ class MemoryCorrectApi(APIView):
         data.is_valid(raise_exception=True)
         new = services.memory_correct(actor=request.user, memory=memory, content=data.validated_data["content"])
         return Response(StaffMemoryOutSerializer(new).data, status=status.HTTP_201_CREATED)
-
-
-class MemoryEraseApi(APIView):
-    permission_classes = [IsComplianceOfficer]
-
-    @extend_schema(
-        request=None,
-        responses={204: None},
-        summary="Erase a memory, its older versions and its audit content (compliance officers)",
-    )
-    def post(self, request: Request, memory_id: int) -> Response:
-        from governance.deletion import memory_erase
-
-        memory_erase(memory=_memory(memory_id), actor=request.user)
-        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -6,7 +6,8 @@ and give the right value. In one transaction:
 - a correction note (a ``system`` message with the next sequence, referencing the
   statement) is appended to the thread: the statement itself stays;
 - every active or pending memory drawn from the statement (its provenance's source
-  message) is superseded by one that holds the right value, drawn from the note.
+  message; for a reply, the run that wrote it) is superseded by one that holds the
+  right value, drawn from the note.
 
 The context keeps the note wherever the statement is (``agents.context``), and the
 summarizer writes the right value instead of the wrong one.
@@ -17,10 +18,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 
-from conversations.models import Message
+from conversations.models import Message, MessageRole
 from conversations.services import message_correct
 from memories.matching import extract_claim
 from memories.models import Memory, MemoryStatus
@@ -57,7 +59,7 @@ def corrected_memory_text(*, old: str, right_value: str, about: str = "", limit:
 
 
 def statement_correct(
-    *, actor: AbstractBaseUser, message: Message, right_value: str, about: str = "", by_staff: bool = False
+    *, actor: User, message: Message, right_value: str, about: str = "", by_staff: bool = False
 ) -> StatementCorrection:
     """Mark ``message`` as wrong with the right value (see the module docstring).
 
@@ -68,9 +70,12 @@ def statement_correct(
             message=message, right_value=right_value, about=about, by="staff" if by_staff else "the user"
         )
         replaced = []
-        drawn = Memory.objects.filter(
-            source_message=message, status__in=[MemoryStatus.ACTIVE, MemoryStatus.PENDING]
-        ).order_by("id")
+        # Drawn from the statement: remembered from this message, or, for a reply, in the
+        # run that wrote it (the reply says what it remembered).
+        source = Q(source_message=message)
+        if message.role == MessageRole.ASSISTANT and message.run_id:
+            source |= Q(source_run_id=message.run_id)
+        drawn = Memory.objects.filter(source, status__in=[MemoryStatus.ACTIVE, MemoryStatus.PENDING]).order_by("id")
         for old in drawn:
             text = corrected_memory_text(old=old.content, right_value=note_value(right_value), about=about)
             new = memory_correct(actor=actor, memory=old, content=text)

@@ -4,25 +4,25 @@
 - ``search_history``: verbatim messages of one thread relevant to a query.
 - ``search_threads``: the same across all of a user's threads.
 
-Why several signals: on long multi-session chats, trigram similarity of a question
-against whole messages finds the right turn far less often than BM25, and trigram
-word similarity or Postgres full-text ranking alone only about match it. History
-search therefore ranks the candidate messages with several signals computed in one
-SQL query and fuses their *ranks* (reciprocal rank fusion, so no signal's scale
-dominates):
+History search scores every message with two independent signals and adds them as
+standard scores (how many standard deviations a message stands above the scope's mean,
+negative parts dropped), so that neither family's scale dominates and a signal that
+sees nothing special in a query adds nothing:
 
-1. BM25 over stemmed words (English or Italian snowball, per message), with IDF and
-   length normalisation from the searched messages themselves;
-2. BM25 over the words as written (identifiers, numbers, names, any language);
-3. trigram word similarity of the content words of the question (typos, inflections);
-4. coverage: how many distinct question words a message contains;
-5. the same stemmed BM25 smoothed over the neighbouring turns (a question often
-   matches the exchange, not one side of it);
-6. cosine similarity of e5 embeddings (``memories.embeddings``) of the question and
-   the scope's embedded messages, the nearest found by ``memories.vector_search``
-   (pgvector where the server has it, else an exact scan in numpy): it finds the answers
-   that share no word with the question ("Who is my physician?" -> "My new GP is
-   Dr. Okafor"), which no lexical list can.
+1. lexical: BM25 over stemmed words (English and Italian snowball) of each message
+   indexed together with its neighbours at half weight, plus the dates the question
+   names (a month, a year, a weekday) matched against the message's date
+   (``retrieval_sql.HISTORY_SQL`` says why);
+2. semantic: cosine similarity of e5 embeddings (``memories.embeddings``) of the
+   question and the scope's embedded messages, the nearest found by
+   ``memories.vector_search`` (pgvector where the server has it, else an exact scan
+   in numpy): it finds the answers that share no word with the question ("Who is my
+   physician?" -> "My new GP is Dr. Okafor"), which no lexical list can.
+
+Chosen on LoCoMo's conv-26 and checked on other chats (bench/README.md, "Long
+chats"): reciprocal-rank fusion of several correlated lexical lists with a heavily
+weighted cosine list ranked the speaker the question names above its words; ranks
+throw away how far ahead the best matches are, standard scores keep it.
 
 Memory recall fuses the same kinds of lists over the user's memories; a memory found
 by its embedding alone must pass a cosine floor, so that a message about nothing the
@@ -32,8 +32,9 @@ Lexical lists use the question's content words (English and Italian stop words a
 "what did I say about"-style words removed); the embedding sees the question as
 written. Rows not embedded yet are simply absent from the cosine list. Whether
 embeddings are used at all is decided in ``memories.embeddings.enabled()``. Scores
-are ordinal only: callers may sort by them, never compare them across calls; a
-history hit's ``word_share`` and ``cosine_margin`` are the strengths that compare.
+of memories are ordinal only. A history hit's score is its summed standard scores
+(above about 3 it stands well out of its thread); its ``word_share`` and
+``cosine_margin`` are the strengths that compare across queries and threads.
 """
 
 from __future__ import annotations
@@ -45,8 +46,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import connection, transaction
 
 from conversations.models import Message, Thread
 from memories import embeddings, vector_search
@@ -54,17 +57,18 @@ from memories import retrieval_sql as sql
 from memories.models import Memory, MemoryStatus
 from memories.stopwords import STOP_WORDS
 
-# BM25 parameters (the usual defaults) and the reciprocal-rank-fusion constant.
+# BM25 parameters (the usual defaults) and the reciprocal-rank-fusion constant (memories).
 BM25_K1 = 1.2
 BM25_B = 0.75
 RRF_K = 60
-# Signal weights in the fusion. Lexically the stemmed BM25 is the strongest list. The
-# lexical lists are correlated views of the same words, the embeddings' cosine is an
-# independent one and the only one that sees paraphrase: it weighs as much as the
-# lexical lists together (the two families count equally, as in the usual hybrid
-# search). Not fitted to the benchmark: on its dev split 1.5 / 3 / 6 give recall@10
-# 0.62 / 0.63 / 0.69 and cosine alone 0.66 (lexical 0.42), see bench/README.md.
-HISTORY_WEIGHTS = {"stem": 1.0, "simple": 0.6, "trigram": 0.4, "coverage": 0.5, "context": 0.5, "cosine": 3.0}
+# History: the weight of each neighbour in a message's lexical document (the message
+# itself weighs 1, so it outranks its neighbours on its own words), and of the two
+# standard scores in the sum. Chosen on LoCoMo conv-26 and the generated chats' dev
+# split, seed 3 (bench/README.md, "Long chats"): neighbours at 0 / 0.25 / 0.5 give
+# conv-26 recall@10 64.3 / 76.1 / 78.3 (cosine weight 1); cosine weight 1 / 1.5 / 2
+# gives 78.3 / 78.6 / 78.6 (neighbours 0.5), the generated style-a chats 54.7 / 59.4 / 62.5.
+NEIGHBOUR_WEIGHT = 0.5
+HISTORY_WEIGHTS = {"lexical": 1.0, "cosine": 1.5}
 MEMORY_WEIGHTS = {"stem": 1.0, "simple": 0.7, "trigram": 0.7, "coverage": 0.4, "cosine": 3.0}
 # How many candidates each method hands to the fusion, and how many query words are used.
 CANDIDATE_POOL = 400
@@ -95,12 +99,12 @@ class HistoryHit:
     created_at: datetime
     excerpt: str
     score: float
-    # Which signals ranked this message (name -> rank, 1 = best), for traces and tuning.
-    signals: dict[str, int] = field(default_factory=dict, compare=False)
-    # Two strengths comparable across queries and threads (``score`` is not), for callers
-    # that need a floor: the share of the query's content words the message contains,
-    # and how far its embedding's cosine to the query exceeds what everyday unrelated
-    # statements score (``embeddings.unrelated_similarity``; None without a vector).
+    # Each signal's standard score for this message (lexical, cosine), for traces and tuning.
+    signals: dict[str, float] = field(default_factory=dict, compare=False)
+    # Two strengths comparable across queries and threads, for callers that need a
+    # floor: the share of the query's content words the message itself contains, and how
+    # far its embedding's cosine to the query exceeds what everyday unrelated statements
+    # score (``embeddings.unrelated_similarity``; None without a vector).
     word_share: float = field(default=0.0, compare=False)
     cosine_margin: float | None = field(default=None, compare=False)
 
@@ -165,88 +169,165 @@ class _Candidate:
     id: int
     thread_id: uuid.UUID
     sequence: int
-    bm25_s: float = 0.0
-    bm25_m: float = 0.0
-    coverage: int = 0
-    trigram: float = 0.0
+    lexical: float = 0.0
+    own: bool = False  # the message itself holds a query word (not only its neighbours)
+    coverage: int = 0  # how many distinct query words the message itself holds
     cosine: float | None = None
-    unrelated: float = 0.0
+    unrelated: float = 0.0  # what unrelated statements score for the query (cosine)
 
 
-def _history_candidates(*, scope_sql: str, scope_params: dict, terms: list[str], before: int) -> list[_Candidate]:
+@dataclass
+class _Scores:
+    """The candidates of one search and the statistics that standardise their scores."""
+
+    candidates: dict[int, _Candidate] = field(default_factory=dict)
+    lexical_mean: float = 0.0
+    lexical_std: float = 0.0
+    cosine_mean: float = 0.0
+    cosine_std: float = 0.0
+
+
+_MONTHS = {
+    name: number
+    for names in (
+        "january february march april may june july august september october november december",
+        "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
+    )
+    for number, name in enumerate(names.split(), start=1)
+}
+_MONTHS.update({name[:3]: number for name, number in list(_MONTHS.items())[:12] if name != "may"})
+_MONTHS["sept"] = 9
+_WEEKDAYS = {  # ISO: Monday 1 .. Sunday 7
+    name: number
+    for names in (
+        "monday tuesday wednesday thursday friday saturday sunday",
+        "lunedì martedì mercoledì giovedì venerdì sabato domenica",
+    )
+    for number, name in enumerate(names.split(), start=1)
+}
+_WEEKDAYS.update({"lunedi": 1, "martedi": 2, "mercoledi": 3, "giovedi": 4, "venerdi": 5})
+_YEAR_RE = re.compile(r"(?:19|20)\d\d")
+
+
+def date_terms(query: str) -> list[tuple[str, int]]:
+    """The dates a query names, as ``(part, value)`` for ``date_part``: month, year, ISO weekday.
+
+    "May" counts as the month only when capitalised and not the first word ("May I
+    ask..." and "you may" do not).
+    """
+    found: list[tuple[str, int]] = []
+    words = re.findall(r"\w+", (query or "")[:MAX_QUERY_CHARS])
+    for i, word in enumerate(words):
+        lower = word.lower()
+        if lower == "may" and (i == 0 or word != "May"):
+            continue
+        if lower in _MONTHS:
+            term = ("month", _MONTHS[lower])
+        elif lower in _WEEKDAYS:
+            term = ("isodow", _WEEKDAYS[lower])
+        elif _YEAR_RE.fullmatch(word):
+            term = ("year", int(word))
+        else:
+            continue
+        if term not in found:
+            found.append(term)
+    return found
+
+
+def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms: list[str], before: int) -> _Scores:
+    scores = _Scores()
     if not terms:
-        return []
+        return scores
+    dates = date_terms(query)
     params = {
         **scope_params,
         "terms": terms,
         "tsq": _tsquery_text(terms),
-        "qtext": " ".join(terms),
+        "date_parts": [part for part, _ in dates],
+        "date_values": [value for _, value in dates],
+        "tz": settings.TIME_ZONE,
         "before": before,
+        "nb": NEIGHBOUR_WEIGHT,
         "k1": BM25_K1,
         "b": BM25_B,
         "pool": CANDIDATE_POOL,
     }
     with connection.cursor() as cursor:
         cursor.execute(sql.HISTORY_SQL.format(scope=scope_sql.format(t="m")), params)
-        return [_Candidate(*row) for row in cursor.fetchall()]
+        rows = cursor.fetchall()
+    for message_id, thread_id, sequence, score, own, coverage, *_ in rows:
+        scores.candidates[message_id] = _Candidate(
+            id=message_id, thread_id=thread_id, sequence=sequence, lexical=score, own=own, coverage=coverage
+        )
+    if rows:
+        *_, s1, s2, n = rows[0]
+        scores.lexical_mean = s1 / n
+        scores.lexical_std = max(0.0, s2 / n - scores.lexical_mean**2) ** 0.5
+    return scores
 
 
 def _vector_candidates(
-    *, scope_sql: str, scope_params: dict, question: Future | None, before: int, lexical: list[_Candidate]
-) -> list[_Candidate]:
-    """The lexical candidates with their cosine, plus the best of the rest by cosine alone.
+    *, scope_sql: str, scope_params: dict, question: Future | None, before: int, scores: _Scores
+) -> None:
+    """Cosines of the lexical candidates and of the scope's nearest messages (which join them).
 
     Which rows are nearest is asked of ``memories.vector_search`` (pgvector or an exact
-    scan, chosen once per process).
+    scan, chosen once per process). The cosines are standardised by their mean and
+    spread over the rows it returns: on a thread of a few hundred messages nearly all
+    of them, on a long one the nearest 400 and the lexical candidates (on the
+    development chats, standardising over the nearest 100, 200 or all rows changes
+    recall@10 by at most 1.6 points: ``bench/README.md``).
     """
     if question is None:
-        return lexical
+        return
     near = vector_search.backend().nearest(
         scope_sql=scope_sql,
         scope_params=scope_params,
         before=before,
         query=question,
         limit=CANDIDATE_POOL,
-        also=[c.id for c in lexical],
+        also=list(scores.candidates),
     )
-    by_id = {c.id: c for c in lexical}
-    unrelated = embeddings.unrelated_similarity(question.result()) if near else 0.0
+    if not near:
+        return
+    cosines = np.array([n.cosine for n in near])
+    scores.cosine_mean, scores.cosine_std = float(cosines.mean()), float(cosines.std())
+    unrelated = embeddings.unrelated_similarity(question.result())
     for n in near:
         new = _Candidate(id=n.message_id, thread_id=n.thread_id, sequence=n.sequence)
-        candidate = by_id.setdefault(n.message_id, new)
+        candidate = scores.candidates.setdefault(n.message_id, new)
         candidate.cosine, candidate.unrelated = n.cosine, unrelated
-    return list(by_id.values())
 
 
-def _rank_history(candidates: list[_Candidate], limit: int) -> list[tuple[_Candidate, float, dict]]:
-    if not candidates:
-        return []
-    keys = [c.id for c in candidates]
-    by_pos = {(c.thread_id, c.sequence): c for c in candidates}
-    stem = {c.id: c.bm25_m for c in candidates}
-    # The neighbours' stemmed BM25, at half weight: a question matching the exchange
-    # around a turn (the user's statement and the assistant's reply) lifts both.
-    context = {}
-    for c in candidates:
-        around = 0.0
-        for delta in (-1, 1):
-            n = by_pos.get((c.thread_id, c.sequence + delta))
-            if n is not None:
-                around = max(around, n.bm25_m)
-        context[c.id] = c.bm25_m + 0.5 * around
-    signals = {
-        "stem": stem,
-        "simple": {c.id: c.bm25_s for c in candidates},
-        "trigram": {c.id: c.trigram for c in candidates},
-        # Coverage first, the BM25 sum breaks its many ties.
-        "coverage": {c.id: c.coverage + 1e-3 * (c.bm25_m + c.bm25_s) / (1 + c.bm25_m + c.bm25_s) for c in candidates},
-        "context": context,
-        "cosine": {c.id: c.cosine or 0.0 for c in candidates},
-    }
-    fused, ranks = _fuse(keys, signals, HISTORY_WEIGHTS)
-    by_id = {c.id: c for c in candidates}
-    order = sorted(keys, key=lambda k: (-fused[k], -by_id[k].sequence))[:limit]
-    return [(by_id[k], fused[k], {name: r[k] for name, r in ranks.items() if k in r}) for k in order]
+def _standard(value: float | None, mean: float, std: float) -> float:
+    """How far above the mean ``value`` stands, in standard deviations; nothing below it."""
+    if value is None or value <= mean:
+        return 0.0
+    return (value - mean) / std if std > 1e-9 else 1.0
+
+
+def _rank_history(scores: _Scores, limit: int, *, own_only: bool) -> list[tuple[_Candidate, float, dict]]:
+    ranked = []
+    for c in scores.candidates.values():
+        if own_only and not c.own and c.cosine is None:
+            continue
+        parts = {
+            "lexical": _standard(c.lexical if c.lexical > 0 else None, scores.lexical_mean, scores.lexical_std),
+            "cosine": _standard(c.cosine, scores.cosine_mean, scores.cosine_std),
+        }
+        fused = sum(HISTORY_WEIGHTS[name] * z for name, z in parts.items())
+        ranked.append((c, fused, parts))
+    # Ties (a lexical match below the mean, or no vectors at all): the lexical score,
+    # the cosine, then the newest message.
+    ranked.sort(key=lambda r: (-r[1], -r[0].lexical, -(r[0].cosine or 0.0), -r[0].sequence))
+    ranked = [r for r in ranked if r[1] > 0 or r[0].lexical > 0][:limit]
+    return [(c, fused, _seen_by(c, parts)) for c, fused, parts in ranked]
+
+
+def _seen_by(c: _Candidate, parts: dict[str, float]) -> dict[str, float]:
+    """The standard score of each signal that saw the message (matched it, or compared it)."""
+    seen = {"lexical": c.lexical > 0, "cosine": c.cosine is not None}
+    return {name: round(z, 2) for name, z in parts.items() if seen[name]}
 
 
 def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
@@ -263,8 +344,8 @@ def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
     return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
-def _history_hits(candidates: list[_Candidate], terms: list[str], limit: int) -> list[HistoryHit]:
-    ranked = _rank_history(candidates, limit)
+def _history_hits(scores: _Scores, terms: list[str], limit: int, *, own_only: bool) -> list[HistoryHit]:
+    ranked = _rank_history(scores, limit, own_only=own_only)
     rows = Message.objects.in_bulk([c.id for c, _, _ in ranked])
     return [
         HistoryHit(
@@ -284,16 +365,19 @@ def _history_hits(candidates: list[_Candidate], terms: list[str], limit: int) ->
     ]
 
 
-def _search_scope(*, scope_sql: str, scope_params: dict, query: str, before: int, limit: int) -> list[HistoryHit]:
+def _search_scope(
+    *, scope_sql: str, scope_params: dict, query: str, before: int, limit: int, own_only: bool = False
+) -> list[HistoryHit]:
+    query = (query or "")[:MAX_QUERY_CHARS]
     terms = query_terms(query)
     if limit <= 0 or not terms:  # nothing but stop words: nothing to look for
         return []
     # The question is embedded in another thread while the lexical statement runs.
     question = embeddings.query_vector_soon(query[:MAX_QUERY_CHARS]) if embeddings.enabled() else None
     kwargs = {"scope_sql": scope_sql, "scope_params": scope_params, "before": before}
-    candidates = _history_candidates(terms=terms, **kwargs)
-    candidates = _vector_candidates(question=question, lexical=candidates, **kwargs)
-    return _history_hits(candidates, terms, limit)
+    scores = _history_candidates(query=query, terms=terms, **kwargs)
+    _vector_candidates(question=question, scores=scores, **kwargs)
+    return _history_hits(scores, terms, limit, own_only=own_only)
 
 
 def search_history(
@@ -314,13 +398,19 @@ def search_history(
 
 
 def search_threads(*, user: AbstractBaseUser, query: str, limit: int = 20) -> list[HistoryHit]:
-    """Messages across all of the user's threads ranked for ``query`` (IDF over them all)."""
+    """Messages across all of the user's threads ranked for ``query`` (IDF over them all).
+
+    The person reads these hits in a list: a message that only its neighbours matched
+    (no query word of its own, no vector compared) is left out, where the agent's
+    ``search_history`` keeps it.
+    """
     return _search_scope(
         scope_sql="{t}.thread_id IN (SELECT id FROM conversations_thread WHERE owner_id = %(owner)s)",
         scope_params={"owner": user.pk},
         query=query,
         before=2**31 - 1,
         limit=limit,
+        own_only=True,
     )
 
 
@@ -341,9 +431,11 @@ def _memory_rows(*, user: AbstractBaseUser, terms: list[str], kinds: list[str] |
         "pool": CANDIDATE_POOL,
         "scan": MEMORY_VECTOR_SCAN,
     }
-    with connection.cursor() as cursor:
+    # One transaction (no savepoint, so no extra query inside a caller's): the threshold
+    # is set for it only (SET LOCAL), never left on a connection a pooler hands on.
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         # The threshold of ``<%``: our floor, so the trigram index filters for us.
-        cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)", [str(MEMORY_TRIGRAM_FLOOR)])
+        cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(MEMORY_TRIGRAM_FLOOR)])
         cursor.execute(sql.MEMORY_SQL, params)
         parts = cursor.fetchall()
     rows: dict[int, list] = {}

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.postgres.search import TrigramWordSimilarity
 from django.db.models import QuerySet
 
-from liamemory.api import NotFound
+from liamemory.errors import NotFound
 from memories.models import Memory, MemoryPreference, MemoryStatus
 
 # Staff type whole words: below this word similarity a hit shares only stray trigrams.
@@ -21,9 +21,7 @@ class MemoryNotFound(NotFound):
         super().__init__("Memory not found.", extra={"memory_id": str(memory_id)} if memory_id is not None else {})
 
 
-def memory_list_for_user(
-    *, user: AbstractBaseUser, kind: str | None = None, status: str | None = None
-) -> QuerySet[Memory]:
+def memory_list_for_user(*, user: User, kind: str | None = None, status: str | None = None) -> QuerySet[Memory]:
     qs = Memory.objects.for_user(user)
     if kind:
         qs = qs.filter(kind=kind)
@@ -32,7 +30,7 @@ def memory_list_for_user(
     return qs.order_by("-updated_at", "-id")
 
 
-def memory_get_for_user(*, user: AbstractBaseUser, memory_id: int | str) -> Memory:
+def memory_get_for_user(*, user: User, memory_id: int | str) -> Memory:
     try:
         return Memory.objects.for_user(user).get(pk=int(memory_id))
     except (Memory.DoesNotExist, ValueError, TypeError) as exc:
@@ -47,7 +45,7 @@ def memory_get_for_staff(*, memory_id: int | str) -> Memory:
         raise MemoryNotFound(memory_id) from exc
 
 
-def memory_preference_for(*, user: AbstractBaseUser) -> bool:
+def memory_preference_for(*, user: User) -> bool:
     """The user's own switch (absent row = on), whatever the installation's setting."""
     value = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
     return value is not False
@@ -72,12 +70,20 @@ def memory_list_for_staff(
     if writer_type:
         qs = qs.filter(writer_type=writer_type)
     if q:
-        return (
-            qs.annotate(score=TrigramWordSimilarity(q, "content"))
-            .filter(score__gt=STAFF_SEARCH_MIN_SIMILARITY)
-            .order_by("-score", "-id")
-        )
+        return memories_ranked(qs, q=q)
     return qs.order_by("-created_at", "-id")
+
+
+def memories_ranked(qs: QuerySet[Memory], *, q: str) -> QuerySet[Memory]:
+    """``qs`` ranked by trigram word similarity to ``q`` (served by the GIN index), weak hits out.
+
+    The staff search of the API and of the admin.
+    """
+    return (
+        qs.annotate(score=TrigramWordSimilarity(q, "content"))
+        .filter(score__gt=STAFF_SEARCH_MIN_SIMILARITY)
+        .order_by("-score", "-id")
+    )
 
 
 def memory_pending_queue() -> QuerySet[Memory]:
@@ -85,14 +91,17 @@ def memory_pending_queue() -> QuerySet[Memory]:
     return Memory.objects.filter(status=MemoryStatus.PENDING).select_related("user").order_by("created_at", "id")
 
 
-def long_term_enabled_for(*, user: AbstractBaseUser) -> bool:
+def long_term_enabled_for(*, user: User) -> bool:
     """Whether long-term memory may be read or written for ``user`` (the thread's incognito aside)."""
-    if not settings.LONG_TERM_MEMORY_ENABLED:
-        return False
-    value = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
-    return value is not False
+    return settings.LONG_TERM_MEMORY_ENABLED and memory_preference_for(user=user)
 
 
-def pinned_memories(*, user: AbstractBaseUser, kinds: tuple[str, ...] = ("rule",), limit: int = 10) -> list[Memory]:
+def long_term_memory_allowed(*, user: User, thread) -> bool:
+    """The memory switch of a turn: off for incognito threads, for users who switched it
+    off, and installation-wide by setting. The one place that decides it."""
+    return not thread.incognito and long_term_enabled_for(user=user)
+
+
+def pinned_memories(*, user: User, kinds: tuple[str, ...] = ("rule",), limit: int = 10) -> list[Memory]:
     """Active memories of the pinned kinds, put in every context regardless of the message."""
     return list(Memory.objects.for_user(user).active().of_kind(*kinds).order_by("-importance", "-id")[:limit])

@@ -111,6 +111,27 @@ class MemorySettingsSerializer(serializers.Serializer):
     )
 
 
+class SearchQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(max_length=500, help_text="Words or a question.")
+    limit = serializers.IntegerField(min_value=1, max_value=50, default=10)
+
+
+class SearchHitSerializer(serializers.Serializer):
+    rank = serializers.IntegerField(help_text="1 = best match. Ordinal only: scores are not comparable across calls.")
+    message_id = serializers.IntegerField()
+    thread_id = serializers.UUIDField()
+    thread_title = serializers.CharField()
+    sequence = serializers.IntegerField()
+    role = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    excerpt = serializers.CharField(help_text="Verbatim, centred on the first matching word.")
+
+
+class SearchOutSerializer(serializers.Serializer):
+    query = serializers.CharField()
+    results = SearchHitSerializer(many=True)
+
+
 class MessageCorrectInSerializer(serializers.Serializer):
     right_value = serializers.CharField(
         max_length=500, help_text="What is right instead (a value or a short statement): 'B-1200'."

@@ -9,42 +9,40 @@ actor, record the writer's name as the reason.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from liamemory.api import ApplicationError, Conflict
-from memories import embeddings
+from liamemory.errors import ApplicationError, Conflict
+from liamemory.retention import memory_expires_at
+from memories.contradiction_model import model_enabled, model_replaced
 from memories.matching import Verdict, compare
-from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, StaffAccessLog, WriterType
+from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, WriterType
+from memories.write_rules import (
+    REVIEWED_WRITERS,
+    UPDATABLE_FIELDS,
+    MemoryWriteRefused,
+    audit,
+    check_importance,
+    check_kind,
+    check_switches,
+    clean_content,
+    concrete,
+    embed_later,
+    review_kinds,
+    setting,
+)
+
+# full_clean skips these: they are handed over as instances (no existence queries).
+RELATED_FIELDS = ["user", "source_thread", "source_message", "source_run", "superseded_by"]
 
 RememberAction = Literal["created", "updated", "superseded", "pending"]
-
-DEFAULT_REVIEW_KINDS = (MemoryKind.CLIENT_SETUP, MemoryKind.TEAM_POLICY)
-# Writers whose memories of a review kind still need a second pair of eyes. Staff are
-# the reviewers; what they write is active at once.
-REVIEWED_WRITERS = frozenset(
-    {WriterType.AGENT, WriterType.WORKFLOW, WriterType.ONBOARDING, WriterType.IMPORT, WriterType.USER}
-)
-UPDATABLE_FIELDS = frozenset({"content", "kind", "importance", "expires_at"})
-
-
-class MemoryWriteRefused(ApplicationError):
-    """A memory write that was not done, with what to do instead."""
-
-    def __init__(self, error: str, how_to_fix: str, *, code: str = "refused") -> None:
-        super().__init__(error, extra={"how_to_fix": how_to_fix, "code": code})
-        self.error = error
-        self.how_to_fix = how_to_fix
-        self.code = code
-
-    def as_tool_result(self) -> dict[str, Any]:
-        return {"ok": False, "error": self.error, "how_to_fix": self.how_to_fix}
 
 
 @dataclass(frozen=True)
@@ -67,7 +65,7 @@ class RememberOutcome:
             "pending": "Stored for staff review: it will not be used until a staff member approves it. "
             "Tell the user it is waiting for review.",
         }
-        result = {
+        result: dict[str, Any] = {
             "ok": True,
             "memory_id": self.memory.pk,
             "action": self.action,
@@ -79,117 +77,7 @@ class RememberOutcome:
         return result
 
 
-def review_kinds() -> tuple[str, ...]:
-    return tuple(getattr(settings, "MEMORY_REVIEW_KINDS", DEFAULT_REVIEW_KINDS))
-
-
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
-
-
-def _concrete(memory: Memory) -> Memory:
-    """simple-history listens to ``Memory``'s signals only: a proxy instance (the admin's
-    review queue) would be saved without an audit row, so it is swapped for the real one."""
-    return memory if type(memory) is Memory else Memory.objects.get(pk=memory.pk)
-
-
-def _audit(memory: Memory, *, actor: AbstractBaseUser | None, reason: str) -> None:
-    """Who and why, picked up by simple-history on the next save or delete."""
-    memory._history_user = actor if actor is not None and actor.is_authenticated else None
-    memory._change_reason = reason[:100]
-
-
-def _embed_later(memory: Memory) -> None:
-    # A new or edited content gets its vector after commit, in a worker; until then
-    # recall ignores the stale vector (its hash differs) and ranks the memory lexically.
-    if embeddings.enabled():
-        from memories.tasks import embed_memories
-
-        embed_memories.delay_on_commit([memory.pk])
-
-
-def _clean_content(content: str | None) -> str:
-    text = (content or "").strip()
-    limit = settings.MEMORY_MAX_CHARS
-    if not text:
-        raise MemoryWriteRefused(
-            "The memory is empty.",
-            "Pass the fact to remember as one short sentence in `content`.",
-            code="empty",
-        )
-    if len(text) > limit:
-        raise MemoryWriteRefused(
-            f"The memory is {len(text)} characters long; the limit is {limit}.",
-            f"Keep one short fact per memory (at most {limit} characters): drop details that will not matter "
-            "next month, or split it into separate facts and remember each one.",
-            code="too_long",
-        )
-    return text
-
-
-def _check_importance(importance: Any) -> int:
-    if isinstance(importance, bool) or not isinstance(importance, int) or not 1 <= importance <= 5:
-        raise MemoryWriteRefused(
-            f"Importance {importance!r} is not allowed.",
-            "Use a whole number from 1 (minor) to 5 (critical); 3 is the usual value.",
-            code="bad_importance",
-        )
-    return importance
-
-
-def _check_kind(kind: str, allowed_kinds: tuple[str, ...] | list[str] | None) -> str:
-    allowed = list(allowed_kinds) if allowed_kinds is not None else list(MemoryKind.values)
-    if kind not in MemoryKind.values or kind not in allowed:
-        raise MemoryWriteRefused(
-            f"Kind {kind!r} cannot be written here.",
-            f"Use one of: {', '.join(allowed)} (or leave kind out for 'fact').",
-            code="bad_kind",
-        )
-    return kind
-
-
-def _check_switches(*, user: AbstractBaseUser, source_thread) -> None:
-    if not settings.LONG_TERM_MEMORY_ENABLED:
-        raise MemoryWriteRefused(
-            "Long-term memory is switched off in this installation.",
-            "Do not retry. Answer from the current conversation only.",
-            code="memory_disabled",
-        )
-    if source_thread is not None and source_thread.owner_id != user.pk:
-        # Provenance must be the user's own conversation; callers take both from the run.
-        raise MemoryWriteRefused(
-            "The source conversation is not this user's.",
-            "Do not retry. Memories can only come from the user's own conversations.",
-            code="foreign_source",
-        )
-    if source_thread is not None and source_thread.incognito:
-        raise MemoryWriteRefused(
-            "This conversation is incognito: nothing from it is remembered.",
-            "Do not retry. Use the information only within this conversation.",
-            code="incognito",
-        )
-    if not _preference_enabled(user):
-        raise MemoryWriteRefused(
-            "The user has turned long-term memory off.",
-            "Do not retry. Use the information only within this conversation; if the user wants it kept, "
-            "they can turn long-term memory back on in their settings.",
-            code="memory_off",
-        )
-
-
-def _preference_enabled(user: AbstractBaseUser) -> bool:
-    value = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
-    return value is not False
-
-
-def _expires_at(*, kind: str):
-    """The expiry retention policy gives a memory of ``kind`` (None: kept until forgotten)."""
-    from governance.retention import memory_expires_at
-
-    return memory_expires_at(kind=kind)
-
-
-def _lock_user(user: AbstractBaseUser) -> None:
+def _lock_user(user: User) -> None:
     """Serialize one user's memory writes: the cap and the duplicate check read, then write."""
     get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
 
@@ -198,7 +86,7 @@ def _lock_user(user: AbstractBaseUser) -> None:
 CANDIDATES_LIMIT = 200
 
 
-def _judged_candidates(*, user: AbstractBaseUser, kind: str, content: str, statuses: list[str]) -> list[tuple]:
+def _judged_candidates(*, user: User, kind: str, content: str, statuses: Sequence[str]) -> list[tuple]:
     """Same user, same kind: (memory, verdict of ``content`` against it), most similar first.
 
     Every memory of the kind is judged, not only the lexically similar ones: "I moved to
@@ -213,15 +101,15 @@ def _judged_candidates(*, user: AbstractBaseUser, kind: str, content: str, statu
         .order_by("-id")[:CANDIDATES_LIMIT]
     )
     thresholds = {
-        "duplicate_similarity": _setting("MEMORY_DUPLICATE_SIMILARITY", 0.6),
-        "subject_similarity": _setting("MEMORY_SUBJECT_SIMILARITY", 0.8),
+        "duplicate_similarity": setting("MEMORY_DUPLICATE_SIMILARITY", 0.6),
+        "subject_similarity": setting("MEMORY_SUBJECT_SIMILARITY", 0.8),
     }
     judged = [(m, compare(m.content, content, **thresholds)) for m in rows]
     judged.sort(key=lambda pair: pair[1].similarity, reverse=True)
     return judged
 
 
-def _count_towards_cap(user: AbstractBaseUser) -> int:
+def _count_towards_cap(user: User) -> int:
     # Pending memories count too: approving them must not break the cap.
     now = timezone.now()
     return (
@@ -232,9 +120,18 @@ def _count_towards_cap(user: AbstractBaseUser) -> int:
     )
 
 
+def _asked_model(*, user: User, kind: str, content: str) -> set[int]:
+    """Ids of active memories the fast model says ``content`` replaces, among those the grammar keeps."""
+    if not model_enabled():
+        return set()
+    judged = _judged_candidates(user=user, kind=kind, content=content, statuses=[MemoryStatus.ACTIVE])
+    earlier = [(m.pk, m.content) for m, v in judged if v.relation == "compatible"]
+    return model_replaced(new=content, earlier=earlier)
+
+
 def memory_remember(
     *,
-    user: AbstractBaseUser,
+    user: User,
     content: str,
     kind: str = MemoryKind.FACT,
     importance: int = 3,
@@ -244,7 +141,7 @@ def memory_remember(
     source_thread=None,
     source_message=None,
     source_run=None,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
 ) -> RememberOutcome:
     """Store one short fact about ``user``, or say precisely why not.
 
@@ -253,12 +150,15 @@ def memory_remember(
     that needs review is stored ``pending``. ``actor`` is the human behind the write
     (user or staff), None for agents and workflows.
     """
-    content = _clean_content(content)
-    kind = _check_kind(kind, allowed_kinds)
-    importance = _check_importance(importance)
-    _check_switches(user=user, source_thread=source_thread)
+    content = clean_content(content)
+    kind = check_kind(kind, allowed_kinds)
+    importance = check_importance(importance)
+    check_switches(user=user, source_thread=source_thread)
     needs_review = kind in review_kinds() and writer_type in REVIEWED_WRITERS
     reason = f"{writer_type}:{writer_name}" if writer_name else writer_type
+    # The optional model is asked before the user's lock is taken (no network call
+    # under it); what it names is applied below only if still active and not judged already.
+    by_model = set() if needs_review else _asked_model(user=user, kind=kind, content=content)
 
     with transaction.atomic():
         _lock_user(user)
@@ -266,30 +166,20 @@ def memory_remember(
         judged = _judged_candidates(user=user, kind=kind, content=content, statuses=statuses)
         duplicate = next((m for m, verdict in judged if verdict.relation == "same"), None)
         if duplicate is not None:
-            duplicate.content = content
-            duplicate.importance = max(duplicate.importance, importance)
-            duplicate.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
-            _audit(duplicate, actor=actor, reason=f"{reason} restated (near-duplicate)")
-            duplicate.save()
-            _embed_later(duplicate)
-            action: RememberAction = "pending" if needs_review else "updated"
-            return RememberOutcome(memory=duplicate, action=action, previous_id=duplicate.pk)
-
+            _restate(duplicate, content=content, importance=importance, actor=actor, reason=reason)
+            return RememberOutcome(
+                memory=duplicate, action="pending" if needs_review else "updated", previous_id=duplicate.pk
+            )
         # A value that changed is a new version, never an edit in place: the old one is
         # kept, linked and no longer recalled. Review kinds are left to the reviewer.
-        contradicted: list[tuple[Memory, Verdict]] = []
-        if not needs_review:
-            contradicted = [(m, v) for m, v in judged if v.relation == "supersedes"]
+        contradicted = [] if needs_review else [(m, v) for m, v in judged if v.relation == "supersedes"]
+        contradicted += [
+            (m, Verdict("supersedes", "the fast model: no longer true", v.similarity))
+            for m, v in judged
+            if m.pk in by_model and v.relation == "compatible"
+        ]
         if not contradicted:
-            cap = settings.MEMORY_MAX_ACTIVE_PER_USER
-            if _count_towards_cap(user) >= cap:
-                raise MemoryWriteRefused(
-                    f"The user already has {cap} memories, the most allowed.",
-                    "Forget one that is no longer true or useful (forget_fact with its memory_id), or restate an "
-                    "existing memory in its own words so that it is updated instead of a new one being added.",
-                    code="cap_reached",
-                )
-
+            _check_cap(user)
         memory = Memory(
             user=user,
             kind=kind,
@@ -302,30 +192,58 @@ def memory_remember(
             source_thread_ref=source_thread.pk if source_thread is not None else None,
             source_message=source_message,
             source_run=source_run,
-            expires_at=_expires_at(kind=kind),
+            expires_at=memory_expires_at(kind=kind),
         )
         # Related rows were handed to us as instances: skip full_clean's existence queries.
-        memory.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
-        _audit(memory, actor=actor, reason=reason)
+        memory.full_clean(exclude=RELATED_FIELDS)
+        audit(memory, actor=actor, reason=reason)
         memory.save()
-        _embed_later(memory)
+        embed_later(memory)
         if contradicted:
-            contradicted.sort(key=lambda pair: pair[0].pk)
-            for old, verdict in contradicted:
-                old.status = MemoryStatus.SUPERSEDED
-                old.superseded_by = memory
-                _audit(old, actor=actor, reason=f"{reason} superseded by #{memory.pk}: {verdict.reason}")
-                old.save(update_fields=["status", "superseded_by", "updated_at"])
-            return RememberOutcome(
-                memory=memory,
-                action="superseded",
-                previous_id=contradicted[-1][0].pk,
-                superseded=tuple((m.pk, m.content, v.reason) for m, v in contradicted),
-            )
+            return _supersede(contradicted, by=memory, actor=actor, reason=reason)
     return RememberOutcome(memory=memory, action="pending" if needs_review else "created")
 
 
-def memory_forget(*, user: AbstractBaseUser, memory_id: int | str, reason: str = "forgotten by the user") -> bool:
+def _restate(memory: Memory, *, content: str, importance: int, actor: User | None, reason: str) -> None:
+    """A near-duplicate updates the memory in place: the newer wording, the higher importance."""
+    memory.content = content
+    memory.importance = max(memory.importance, importance)
+    memory.full_clean(exclude=RELATED_FIELDS)
+    audit(memory, actor=actor, reason=f"{reason} restated (near-duplicate)")
+    memory.save()
+    embed_later(memory)
+
+
+def _check_cap(user: User) -> None:
+    cap = settings.MEMORY_MAX_ACTIVE_PER_USER
+    if _count_towards_cap(user) >= cap:
+        raise MemoryWriteRefused(
+            f"The user already has {cap} memories, the most allowed.",
+            "Forget one that is no longer true or useful (forget_fact with its memory_id), or restate an "
+            "existing memory in its own words so that it is updated instead of a new one being added.",
+            code="cap_reached",
+        )
+
+
+def _supersede(
+    contradicted: list[tuple[Memory, Verdict]], *, by: Memory, actor: User | None, reason: str
+) -> RememberOutcome:
+    """The memories ``by`` contradicts become its history: superseded, linked, no longer recalled."""
+    contradicted.sort(key=lambda pair: pair[0].pk)
+    for old, verdict in contradicted:
+        old.status = MemoryStatus.SUPERSEDED
+        old.superseded_by = by
+        audit(old, actor=actor, reason=f"{reason} superseded by #{by.pk}: {verdict.reason}")
+        old.save(update_fields=["status", "superseded_by", "updated_at"])
+    return RememberOutcome(
+        memory=by,
+        action="superseded",
+        previous_id=contradicted[-1][0].pk,
+        superseded=tuple((m.pk, m.content, v.reason) for m, v in contradicted),
+    )
+
+
+def memory_forget(*, user: User, memory_id: int | str, reason: str = "forgotten by the user") -> bool:
     """Delete one of the user's own memories and the older versions it replaced.
 
     Someone else's id behaves exactly like a missing one (False). The versions it
@@ -343,28 +261,29 @@ def memory_forget(*, user: AbstractBaseUser, memory_id: int | str, reason: str =
             chain.extend(older)
             frontier = [m.pk for m in older]
         for item in chain:
-            _audit(item, actor=user, reason=reason)
+            audit(item, actor=user, reason=reason)
             item.delete()
     return True
 
 
-def _writer_for(actor: AbstractBaseUser, memory: Memory) -> str:
+def _writer_for(actor: User, memory: Memory) -> str:
     return WriterType.USER if actor.pk == memory.user_id else WriterType.STAFF
 
 
-def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> Memory:
+def memory_correct(*, actor: User, memory: Memory, content: str) -> Memory:
     """Replace ``memory`` by a corrected text: a new memory, the old one superseded.
 
     The new one is active, or pending when its kind needs review and the corrector is not staff.
     """
-    content = _clean_content(content)
+    content = clean_content(content)
     writer_type = _writer_for(actor, memory)
     with transaction.atomic():
         # Locked and read again: of parallel corrections the first supersedes the memory
         # and the others find it superseded (409), never six successors.
-        memory = Memory.objects.select_for_update().filter(pk=memory.pk).first()
-        if memory is None:
+        locked = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+        if locked is None:
             raise Conflict("This memory no longer exists.")
+        memory = locked
         if memory.status not in (MemoryStatus.ACTIVE, MemoryStatus.PENDING):
             raise Conflict(
                 f"Memory #{memory.pk} is {memory.status}; only active or pending memories can be corrected.",
@@ -389,19 +308,19 @@ def memory_correct(*, actor: AbstractBaseUser, memory: Memory, content: str) -> 
             expires_at=memory.expires_at,
         )
         new.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
-        _audit(new, actor=actor, reason=f"{writer_type} correction of #{memory.pk}")
+        audit(new, actor=actor, reason=f"{writer_type} correction of #{memory.pk}")
         new.save()
-        _embed_later(new)
+        embed_later(new)
         memory.status = MemoryStatus.SUPERSEDED
         memory.superseded_by = new
-        _audit(memory, actor=actor, reason=f"{writer_type} corrected as #{new.pk}")
+        audit(memory, actor=actor, reason=f"{writer_type} corrected as #{new.pk}")
         memory.save(update_fields=["status", "superseded_by", "updated_at"])
     return new
 
 
-def memory_update(*, actor: AbstractBaseUser, memory: Memory, **fields: Any) -> Memory:
+def memory_update(*, actor: User, memory: Memory, **fields: Any) -> Memory:
     """Edit content, kind, importance or expiry in place (status changes have their own services)."""
-    memory = _concrete(memory)
+    memory = concrete(memory)
     unknown = set(fields) - UPDATABLE_FIELDS
     if unknown:
         raise ApplicationError(
@@ -409,18 +328,18 @@ def memory_update(*, actor: AbstractBaseUser, memory: Memory, **fields: Any) -> 
             extra={"allowed": sorted(UPDATABLE_FIELDS)},
         )
     if "content" in fields:
-        fields["content"] = _clean_content(fields["content"])
+        fields["content"] = clean_content(fields["content"])
     if "kind" in fields:
-        _check_kind(fields["kind"], None)
+        check_kind(fields["kind"], None)
     if "importance" in fields:
-        _check_importance(fields["importance"])
+        check_importance(fields["importance"])
     for name, value in fields.items():
         setattr(memory, name, value)
-    memory.full_clean(exclude=["user", "source_thread", "source_message", "source_run", "superseded_by"])
-    _audit(memory, actor=actor, reason=f"{_writer_for(actor, memory)} edit")
+    memory.full_clean(exclude=RELATED_FIELDS)
+    audit(memory, actor=actor, reason=f"{_writer_for(actor, memory)} edit")
     memory.save()
     if "content" in fields:
-        _embed_later(memory)
+        embed_later(memory)
     return memory
 
 
@@ -429,38 +348,38 @@ def _require_pending(memory: Memory, verb: str) -> None:
         raise Conflict(f"Memory #{memory.pk} is {memory.status}; only pending memories can be {verb}.")
 
 
-def memory_approve(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
+def memory_approve(*, actor: User, memory: Memory) -> Memory:
     """Make a pending memory visible to agents."""
-    memory = _concrete(memory)
+    memory = concrete(memory)
     _require_pending(memory, "approved")
     memory.status = MemoryStatus.ACTIVE
-    _audit(memory, actor=actor, reason="approved")
+    audit(memory, actor=actor, reason="approved")
     memory.save(update_fields=["status", "updated_at"])
     return memory
 
 
-def memory_reject(*, actor: AbstractBaseUser, memory: Memory, reason: str = "") -> Memory:
+def memory_reject(*, actor: User, memory: Memory, reason: str = "") -> Memory:
     """Keep a pending memory out of every context; the reason goes into its history."""
-    memory = _concrete(memory)
+    memory = concrete(memory)
     _require_pending(memory, "rejected")
     memory.status = MemoryStatus.REJECTED
-    _audit(memory, actor=actor, reason=f"rejected: {reason}" if reason else "rejected")
+    audit(memory, actor=actor, reason=f"rejected: {reason}" if reason else "rejected")
     memory.save(update_fields=["status", "updated_at"])
     return memory
 
 
-def memory_expire_now(*, actor: AbstractBaseUser, memory: Memory) -> Memory:
+def memory_expire_now(*, actor: User, memory: Memory) -> Memory:
     """Hide a memory from agents at once; the retention purge deletes it on its next pass."""
-    memory = _concrete(memory)
+    memory = concrete(memory)
     memory.expires_at = timezone.now()
-    _audit(memory, actor=actor, reason="expired now")
+    audit(memory, actor=actor, reason="expired now")
     memory.save(update_fields=["expires_at", "updated_at"])
     return memory
 
 
-def memory_delete(*, actor: AbstractBaseUser, memory: Memory) -> None:
-    memory = _concrete(memory)
-    _audit(memory, actor=actor, reason=f"deleted by {_writer_for(actor, memory)}")
+def memory_delete(*, actor: User, memory: Memory) -> None:
+    memory = concrete(memory)
+    audit(memory, actor=actor, reason=f"deleted by {_writer_for(actor, memory)}")
     memory.delete()
 
 
@@ -471,27 +390,7 @@ def memory_touch_used(*, memory_ids: list[int]) -> int:
     return Memory.objects.filter(pk__in=memory_ids).update(last_used_at=timezone.now())
 
 
-def memory_preference_set(*, user: AbstractBaseUser, enabled: bool) -> MemoryPreference:
+def memory_preference_set(*, user: User, enabled: bool) -> MemoryPreference:
     """Turn long-term memory on or off for ``user`` (stored memories are kept, not read)."""
     pref, _ = MemoryPreference.objects.update_or_create(user=user, defaults={"long_term_enabled": bool(enabled)})
     return pref
-
-
-def staff_access_record_many(*, viewer: AbstractBaseUser, subject_ids: set[int], what: str, object_ref: str) -> None:
-    """One log row per person whose data a staff list showed (one INSERT)."""
-    name = getattr(viewer, "username", "")[:150]
-    StaffAccessLog.objects.bulk_create(
-        StaffAccessLog(subject_id=s, viewer=viewer, viewer_username=name, what=what, object_ref=object_ref[:64])
-        for s in sorted(subject_ids)
-    )
-
-
-def staff_access_record(*, viewer: AbstractBaseUser, subject_id: int, what: str, object_ref: object = "") -> None:
-    """Log that staff looked at a person's data (changes are audited by history instead)."""
-    StaffAccessLog.objects.create(
-        subject_id=subject_id,
-        viewer=viewer,
-        viewer_username=getattr(viewer, "username", "")[:150],
-        what=what,
-        object_ref=str(object_ref)[:64],
-    )

@@ -1,8 +1,10 @@
 from django.urls import path
 
-from memories import api, api_corrections, api_staff
+from memories import api, api_corrections, api_search, api_staff
 
 urlpatterns = [
+    path("threads/<uuid:thread_id>/search", api_search.ThreadSearchApi.as_view(), name="api-thread-search"),
+    path("search", api_search.SearchApi.as_view(), name="api-search"),
     path("me/memories", api.MeMemoryListApi.as_view(), name="me-memories"),
     path("me/memories/<int:memory_id>", api.MeMemoryDetailApi.as_view(), name="me-memory-detail"),
     path("me/memory-settings", api.MeMemorySettingsApi.as_view(), name="me-memory-settings"),
@@ -21,5 +23,4 @@ urlpatterns = [
     path("memories/<int:memory_id>/approve", api_staff.MemoryApproveApi.as_view(), name="memory-approve"),
     path("memories/<int:memory_id>/reject", api_staff.MemoryRejectApi.as_view(), name="memory-reject"),
     path("memories/<int:memory_id>/correct", api_staff.MemoryCorrectApi.as_view(), name="memory-correct"),
-    path("memories/<int:memory_id>/erase", api_staff.MemoryEraseApi.as_view(), name="memory-erase"),
 ]

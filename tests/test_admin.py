@@ -9,7 +9,8 @@ from django.urls import reverse
 
 from agents.models import TraceEvent
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
-from memories.models import Memory, MemoryStatus, StaffAccessLog
+from liamemory.models import StaffAccessLog
+from memories.models import Memory, MemoryStatus
 from memories.services import memory_remember
 from tests.factories import MemoryFactory, RunFactory, ThreadFactory, UserFactory
 
@@ -61,7 +62,7 @@ def busy(alice, bob):
         "admin:agents_traceevent_changelist",
         "admin:memories_memory_changelist",
         "admin:memories_pendingmemory_changelist",
-        "admin:memories_staffaccesslog_changelist",
+        "admin:liamemory_staffaccesslog_changelist",
     ],
 )
 def test_staff_open_changelists_with_bounded_queries(staff_client, busy, url_name, django_assert_max_num_queries):

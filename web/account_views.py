@@ -17,7 +17,8 @@ from django.views.decorators.http import require_GET, require_POST
 from conversations.selectors import thread_list_for_user
 from governance.erasure import erasure_self_service
 from governance.export import person_export
-from liamemory.api import ApplicationError
+from liamemory.api import status_of
+from liamemory.errors import ApplicationError
 from memories import services as memory_services
 from memories.models import MemoryKind, MemoryStatus
 from memories.selectors import MemoryNotFound, long_term_enabled_for, memory_get_for_user, memory_list_for_user
@@ -93,7 +94,7 @@ def memory_correct_view(request: HttpRequest, memory_id: int) -> HttpResponse:
     try:
         memory_services.memory_correct(actor=request.user, memory=memory, content=form.cleaned_data["content"])
     except ApplicationError as exc:
-        return _render_memory(request, form_errors={memory.pk: exc.message}, status=exc.status_code)
+        return _render_memory(request, form_errors={memory.pk: exc.message}, status=status_of(exc))
     messages.success(request, "Corrected. The old text is kept only as superseded history.")
     return redirect("web:memory")
 
@@ -141,7 +142,7 @@ def privacy_erase(request: HttpRequest) -> HttpResponse:
     except ApplicationError as exc:
         form.add_error(None, exc.message)
         threads = list(thread_list_for_user(user=request.user)[:200])
-        return render(request, "web/privacy.html", {"threads": threads, "erase_form": form}, status=exc.status_code)
+        return render(request, "web/privacy.html", {"threads": threads, "erase_form": form}, status=status_of(exc))
     receipt = done.receipt if done.status == "completed" else None
     # The erasure ended every session of this person, this one included.
     logout(request)

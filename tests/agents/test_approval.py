@@ -8,9 +8,9 @@ from agents.models import Run
 from agents.runner import run_resume
 from agents.selectors import thread_checkpoints
 from agents.services import run_approval_decide, thread_fork, turn_submit
-from conversations.models import Message
+from conversations.models import Message, Thread
 from conversations.services import thread_create
-from liamemory.api import Conflict
+from liamemory.errors import Conflict
 from tests.agents.helpers import reply_text, run_turn
 from tests.fake_anthropic import text_reply, tool_use_reply
 
@@ -88,6 +88,32 @@ def test_time_travel_lists_checkpoints_and_forks(alice, fake_anthropic):
         "first answer",
     ]
     assert fork.owner == alice and fork.id != thread.id
+
+
+@pytest.mark.django_db
+def test_staff_fork_a_thread_from_a_checkpoint_in_the_admin(alice, staff, fake_anthropic, client):
+    thread = thread_create(owner=alice)
+    fake_anthropic.script(text_reply("first answer"), text_reply("second answer"))
+    first = run_turn(alice, thread, "first question")
+    run_turn(alice, thread, "second question")
+    client.force_login(alice)
+    assert client.get(f"/admin/agents/run/{first.id}/checkpoints/").status_code == 302  # staff only
+    client.force_login(staff)
+    assert "checkpoints/" in client.get(f"/admin/agents/run/{first.id}/change/").content.decode()
+    page = client.get(f"/admin/agents/run/{first.id}/checkpoints/")
+    assert page.status_code == 200 and "Fork from here" in page.content.decode()
+    final_of_first = next(
+        c for c in page.context["checkpoints"] if c["run_id"] == str(first.id) and c["new_messages"] == 1
+    )
+    response = client.post(
+        f"/admin/agents/run/{first.id}/checkpoints/", {"checkpoint_id": final_of_first["checkpoint_id"]}
+    )
+    fork = Thread.objects.exclude(pk=thread.pk).get(owner=alice)
+    assert response.status_code == 302 and response["Location"] == f"/admin/conversations/thread/{fork.pk}/change/"
+    assert [m.text for m in Message.objects.filter(thread=fork).order_by("sequence")] == [
+        "first question",
+        "first answer",
+    ]
 
 
 @pytest.mark.django_db

@@ -83,6 +83,7 @@ def test_window_is_cut_at_whole_turns_and_uncovered_messages_are_counted(alice, 
 def test_budget_drops_whole_old_turns_never_the_current_message(alice, settings):
     settings.MODEL_CONTEXT_WINDOW = 4000
     settings.TOKENS_RESERVED_FOR_ANSWER = 500
+    settings.MEMORY_WINDOW_TOKENS = 0  # the model's budget alone
     thread = thread_create(owner=alice)
     messages_append(
         thread=thread,
@@ -324,4 +325,28 @@ def test_what_asks_about_something():
         "Do you remember the name of the hotel?",
     ]
     assert all(asks_about_something(t) for t in asks)
-    assert not any(asks_about_something(t) for t in [*SMALL_TALK, "", "ok", "Do you like music?"])
+    tell = ["For the record: order A-1234 costs €120.50.", "Do you like music?", "ok", ""]
+    assert not any(asks_about_something(t) for t in [*SMALL_TALK, *tell])
+
+
+@pytest.mark.django_db
+def test_window_token_cap_drops_old_whole_turns_and_the_excerpts_reach_them(alice, settings):
+    settings.MEMORY_WINDOW_TOKENS = 120
+    thread = thread_create(owner=alice)
+    messages_append(
+        thread=thread,
+        items=[
+            {"role": "user", "content": [text_block("My passport number is YA4471902.")]},
+            {"role": "assistant", "content": [text_block("Noted.")]},
+        ],
+    )
+    _turns(thread, 6, with_tools_every=2)
+    ctx = _ask(alice, thread, "What is my passport number?")
+    assert ctx.info["window_first_sequence"] > 1 and ctx.messages[0]["role"] == "user"
+    assert_no_orphans(ctx.messages)
+    assert [e["sequence"] for e in ctx.info["excerpts"]][:1] == [1]  # its neighbour may follow
+    # However small the cap, the previous turn and the current one stay.
+    settings.MEMORY_WINDOW_TOKENS = 1
+    ctx = _ask(alice, thread, "and the expiry?")
+    texts = [b.get("text") for m in ctx.messages for b in m["content"] if b["type"] == "text"]
+    assert texts[-1] == "and the expiry?" and "What is my passport number?" in texts

@@ -59,9 +59,11 @@ def test_what_did_i_say_finds_a_message_beyond_the_window(alice, settings):
     # The excerpt was already in the context: quoted with where it comes from, no tool call.
     assert "express courier to Milan" in reply_text(run) and "message #1" in reply_text(run)
     assert not TraceEvent.objects.filter(run=run, kind="tool_call").exists()
-    assert [e["sequence"] for e in run.context_info["excerpts"]] == [1]
+    # The statement first; its neighbour ("Noted.") may come with it (history search
+    # scores each message with its neighbours).
+    assert [e["sequence"] for e in run.context_info["excerpts"]][:1] == [1]
     used = TraceEvent.objects.get(run=run, kind="retrieval", name="excerpts")
-    assert [e["sequence"] for e in used.payload["excerpts"]] == [1] and used.tokens_in > 0
+    assert [e["sequence"] for e in used.payload["excerpts"]][:1] == [1] and used.tokens_in > 0
 
     # With excerpts switched off, the model searches for it with its tool.
     settings.MEMORY_EXCERPT_TOKENS = 0

@@ -111,7 +111,8 @@ def test_step_cap_stops_a_tool_loop_without_orphans(alice, fake_anthropic):
     cap = get_agent("assistant").max_steps
     fake_anthropic.script(*[tool_use_reply("get_current_date", {}) for _ in range(cap + 2)])
     run = run_turn(alice, thread_create(owner=alice), "loop forever")
-    assert run.status == "completed"
+    assert (run.status, run.error_code) == ("failed", "step_limit")
+    assert str(cap) in run.error_message
     assert len(fake_anthropic.message_requests()) == cap
     rows = list(Message.objects.filter(run=run).order_by("sequence"))
     assert rows[-1].role == "assistant" and "more tool steps" in rows[-1].text

@@ -212,7 +212,8 @@ def test_api_docs_load_no_outside_asset(alice, client):
 
 @pytest.mark.django_db
 def test_polling_an_unchanged_run_answers_304_with_its_etag(alice, client):
-    from agents.services import run_claim, run_stream_append, turn_submit
+    from agents.run_lifecycle import run_claim, run_stream_append
+    from agents.services import turn_submit
 
     client.force_login(alice)
     thread = thread_create(owner=alice)

@@ -9,6 +9,7 @@ import pytest
 MODULES = [
     "contradictions",
     "tokens",
+    "summaries",
     "overhead",
     "latency",
     "vectors",
@@ -39,6 +40,9 @@ def test_tokens_replay_sends_less_than_full_resend_and_keeps_identifiers():
     # At most the latest statement (3 identifiers) may sit between a waiting summary and
     # the window, where only search_history reaches it.
     assert f["identifiers_stated"] - 3 <= f["identifiers_held"] <= f["identifiers_stated"]
+    # Asked about at the end, every identifier reaches the context (whole tokens).
+    recalled, asked, missed = result["recalled"]
+    assert recalled == asked == f["identifiers_stated"] and missed == []
     # Every turn sends the same cacheable prefix, and it is part of what is counted.
     assert len({r["prefix"] for r in result["rows"]}) == 1
     assert all(r["sent"] >= r["prefix"] + r["window"] for r in result["rows"])
@@ -52,3 +56,12 @@ def test_contradiction_bench_scores_every_subset():
     assert {r["subset"] for r in rows} == set(SUBSETS) and len(rows) >= 150
     figures = score(rows, offline)
     assert figures["pairs"] == len(rows) and 0 <= figures["wrong_supersessions"] <= 1
+
+
+def test_summary_bench_scores_answers_and_names_as_words():
+    from bench.summaries import answer_held, names_in, words
+
+    summary = words("- 2023-05-08 User: went to the Malmo support group [2023-05-07]; adopted two cats.")
+    assert answer_held("7 May 2023", summary) and answer_held("Support groups", summary)
+    assert not answer_held("Sweden", summary) and answer_held("the", summary) is None
+    assert names_in("Hey Mel! I met Anna in Rome. Rome was great.", exclude={"mel"}) == {"anna", "rome"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
@@ -13,10 +13,11 @@ from django.utils import timezone
 
 from agents.models import TraceEvent
 from conversations.content import text_block
+from conversations.facts import fact_in_text, with_key_facts
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.selectors import summary_current
-from conversations.services import messages_append, thread_create
-from conversations.summarizer import EXTRACTIVE_MODEL, KEY_FACTS_PREFIX, summary_cut
+from conversations.services import message_correct, messages_append, thread_create
+from conversations.summarizer import EXTRACTIVE_MODEL, KEY_FACTS_PREFIX, extractive_summary, summary_cut
 from conversations.summary_policy import (
     PRIOR_REMAINING_TURNS,
     expected_remaining_turns,
@@ -107,13 +108,137 @@ def test_identifiers_survive_ten_compressions(alice, settings):
     assert [v.version for v in versions] == list(range(1, 11))
     assert [v.version for v in versions if v.rebuilt_from_source] == [5, 10]
     last = versions[-1]
-    # The early sentence itself was dropped to fit the budget; the key-facts line kept its facts.
-    assert "must be delivered" not in last.text
+    # The batch numbers the body had no room for are on the key-facts line.
     facts_line = next(line for line in last.text.splitlines() if line.startswith(KEY_FACTS_PREFIX))
-    assert all(fact in facts_line for fact in FACTS)
+    assert all(str(n) in facts_line.split("; ") or str(n) in last.text for n in (101, 502, 801))
     assert "Hi again" not in last.text and "Anything else" not in last.text
     # The summary's own line labels ("User (#3):") are not facts: a trimmed line leaves none behind.
     assert not any(fact.startswith("#") for fact in facts_line.removeprefix(KEY_FACTS_PREFIX).split("; "))
+
+
+def dated(thread: Thread, when: datetime, *items: tuple[str, str]) -> None:
+    """Messages said on ``when`` (their own ``created_at``)."""
+    rows = messages_append(thread=thread, items=[say(role, text) for role, text in items])
+    Message.objects.filter(pk__in=[r.pk for r in rows]).update(created_at=when)
+
+
+def filler(thread: Thread, n: int, when: datetime) -> None:
+    dated(thread, when, *[("user", "Totally agree.") if i % 2 == 0 else ("assistant", "Can't wait!") for i in range(n)])
+
+
+@pytest.mark.django_db
+def test_relative_dates_become_the_date_they_meant(alice, settings):
+    settings.MEMORY_WINDOW = 4
+    thread = thread_create(owner=alice)
+    monday = datetime(2026, 3, 16, 10, tzinfo=UTC)
+    dated(
+        thread,
+        monday,
+        ("user", "I went to the Milan trade fair yesterday and met Giulia Bianchi."),
+        ("user", "Ieri ho firmato il contratto con Acme, e la settimana scorsa ho visitato Torino."),
+        ("user", "Next month we move the warehouse to Verona."),
+    )
+    filler(thread, 4, monday + timedelta(days=30))
+
+    text = thread_summary_update(thread_id=thread.id, force=True).summary.text
+
+    # "yesterday" and "ieri" on 2026-03-16 were 2026-03-15; "last week" the week of Monday 2026-03-09.
+    assert text.startswith("2026-03-16:\n- User: I went to the Milan trade fair [2026-03-15] and met Giulia Bianchi.")
+    assert "[2026-03-15] ho firmato il contratto con Acme" in text
+    assert "[settimana del 2026-03-09] ho visitato Torino" in text
+    assert "[2026-04] we move the warehouse to Verona" in text
+    assert "yesterday" not in text and "Ieri" not in text and "Next month" not in text
+    # A resolved date is not a typed identifier: none lands on the key-facts line.
+    assert KEY_FACTS_PREFIX not in text
+
+
+@pytest.mark.django_db
+def test_small_talk_is_dropped_and_a_purchase_keeps_its_name_and_amount(alice, settings):
+    settings.MEMORY_WINDOW = 2
+    thread = thread_create(owner=alice)
+    when = datetime(2026, 5, 4, 9, tzinfo=UTC)
+    dated(
+        thread,
+        when,
+        ("user", "Hey! How are you?"),
+        ("assistant", "Great, thanks! So good to hear from you."),
+        ("user", "Totally agree. Can't wait! Thanks!"),
+        ("assistant", "That's awesome, you deserve it!"),
+        ("user", "Wow. We decided to buy the Fiat Panda for 7,500 euros, and I booked the pickup in Bologna."),
+        ("assistant", "Haha, love that. You're amazing!"),
+        ("user", "Thanks so much, see you!"),
+        ("assistant", "Bye!"),
+    )
+
+    text = thread_summary_update(thread_id=thread.id, force=True).summary.text
+
+    assert text == (
+        "2026-05-04:\n- User: We decided to buy the Fiat Panda for 7,500 euros, and I booked the pickup in Bologna."
+    )
+
+
+@pytest.mark.django_db
+def test_an_unchanged_summary_writes_no_version_and_the_trace_says_so(alice, settings):
+    settings.MEMORY_WINDOW = 4
+    thread = thread_create(owner=alice)
+    when = datetime(2026, 5, 4, 9, tzinfo=UTC)
+    dated(thread, when, ("user", "My order A-7781 of €1,250.00 ships to Genoa on 2026-03-14."))
+    filler(thread, 5, when)
+    first = thread_summary_update(thread_id=thread.id, force=True)
+    assert first.status == "created"
+    filler(thread, 6, when)  # nothing worth a line
+    run = RunFactory(thread=thread, status="completed")
+
+    outcome = thread_summary_update(thread_id=thread.id, run_id=run.id, force=True)
+
+    assert outcome.status == "unchanged"
+    assert ThreadSummary.objects.filter(thread=thread).count() == 1
+    current = summary_current(thread=thread)
+    assert current.version == 1 and current.text == first.summary.text
+    # The same text now stands for the newer small talk too: it is not read again.
+    assert current.covers_through == 12 - settings.MEMORY_WINDOW
+    event = TraceEvent.objects.get(run=run, kind="summary")
+    assert event.payload["outcome"] == "unchanged"
+    assert event.payload["version_written"] is False
+    assert event.payload["version"] == 1
+    assert thread_summary_update(thread_id=thread.id, force=True).status == "up_to_date"
+
+
+@pytest.mark.django_db
+def test_a_correction_note_replaces_the_wrong_statement_in_the_summary(alice, settings):
+    settings.MEMORY_WINDOW = 4
+    thread = thread_create(owner=alice)
+    when = datetime(2026, 5, 4, 9, tzinfo=UTC)
+    dated(thread, when, ("user", "My new manager is Paolo Rossi, he starts in Turin."))
+    filler(thread, 3, when)
+    wrong = Message.objects.get(thread=thread, sequence=1)
+    note = message_correct(message=wrong, right_value="Paolo Bianchi", about="the manager's name")
+    Message.objects.filter(pk=note.pk).update(created_at=when)
+    filler(thread, 4, when)
+
+    text = thread_summary_update(thread_id=thread.id, force=True).summary.text
+
+    assert "- User: My new manager is Paolo Rossi" not in text
+    (line,) = [x for x in text.splitlines() if x.startswith("- Note: ")]
+    assert "the right value is: Paolo Bianchi" in line
+
+
+def test_the_extractive_fallback_keeps_the_fast_model_lines_it_cannot_parse():
+    previous = "2026-05-04:\n- User: Ordered the Fiat Panda for 7,500 euros.\n- The user prefers e-mail to calls."
+
+    assert extractive_summary(previous_text=previous, messages=[], budget=400) == previous
+
+
+def test_identifiers_survive_as_whole_tokens_only():
+    assert not fact_in_text("18", "order #184")
+    assert not fact_in_text("A-77", "ticket A-7781")
+    assert not fact_in_text("7781", "ticket A-7781")
+    assert fact_in_text("18", "I turned 18.")
+    assert fact_in_text("€1,250.00", "paid €1,250.00, then left")
+    # "18" and "A-77" are lost even though "#184" and "A-7781" contain them: they are added back.
+    body, added = with_key_facts(body="- Order #184 and ticket A-7781.", source="Room 18, code A-77, order #184.")
+    assert added == 2
+    assert body.splitlines()[-1] == f"{KEY_FACTS_PREFIX} 18; A-77"
 
 
 @pytest.mark.django_db
@@ -209,7 +334,10 @@ def test_fast_model_summary_gets_lost_identifiers_back(alice, fake_anthropic, se
 
     (request,) = fake_anthropic.message_requests()
     assert request["model"] == settings.FAST_MODEL
-    assert "identifiers" in request["system"][0]["text"]
+    system = request["system"][0]["text"]
+    assert "identifiers" in system and "YYYY-MM-DD" in system and "small talk" in system
+    # Each message comes with its own date, so the model can resolve "yesterday".
+    assert f"[#1 {timezone.now().date().isoformat()} user] Hello!" in request["messages"][0]["content"]
     assert "A-7781" in request["messages"][0]["content"]
     summary = outcome.summary
     assert summary.model == settings.FAST_MODEL
@@ -262,7 +390,9 @@ def test_expected_remaining_turns_come_from_finished_threads(alice):
 
 
 @pytest.mark.django_db
-def test_a_small_aged_out_span_behind_a_large_summary_waits(alice, settings):
+def test_a_small_aged_out_span_behind_a_large_summary_waits_when_the_model_would_be_paid(
+    alice, settings, fake_anthropic
+):
     settings.MEMORY_WINDOW = 4
     thread = thread_create(owner=alice)
     chat(thread, 3)  # 6 messages: #1 summarized, #2 aged out, #3-#6 the window
@@ -275,10 +405,28 @@ def test_a_small_aged_out_span_behind_a_large_summary_waits(alice, settings):
 
     assert outcome.status == "waited"
     assert ThreadSummary.objects.filter(thread=thread).count() == 1
+    assert not fake_anthropic.message_requests()
     event = TraceEvent.objects.get(run=run, kind="summary")
     assert event.payload["decision"] == "waits"
+    # The fast model's upkeep: the call's input (instructions, summary, aged-out messages) and its output.
+    assert event.payload["model_call"] is True
+    assert event.payload["upkeep_input_tokens"] > 700
     assert event.payload["cost_compress"] >= event.payload["cost_keep"]
     assert event.payload["uncovered_messages"] == 1
+
+
+@pytest.mark.django_db
+def test_without_an_api_key_no_model_upkeep_is_counted(alice, settings):
+    settings.MEMORY_WINDOW = 4
+    thread = thread_create(owner=alice)
+    chat(thread, 3)
+    run = RunFactory(thread=thread, status="completed")
+
+    thread_summary_update(thread_id=thread.id, run_id=run.id)
+
+    event = TraceEvent.objects.get(run=run, kind="summary")
+    assert event.payload["model_call"] is False
+    assert event.payload["upkeep_input_tokens"] == 0 and event.tokens_in == 0
 
 
 # --- Redelivery after a worker dies (Redis) -----------------------------------------------------

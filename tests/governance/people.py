@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents import run_lifecycle
 from agents import services as run_services
 from conversations.models import Thread, ThreadSummary
 from conversations.services import thread_create
@@ -17,10 +18,10 @@ def person_with_data(user, *, threads: int = 1, marker: str = "") -> list[Thread
         message, run = run_services.turn_submit(
             user=user, thread=thread, content=f"{marker}remember my order number is AB-{i}42"
         )
-        assert run_services.run_claim(run_id=str(run.id))
-        run_services.trace_record(run_id=str(run.id), kind="context", name="build", payload={"window": [1, 1]})
+        assert run_lifecycle.run_claim(run_id=str(run.id))
+        run_lifecycle.trace_record(run_id=str(run.id), kind="context", name="build", payload={"window": [1, 1]})
         tool_use = {"type": "tool_use", "id": f"toolu_{i}", "name": "remember_fact", "input": {"content": "AB"}}
-        run_services.run_complete(
+        run_lifecycle.run_complete(
             run_id=str(run.id),
             new_messages=[
                 {"role": "assistant", "content": [{"type": "text", "text": "Noting it."}, tool_use]},

@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 from rest_framework.test import APIClient
 
 from governance.export import export_schema, person_export
-from memories.models import StaffAccessLog
+from liamemory.models import StaffAccessLog
 from tests.governance.people import person_with_data
 
 pytestmark = pytest.mark.django_db

@@ -16,10 +16,11 @@ from agents.models import Run, TraceEvent
 from conversations.content import text_block
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.services import message_append, thread_create
-from governance.models import LegalHold, PurgeRecord, RetentionPolicy
-from governance.retention import memory_expires_at, policy_cache_clear, run_expires_at, thread_expires_at
+from governance.models import LegalHold, PurgeRecord
 from governance.services import purge_expired
 from governance.tasks import purge_expired as purge_expired_task
+from liamemory.models import RetentionPolicy
+from liamemory.retention import memory_expires_at, policy_cache_clear, run_expires_at, thread_expires_at
 from memories.models import Memory
 from tests.factories import MemoryFactory, RunFactory
 from tests.utils import wait_for
@@ -63,7 +64,7 @@ def test_policies_edited_in_admin_change_the_expiries(alice, staff, client):
     staff.is_superuser = True
     staff.save()
     response = client.post(
-        f"/admin/governance/retentionpolicy/{policy.pk}/change/",
+        f"/admin/liamemory/retentionpolicy/{policy.pk}/change/",
         {"scope": "thread", "memory_kind": "", "lifetime_days": "7"},
     )
     assert response.status_code == 302

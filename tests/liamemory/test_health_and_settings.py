@@ -113,3 +113,13 @@ def test_runstack_comes_up_and_stops_on_ctrl_c(tmp_path: Path):
     output = (tmp_path / "stack.log").read_text()
     assert proc.returncode == 0, output
     assert "liamemory is up at" in output
+
+
+def test_importing_the_settings_starts_no_database(tmp_path):
+    """Settings have no side effect: only an entry point (manage.py, wsgi, the test plugin) starts the server."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "LIAMEMORY_EMBEDDED_DB")}
+    env["LIAMEMORY_VAR_DIR"] = str(tmp_path)
+    code = "import liamemory.settings.base as s; print(s.DATABASES['default']['HOST'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert not (tmp_path / "pgdata").exists()

@@ -76,3 +76,33 @@ def test_every_verdict_says_why():
     verdict = compare("I live in Rome", "I moved to Milan")
     assert verdict.relation == "supersedes" and "residence" in verdict.reason
     assert compare("I live in Rome", "I work in Milan").reason.startswith("different subjects")
+
+
+def test_the_fast_model_is_asked_about_what_the_grammar_leaves_side_by_side(alice, fake_anthropic, settings):
+    from tests.fake_anthropic import error_reply, text_reply
+
+    settings.MEMORY_CONTRADICTION_MODEL = True
+    remember(alice, "I live in Rome")
+    # The grammar decides: nothing is left to ask, no call.
+    assert remember(alice, "I moved to Milan").action == "superseded"
+    assert fake_anthropic.message_requests() == []
+
+    old = remember(alice, "I have no children").memory
+    fake_anthropic.script(text_reply("[1]"))
+    out = remember(alice, "we just had a baby")
+    assert out.action == "superseded" and [pk for pk, _, _ in out.superseded] == [old.pk]
+    request = fake_anthropic.message_requests()[-1]
+    assert request["model"] == settings.FAST_MODEL
+    assert "NEW: we just had a baby" in str(request["messages"]) and "1. I have no children" in str(request["messages"])
+    # A failing or unreadable model changes nothing: the grammar's verdict stands.
+    fake_anthropic.script(*[error_reply(529, "overloaded_error")] * 3)
+    assert remember(alice, "my sister is Anna").action == "created"
+    fake_anthropic.script(text_reply("I think none of them."))
+    assert remember(alice, "my brother is Marco").action == "created"
+    assert Memory.objects.filter(user=alice, status="active").count() == 4  # Milan, the baby, Anna, Marco
+
+
+def test_the_model_is_not_asked_unless_switched_on(alice, fake_anthropic):
+    remember(alice, "I have no children")
+    assert remember(alice, "we just had a baby").action == "created"
+    assert fake_anthropic.message_requests() == []

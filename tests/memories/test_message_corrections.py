@@ -6,6 +6,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from agents.context import build_context
+from agents.models import Run
 from agents.registry import get_agent
 from agents.tools import ToolContext, execute
 from conversations.models import Message, MessageRole
@@ -68,7 +69,9 @@ def test_the_note_is_in_the_context_wherever_the_statement_is(alice, told):
     run = run_turn(alice, told, "what is my order number?")
     ctx = build_context(thread=told, agent=agent, user=alice, request_message=run.request_message)
     assert "the right value is: B-1200" in str(ctx.messages)
-    # An excerpt of the statement found by search_history carries its correction.
+    # An excerpt of the statement found by search_history carries its correction (a tool
+    # runs only inside a running run).
+    Run.objects.filter(pk=run.pk).update(status="running")
     tool_ctx = ToolContext(user=alice, thread=told, agent=agent, run=run, memory_allowed=True, window_first_sequence=99)
     result = execute("search_history", {"query": "order number A-7781"}, tool_ctx)
     hit = next(e for e in result["excerpts"] if e["sequence"] == 1)
@@ -159,3 +162,34 @@ def test_staff_correct_a_message_from_the_admin(client, alice, staff, told):
     assert Memory.objects.get(user=alice, status="active").content == "my order number is B-1200"
     client.force_login(alice)
     assert client.get(changelist.url).status_code in (302, 403)
+
+
+def test_correcting_a_reply_supersedes_what_its_run_remembered(alice, told):
+    reply = Message.objects.filter(thread=told, role="assistant").order_by("sequence").last()
+    answer = api(alice).post(url(told, reply.sequence), {"right_value": "my order number is B-1200"}, format="json")
+    assert answer.status_code == 201
+    assert Memory.objects.get(user=alice, status="active").content == "my order number is B-1200"
+
+
+def test_a_correction_survives_export_and_import(alice, told):
+    import json
+
+    from governance.export import person_export
+    from governance.importer import ImportInvalid, export_import
+    from tests.factories import UserFactory
+
+    api(alice).post(url(told, 1), {"right_value": "B-1200"}, format="json")
+    document = person_export(user=alice)
+    [exported] = [m for m in document["threads"][0]["messages"] if m["role"] == "system"]
+    assert exported["corrects_sequence"] == 1
+    Memory.objects.all().delete()
+    Run.objects.all().delete()
+    told.delete()
+    export_import(document=json.loads(json.dumps(document)), owner=UserFactory(username="alice_migrated"))
+    note = Message.objects.get(role="system")
+    assert note.corrects.sequence == 1 and note.corrects.thread_id == note.thread_id
+    exported["corrects_sequence"] = 99
+    exported["sequence"] += 100
+    with pytest.raises(ImportInvalid) as err:
+        export_import(document=document, owner=UserFactory(username="alice_third"))
+    assert any(e["path"].endswith("corrects_sequence") for e in err.value.extra["errors"])

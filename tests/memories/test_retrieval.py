@@ -67,7 +67,9 @@ def test_history_respects_before_sequence(alice):
     assert [h.sequence for h in search_history(thread=thread, query="order number")][:1] == [answer_seq]
     assert search_history(thread=thread, query="order number", before_sequence=answer_seq) == []
     later = search_history(thread=thread, query="order number", before_sequence=answer_seq + 1)
-    assert [h.sequence for h in later] == [answer_seq]
+    # The answer first; the turn before it may follow (its neighbour holds the words).
+    assert later[0].sequence == answer_seq
+    assert all(h.sequence < answer_seq + 1 for h in later)
 
 
 def test_history_never_crosses_threads_or_users(alice, bob):
@@ -157,6 +159,22 @@ def test_memory_recall_ranks_the_relevant_fact_first(alice):
     assert dog[0].memory.content == "Has a dog named Biscuit"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_memory_recall_leaves_no_setting_on_the_connection(alice):
+    """The trigram threshold is set for the search's own transaction only: a pooled
+    connection handed to the next request keeps PostgreSQL's default."""
+    from django.db import connection
+
+    _memory(alice, "Order number is A-7781")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW pg_trgm.word_similarity_threshold")
+        before = cursor.fetchone()[0]
+    assert search_memories(user=alice, query="order number")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW pg_trgm.word_similarity_threshold")
+        assert cursor.fetchone()[0] == before
+
+
 def test_memory_recall_italian(alice):
     _memory(alice, "Il suo ordine è il numero A-7781")
     cane = _memory(alice, "Ha un cane di nome Birillo")
@@ -190,3 +208,45 @@ def test_memory_recall_filters_kinds(alice):
     _memory(alice, "Order number is A-7781", kind="fact")
     rule = _memory(alice, "Never discuss order numbers by email", kind="rule")
     assert [h.memory for h in search_memories(user=alice, query="order numbers", kinds=["rule"])] == [rule]
+
+
+def test_history_question_naming_a_month_finds_the_turn_said_that_month(alice):
+    """ "Yesterday" holds no date: the message's own date answers "in July"."""
+    thread = thread_create(owner=alice)
+    _say(thread, CHITCHAT)
+    _say(thread, [("user", "We went camping by the lake yesterday, the kids loved it."), ("assistant", "Lovely!")])
+    june_seq = thread.next_sequence - 2
+    _say(thread, CHITCHAT * 3)
+    july_from = thread.next_sequence
+    _say(thread, [("user", "We went camping again yesterday, this time up in the mountains."), ("assistant", "Nice.")])
+    july_seq = thread.next_sequence - 2
+    _say(thread, CHITCHAT)
+    june, july = (timezone.now().replace(year=2023, month=m, day=10) for m in (6, 7))
+    thread.messages.filter(sequence__lt=july_from).update(created_at=june)
+    thread.messages.filter(sequence__gte=july_from).update(created_at=july)
+
+    assert search_history(thread=thread, query="Where did we go camping in July?")[0].sequence == july_seq
+    assert search_history(thread=thread, query="Where did we go camping in June?")[0].sequence == june_seq
+
+
+def test_history_finds_an_answer_through_its_neighbour(alice):
+    """The answer shares no word with the question; the turn just before it does."""
+    thread = thread_create(owner=alice)
+    for _ in range(10):
+        _say(thread, CHITCHAT)
+    _say(thread, [("assistant", "Did you finally go to the pottery class on Saturday?"), ("user", "Yes! A bowl.")])
+    answer_seq = thread.next_sequence - 1
+    for _ in range(10):
+        _say(thread, CHITCHAT)
+
+    hits = search_history(thread=thread, query="What did I create at the pottery class?")
+
+    assert answer_seq in [h.sequence for h in hits[:3]]
+
+
+def test_date_terms_name_months_years_and_weekdays_but_not_may_the_verb():
+    from memories.retrieval import date_terms
+
+    assert date_terms("What did I do in May 2023, on a Friday?") == [("month", 5), ("year", 2023), ("isodow", 5)]
+    assert date_terms("May I ask what you may have said?") == []
+    assert date_terms("Cosa ho fatto a giugno?") == [("month", 6)]

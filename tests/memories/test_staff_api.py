@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from memories.models import Memory, StaffAccessLog
+from liamemory.models import StaffAccessLog
+from memories.models import Memory
 from memories.services import memory_remember
 from tests.factories import MemoryFactory
 

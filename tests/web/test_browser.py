@@ -316,3 +316,22 @@ def test_stop_ends_a_streaming_reply(new_page, worker_for_live_server, fake_anth
     page.wait_for_timeout(1000)
     assert len(fake_anthropic.emitted) <= sent + 1  # the worker stopped reading the model's stream
     assert sent < 80
+
+
+def test_correct_a_reply_then_the_next_answer_uses_the_right_value(new_page, worker_for_live_server, alice):
+    page = new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that my order number is A-7781")
+    expect(last_reply(page)).to_contain_text("A-7781")
+    # The control under the reply the page has just added (built by app.js, no inline script).
+    reply = page.locator(".msg-assistant").last
+    reply.get_by_text("Correct", exact=True).click()
+    reply.get_by_label("What is right instead").fill("my order number is B-1200")
+    reply.get_by_role("button", name="Save correction").click()
+    expect(page.locator(".msg-system .bubble").last).to_contain_text("the right value is: my order number is B-1200")
+    say(page, "what is my order number?")
+    expect(last_reply(page)).to_contain_text("B-1200")
+    assert not errors, errors

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from governance.importer import export_import
-from liamemory.api import ApplicationError
+from liamemory.errors import ApplicationError
 
 
 class Command(BaseCommand):

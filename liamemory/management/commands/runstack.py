@@ -21,6 +21,8 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from liamemory.embedded_db import EMBEDDED_FLAG
+
 TURN_QUEUE = "turns"
 
 
@@ -120,7 +122,7 @@ class Command(BaseCommand):
                     p.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     p.kill()
-            if not os.environ.get("DATABASE_URL"):
+            if os.environ.get(EMBEDDED_FLAG):
                 from liamemory.embedded_db import stop
 
                 stop(settings.VAR_DIR / "pgdata")

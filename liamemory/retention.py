@@ -8,12 +8,12 @@ deleted (or forgotten).
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from governance.models import RetentionPolicy, RetentionScope
+from liamemory.cache import TimedValue
+from liamemory.models import RetentionPolicy, RetentionScope
 
 DEFAULT_LIFETIME_DAYS: dict[str, int | None] = {
     RetentionScope.THREAD: 30,
@@ -24,24 +24,22 @@ DEFAULT_LIFETIME_DAYS: dict[str, int | None] = {
 # Policies are read on every message append; they change rarely, so each process
 # keeps them this long (admin edits clear the cache of the process that saved them).
 CACHE_SECONDS = 60
-_cache: dict[str, object] = {}
+_policies_cache: TimedValue[dict[tuple[str, str], int | None]] = TimedValue(CACHE_SECONDS)
 
 _MISSING = object()
 
 
 def policy_cache_clear() -> None:
-    _cache.clear()
+    _policies_cache.clear()
 
 
 def _policies() -> dict[tuple[str, str], int | None]:
-    if _cache.get("expires", 0.0) > time.monotonic():  # type: ignore[operator]
-        return _cache["policies"]  # type: ignore[return-value]
-    policies = {
-        (scope, kind): days
-        for scope, kind, days in RetentionPolicy.objects.values_list("scope", "memory_kind", "lifetime_days")
-    }
-    _cache.update(policies=policies, expires=time.monotonic() + CACHE_SECONDS)
-    return policies
+    return _policies_cache.get(
+        lambda: {
+            (scope, kind): days
+            for scope, kind, days in RetentionPolicy.objects.values_list("scope", "memory_kind", "lifetime_days")
+        }
+    )
 
 
 def lifetime(scope: str, memory_kind: str = "") -> timedelta | None:

@@ -1,9 +1,9 @@
 """The one module that talks to model providers.
 
-``chat_model()`` returns the model for a run: Claude through the ``anthropic`` SDK
-when ``ANTHROPIC_API_KEY`` is set, else the deterministic offline model. Provider
-errors are mapped to :class:`ModelError` with a run error code, so nothing above this
-module knows an SDK exception.
+In the core so that both the turn (``agents``) and the summarizer (``conversations``)
+reach it without going up. Claude goes through the ``anthropic`` SDK; provider errors
+are mapped to :class:`ModelError` with a :class:`ModelErrorCode`, so nothing above this
+module knows an SDK exception. The offline model (no API key) is ``agents/offline.py``.
 
 Replies are streamed when the caller passes ``on_text``: it receives each piece of
 text as the model writes it (the SDK's ``messages.stream``), and the returned
@@ -18,12 +18,27 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 from django.conf import settings
 
-from agents.models import RunErrorCode
 from liamemory.jsoncheck import json_problems
+
+
+class ModelErrorCode(StrEnum):
+    """Why a model call failed. A run that fails records the code (``agents.models.RunErrorCode``)."""
+
+    MODEL_UNAVAILABLE = "model_unavailable"
+    RATE_LIMITED = "rate_limited"
+    TIMEOUT = "timeout"
+    TOO_LONG = "too_long"
+    BAD_REQUEST = "bad_request"
+    INTERNAL = "internal"
+
+
+# Worth trying again later: the provider is busy or away, the request itself is fine.
+RETRYABLE_CODES = frozenset({ModelErrorCode.RATE_LIMITED, ModelErrorCode.MODEL_UNAVAILABLE, ModelErrorCode.TIMEOUT})
 
 
 @dataclass
@@ -135,27 +150,27 @@ def _map_error(exc: Exception) -> ModelError:
     import anthropic
 
     if isinstance(exc, anthropic.APITimeoutError):
-        return ModelError(RunErrorCode.TIMEOUT, "The model did not answer in time.")
+        return ModelError(ModelErrorCode.TIMEOUT, "The model did not answer in time.")
     if isinstance(exc, anthropic.RateLimitError):
-        return ModelError(RunErrorCode.RATE_LIMITED, "The model is rate-limited right now; try again shortly.")
+        return ModelError(ModelErrorCode.RATE_LIMITED, "The model is rate-limited right now; try again shortly.")
     if isinstance(exc, anthropic.APIConnectionError):
-        return ModelError(RunErrorCode.MODEL_UNAVAILABLE, "The model could not be reached.")
+        return ModelError(ModelErrorCode.MODEL_UNAVAILABLE, "The model could not be reached.")
     if isinstance(exc, anthropic.APIStatusError):
         status = exc.status_code
         text = str(getattr(exc, "message", "")) or type(exc).__name__
         if status == 400 and "too long" in text.lower():
-            return ModelError(RunErrorCode.TOO_LONG, "The conversation is too long for the model.")
+            return ModelError(ModelErrorCode.TOO_LONG, "The conversation is too long for the model.")
         if status in (400, 404, 413, 422):
-            return ModelError(RunErrorCode.BAD_REQUEST, f"The model API refused the request ({status}).")
+            return ModelError(ModelErrorCode.BAD_REQUEST, f"The model API refused the request ({status}).")
         if status in (401, 403):
-            return ModelError(RunErrorCode.MODEL_UNAVAILABLE, f"The model API refused our credentials ({status}).")
-        return ModelError(RunErrorCode.MODEL_UNAVAILABLE, f"The model is unavailable ({status}).")
+            return ModelError(ModelErrorCode.MODEL_UNAVAILABLE, f"The model API refused our credentials ({status}).")
+        return ModelError(ModelErrorCode.MODEL_UNAVAILABLE, f"The model is unavailable ({status}).")
     unreadable = (anthropic.APIResponseValidationError, ValueError, TypeError, AttributeError, KeyError, AssertionError)
     if isinstance(exc, unreadable):
         # A body that is not JSON (a proxy's HTML page) or not a Messages API reply; a
         # stream that ended without a message (the SDK asserts it got one).
         return _unreadable("its body was not a Messages API reply")
-    return ModelError(RunErrorCode.INTERNAL, "The model call failed unexpectedly; try again.")
+    return ModelError(ModelErrorCode.INTERNAL, "The model call failed unexpectedly; try again.")
 
 
 def _usage(raw: Any) -> Usage:
@@ -221,7 +236,7 @@ class AnthropicModel:
 
 def _unreadable(what: str) -> ModelError:
     return ModelError(
-        RunErrorCode.MODEL_UNAVAILABLE, f"The model sent a reply that could not be used ({what}); try again."
+        ModelErrorCode.MODEL_UNAVAILABLE, f"The model sent a reply that could not be used ({what}); try again."
     )
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
+from agents.deletion import DeletionForbidden, message_delete, thread_delete
 from agents.models import TraceEvent
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.services import message_append, thread_create
-from governance.deletion import DeletionForbidden, message_delete, thread_delete
 from memories.models import Memory
 from tests.factories import RunFactory
 from tests.governance.test_erasure import put_checkpoint

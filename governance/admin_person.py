@@ -17,9 +17,11 @@ from django.urls import reverse
 
 from agents.models import Run, TraceEvent
 from conversations.models import Message, Thread, ThreadSummary
-from liamemory.roles import is_compliance_officer
-from memories.models import Memory, MemoryPreference, MemoryStatus, StaffAccess, StaffAccessLog
-from memories.services import staff_access_record
+from liamemory.models import StaffAccess, StaffAccessLog
+from liamemory.roles import is_compliance_officer, signed_in
+from liamemory.staff_access import staff_access_record
+from memories.models import Memory, MemoryStatus
+from memories.selectors import memory_preference_for
 
 NEWEST = 10
 
@@ -41,13 +43,13 @@ def _person_page(request: HttpRequest, user_id: int) -> HttpResponse:
         ("Trace events", TraceEvent.objects.filter(run__user=person).count()),
     ]
     counts += [(f"Memories {label.lower()}", memories_by_status.get(value, 0)) for value, label in MemoryStatus.choices]
-    preference = MemoryPreference.objects.filter(user=person).values_list("long_term_enabled", flat=True).first()
+    preference = memory_preference_for(user=person)
     context = {
         **admin.site.each_context(request),
         "title": f"Everything stored about {person.get_username()}",
         "person": person,
         "counts": counts,
-        "long_term_enabled": preference is not False,
+        "long_term_enabled": preference,
         "threads": list(threads.order_by("-last_activity_at")[:NEWEST]),
         "memories": list(Memory.objects.filter(user=person).order_by("-created_at", "-id")[:NEWEST]),
         "runs": list(Run.objects.filter(user=person).order_by("-created_at")[:NEWEST]),
@@ -56,7 +58,9 @@ def _person_page(request: HttpRequest, user_id: int) -> HttpResponse:
         "export_url": reverse("person-export", args=[person.pk]) if is_compliance_officer(request.user) else "",
     }
     # Logged after the reads, so the page shows who looked before this view.
-    staff_access_record(viewer=request.user, subject_id=person.pk, what=StaffAccess.PERSON, object_ref=person.pk)
+    staff_access_record(
+        viewer=signed_in(request.user), subject_id=person.pk, what=StaffAccess.PERSON, object_ref=person.pk
+    )
     return TemplateResponse(request, "admin/person.html", context)
 
 

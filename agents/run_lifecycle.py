@@ -1,0 +1,238 @@
+"""The worker's side of a run: claim it, trace its steps, then complete, fail or interrupt it.
+
+Called by the runner and the graph while a run executes (``agents/runner.py``); the
+turn's submission, retry and cancel are ``agents/services.py``. Every write after the
+claim locks the run row and checks that it is still running (``run_lock_active``),
+so a run cancelled or erased meanwhile writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
+from conversations.models import Thread
+from conversations.services import messages_append
+from conversations.tasks import summarize_thread
+from memories.services import memory_touch_used
+
+logger = logging.getLogger(__name__)
+
+# Runs are named by their UUID, as an object or as text (task arguments).
+RunId = uuid.UUID | str
+
+
+class RunNoLongerActive(Exception):
+    """The run was cancelled, erased or taken over: its results must not be written."""
+
+
+def run_claim(*, run_id: RunId) -> bool:
+    """Claim a queued run with one conditional UPDATE; False means someone else has it.
+
+    A redelivered task therefore does nothing twice: only one UPDATE finds it queued.
+    """
+    return bool(
+        Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+            status=RunStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
+        )
+    )
+
+
+def trace_record(
+    *,
+    run_id: RunId,
+    kind: str,
+    name: str,
+    payload: dict[str, Any],
+    tokens_in: int = 0,
+    tokens_out: int = 0,
+    duration_ms: int = 0,
+) -> None:
+    """One trace event, written at once so a failed run still shows every step it took.
+
+    The run's thread may be deleted meanwhile (by its owner, the purge or an erasure):
+    the foreign key then refuses the row, and the run is over (``RunNoLongerActive``).
+    """
+    try:
+        with transaction.atomic():
+            TraceEvent.objects.create(
+                run_id=run_id,
+                kind=kind,
+                name=name,
+                payload=payload,
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                duration_ms=duration_ms,
+            )
+    except IntegrityError as exc:
+        raise RunNoLongerActive(str(run_id)) from exc
+
+
+RUN_EVENTS_CHANNEL = "liamemory_run_events"
+
+
+def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, Any]] | None = None) -> bool:
+    """Append to the reply being written and wake whoever follows the run; False when it is no longer running.
+
+    One statement: the conditional UPDATE (only a ``running`` run takes text, so a
+    cancelled or erased run stops streaming) and a ``pg_notify`` that PostgreSQL
+    delivers when it commits. The notification carries only the run id: followers
+    read what is new from the row, so a lost notification costs latency, never text.
+    """
+    table = Run._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH u AS (UPDATE {table} SET partial_text = partial_text || %s, "
+            "partial_steps = partial_steps || %s::jsonb "
+            "WHERE id = %s AND status = %s RETURNING id) "
+            "SELECT pg_notify(%s, %s) FROM u",
+            [text, json.dumps(steps or []), run_id, RunStatus.RUNNING, RUN_EVENTS_CHANNEL, str(run_id)],
+        )
+        return cursor.fetchone() is not None
+
+
+def notify_followers(run_id: RunId) -> None:
+    """Wake the requests following this run (its status changed); inside a transaction, at its commit."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [RUN_EVENTS_CHANNEL, str(run_id)])
+
+
+def run_lock_active(*, run_id: RunId) -> Run:
+    """Lock the run's row and check it still runs (and its thread exists), until the transaction ends.
+
+    Every write of a running turn takes it (``run_complete``, each tool call): a
+    cancel, an erasure or a thread deletion updates or deletes that row, so it either
+    waits for the write to commit (and then removes what it wrote) or the write finds
+    the run ended and does nothing.
+    """
+    run = Run.objects.select_for_update().filter(pk=run_id).first()
+    if run is None or run.status != RunStatus.RUNNING:
+        raise RunNoLongerActive(run_id)
+    if not Thread.objects.filter(pk=run.thread_id).exists():
+        raise RunNoLongerActive(run_id)
+    return run
+
+
+def run_complete(
+    *,
+    run_id: RunId,
+    new_messages: list[dict[str, Any]],
+    usage: dict[str, int],
+    model: str,
+    latency_ms: int,
+    context_info: dict[str, Any],
+    tokens_sent: int,
+    tokens_full_resend: int,
+    error_code: str = "",
+    error_message: str = "",
+) -> Run:
+    """Persist the turn's new messages and finish the run, in one atomic write.
+
+    The run row is locked and must still be ``running``: a run cancelled or erased
+    meanwhile writes nothing. Thread totals are bumped incrementally. With an
+    ``error_code`` (the step cap) the run ends ``failed`` with its messages kept, so
+    the conversation has no tool call left without its answer.
+    """
+    with transaction.atomic():
+        run = run_lock_active(run_id=run_id)
+        thread = Thread.objects.get(pk=run.thread_id)
+        messages_append(
+            thread=thread,
+            items=[{"role": m["role"], "content": m["content"], "agent": run.agent, "run": run} for m in new_messages],
+        )
+        Run.objects.filter(pk=run.pk).update(
+            status=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
+            error_code=error_code,
+            error_message=error_message[:2000],
+            finished_at=timezone.now(),
+            model=model,
+            tokens_in=usage.get("input_tokens", 0),
+            tokens_out=usage.get("output_tokens", 0),
+            tokens_cached=usage.get("cache_read_tokens", 0),
+            tokens_cache_write=usage.get("cache_write_tokens", 0),
+            tokens_full_resend=tokens_full_resend,
+            latency_ms=latency_ms,
+            # The streamed copy is redundant once the messages hold the reply.
+            partial_text="",
+            partial_steps=[],
+            # Keep what earlier steps recorded (approval request, staff decision).
+            context_info={**(run.context_info or {}), **context_info},
+        )
+        Thread.objects.filter(pk=thread.pk).update(
+            tokens_sent=F("tokens_sent") + tokens_sent,
+            tokens_full_resend=F("tokens_full_resend") + tokens_full_resend,
+        )
+        if context_info.get("memory_ids"):
+            memory_touch_used(memory_ids=context_info["memory_ids"])
+        _enqueue_summary(str(thread.pk), str(run.pk))
+        notify_followers(run.pk)
+    run.refresh_from_db()
+    return run
+
+
+def _enqueue_summary(thread_id: str, run_id: str) -> None:
+    if not settings.MEMORY_SUMMARY_ENABLED:
+        return
+    transaction.on_commit(lambda: summarize_thread.delay(thread_id, run_id))
+
+
+def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None = None) -> None:
+    """Mark a running run failed with a machine-readable code; the user's message stays."""
+    if Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        status=RunStatus.FAILED,
+        error_code=code,
+        error_message=message[:2000],
+        finished_at=timezone.now(),
+        latency_ms=latency_ms,
+    ):
+        notify_followers(run_id)
+
+
+def run_interrupt(*, run_id: RunId, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
+    """The run waits for a staff decision (its state is in the checkpoint)."""
+    updated = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        status=RunStatus.INTERRUPTED, context_info={**context_info, "approval": payload}
+    )
+    if updated:
+        notify_followers(run_id)
+    return bool(updated)
+
+
+def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
+    """Return runs stuck in ``running`` (their worker died) to ``queued``, or fail them.
+
+    A run is stale when it has been running longer than ``RUN_STALE_AFTER``. It is put
+    back in the queue (the caller enqueues ``requeued_ids``: ``agents.tasks``) until it
+    has used ``RUN_MAX_ATTEMPTS`` attempts, then failed with ``worker_lost``. Each update
+    is conditional on the row still being ``running`` and stale, so a reaper racing a
+    worker that just finished changes nothing.
+    """
+    now = now or timezone.now()
+    cutoff = now - settings.RUN_STALE_AFTER
+    stale = Run.objects.filter(status=RunStatus.RUNNING, started_at__lt=cutoff)
+    with transaction.atomic():
+        failed = stale.filter(attempts__gte=settings.RUN_MAX_ATTEMPTS).update(
+            status=RunStatus.FAILED,
+            error_code=RunErrorCode.WORKER_LOST,
+            error_message="The worker handling this run stopped too many times.",
+            finished_at=now,
+        )
+        requeue_ids = list(
+            stale.filter(attempts__lt=settings.RUN_MAX_ATTEMPTS)
+            .select_for_update(skip_locked=True)
+            .values_list("id", flat=True)
+        )
+        Run.objects.filter(id__in=requeue_ids, status=RunStatus.RUNNING).update(
+            status=RunStatus.QUEUED, started_at=None
+        )
+    logger.info("reaper: %d requeued, %d failed", len(requeue_ids), failed)
+    return {"failed": failed, "requeued": len(requeue_ids), "requeued_ids": [str(i) for i in requeue_ids]}

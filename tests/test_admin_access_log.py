@@ -1,0 +1,92 @@
+"""Every admin list or page that shows people's data writes StaffAccessLog rows: one per
+person on the page, in one INSERT."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from agents.models import Run
+from liamemory.models import StaffAccessLog
+from tests.factories import MemoryFactory, RunFactory
+from tests.test_admin import make_thread
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff_client(client, staff):
+    client.force_login(staff)
+    return client
+
+
+@pytest.fixture
+def data(alice, bob):
+    threads = {p.username: make_thread(p, 3) for p in (alice, bob)}
+    for person, thread in ((alice, threads["alice"]), (bob, threads["bob"])):
+        RunFactory(thread=thread, user=person, status="completed")
+        MemoryFactory(user=person, content=f"{person.username} likes tea", status="active")
+        MemoryFactory(user=person, content=f"{person.username} setup", kind="client_setup", status="pending")
+    Run.objects.filter(thread=threads["alice"]).update(status="interrupted", context_info={"approval": {"amount": 900}})
+    return threads
+
+
+def _inserts(ctx) -> list[str]:
+    return [q["sql"] for q in ctx.captured_queries if q["sql"].startswith('INSERT INTO "memories_staffaccesslog"')]
+
+
+@pytest.mark.parametrize(
+    ("url_name", "what", "people"),
+    [
+        ("admin:conversations_thread_changelist", "thread", {"alice", "bob"}),
+        ("admin:conversations_message_changelist", "message", {"alice", "bob"}),
+        ("admin:memories_memory_changelist", "memory", {"alice", "bob"}),
+        ("admin:memories_pendingmemory_changelist", "memory", {"alice", "bob"}),
+        ("admin:agents_run_changelist", "run", {"alice", "bob"}),
+        ("admin:agents_pendingapproval_changelist", "run", {"alice"}),
+    ],
+)
+def test_a_list_of_people_s_data_is_logged_once_per_person_in_one_insert(
+    staff_client, data, alice, bob, url_name, what, people
+):
+    with CaptureQueriesContext(connection) as ctx:
+        response = staff_client.get(reverse(url_name))
+    assert response.status_code == 200
+    assert len(_inserts(ctx)) == 1
+    logged = StaffAccessLog.objects.filter(what=what)
+    assert {row.subject.username for row in logged} == people
+    assert all(row.viewer_username == "charlie_staff" and row.object_ref == "list" for row in logged)
+
+
+@pytest.mark.parametrize(
+    ("url_name", "what"),
+    [("admin:conversations_message_changelist", "message"), ("admin:agents_run_changelist", "run")],
+)
+def test_a_list_filtered_by_thread_is_logged_against_its_owner(staff_client, data, alice, url_name, what):
+    thread = data["alice"]
+    response = staff_client.get(reverse(url_name), {"thread": thread.pk})
+    assert response.status_code == 200
+    [row] = StaffAccessLog.objects.filter(what=what)
+    assert row.subject == alice and row.object_ref == f"list?thread={thread.pk}"
+
+
+def test_the_memory_correct_page_is_logged(staff_client, alice):
+    memory = MemoryFactory(user=alice, content="alice's locker is 7781")
+    response = staff_client.get(reverse("admin:memories_memory_correct", args=[memory.pk]))
+    assert response.status_code == 200 and "7781" in response.content.decode()
+    [row] = StaffAccessLog.objects.all()
+    assert row.subject == alice and row.what == "memory" and row.object_ref == str(memory.pk)
+
+
+def test_an_empty_list_logs_nothing(staff_client):
+    assert staff_client.get(reverse("admin:conversations_thread_changelist")).status_code == 200
+    assert not StaffAccessLog.objects.exists()
+
+
+def test_the_log_names_the_filter_never_the_search_words(staff_client, data, alice):
+    response = staff_client.get(reverse("admin:memories_memory_changelist"), {"q": "alice likes tea"})
+    assert response.status_code == 200
+    refs = set(StaffAccessLog.objects.values_list("object_ref", flat=True))
+    assert refs and not any("tea" in ref for ref in refs)
