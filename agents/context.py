@@ -20,7 +20,7 @@ talk pulls in (bench/README.md, "Context evidence recall").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -161,7 +161,7 @@ def relevant_excerpts(
         if spent + tokens > budget:
             continue
         spent += tokens
-        chosen.append(Excerpt(**{**excerpt.__dict__, "tokens": tokens}))
+        chosen.append(replace(excerpt, tokens=tokens))
     return sorted(chosen, key=lambda e: e.sequence)
 
 

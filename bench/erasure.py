@@ -135,7 +135,7 @@ def _strpos_scan(user_id: int, needles: list[str], uuids: list[str]) -> None:
     the cell."""
     from django.db import connection
 
-    from governance import erasure_selectors as sel
+    from governance import erasure_scan as sel
 
     qn = connection.ops.quote_name
     params = {"lower": [n.lower() for n in needles], "bytes": [n.encode() for n in needles], "uuids": uuids}
@@ -158,7 +158,7 @@ def _strpos_scan(user_id: int, needles: list[str], uuids: list[str]) -> None:
 
 def time_scans(user_id: int) -> dict[str, float]:
     """The verification scan alone, before and after, on the same data in the same run."""
-    from governance import erasure_selectors as sel
+    from governance import erasure_scan as sel
 
     def needles(n: int) -> list[str]:
         return [f"ORD-{secrets.token_hex(6).upper()}-{i:04d}" for i in range(n)]

@@ -26,6 +26,7 @@ from rest_framework.authtoken.models import Token
 
 from agents.deletion import threads_delete
 from agents.models import Run, RunStatus
+from governance import erasure_scan as scan
 from governance import erasure_selectors as sel
 from governance.erasure_receipts import receipt_build, receipt_hash
 from governance.models import ErasureReceipt, ErasureRequest, ErasureStatus, LegalHold
@@ -239,7 +240,7 @@ def _finish(request_id: uuid.UUID, canaries: set[str], identifiers: tuple[set[st
             for through in (user_model.groups.through, user_model.user_permissions.through):
                 exempt_refs.add((through._meta.db_table, "user_id"))
         strings, uuids = identifiers
-        findings = sel.schema_scan(
+        findings = scan.schema_scan(
             user_id=uid,
             strings=strings | canaries,
             uuids=uuids,
@@ -292,8 +293,8 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
             return ErasureRequest.objects.get(pk=request_id)
         subject = get_user_model().objects.get(pk=_subject_id(request))
         # Sampled before deletion and kept only in this process's memory.
-        canaries = sel.canaries_sample(user_id=subject.pk)
-        identifiers = sel.identifiers_of(user=subject)
+        canaries = scan.canaries_sample(user_id=subject.pk)
+        identifiers = scan.identifiers_of(user=subject)
         try:
             _delete_everything(request)
         except _HoldPlaced:
@@ -318,12 +319,12 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
             cur.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(request_id)])
 
 
-def erasure_verify(*, subject_ids: dict[str, Any], canaries: set[str]) -> sel.ScanFindings:
+def erasure_verify(*, subject_ids: dict[str, Any], canaries: set[str]) -> scan.ScanFindings:
     """Scan the whole schema for a person; ``subject_ids``: user_id, username, email, thread_ids."""
     strings = {subject_ids.get("username", ""), subject_ids.get("email", "")}
-    strings = {s for s in strings if s and len(s) >= sel.MIN_USERNAME_NEEDLE}
+    strings = {s for s in strings if s and len(s) >= scan.MIN_USERNAME_NEEDLE}
     uuids = {str(t) for t in subject_ids.get("thread_ids", [])}
-    return sel.schema_scan(user_id=subject_ids["user_id"], strings=strings | uuids | set(canaries), uuids=uuids)
+    return scan.schema_scan(user_id=subject_ids["user_id"], strings=strings | uuids | set(canaries), uuids=uuids)
 
 
 def memory_erase(*, memory: Memory, actor: User) -> dict[str, int]:

@@ -39,6 +39,7 @@ of memories are ordinal only. A history hit's score is its summed standard score
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Iterable
@@ -51,7 +52,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
 
-from conversations.models import Message, Thread
+from conversations.models import Message, MessageRole, Thread
 from memories import embeddings, vector_search
 from memories import retrieval_sql as sql
 from memories.models import Memory, MemoryStatus
@@ -397,21 +398,54 @@ def search_history(
     )
 
 
-def search_threads(*, user: AbstractBaseUser, query: str, limit: int = 20) -> list[HistoryHit]:
-    """Messages across all of the user's threads ranked for ``query`` (IDF over them all).
+# The messages a person searches in their own conversations: what they wrote and the
+# replies they read. Tool calls (``[recall_facts] {"query": ""}``), tool results and
+# system notes are the agent's workings, stored as text for the agent's own
+# ``search_history``, and meaningless in a person's list. The clause names a message by
+# (thread, sequence), which both the messages and their embeddings carry.
+_PEOPLES_MESSAGES = """({t}.thread_id, {t}.sequence) IN (
+    SELECT x.thread_id, x.sequence
+    FROM conversations_message x JOIN conversations_thread th ON th.id = x.thread_id
+    WHERE th.owner_id = %(owner)s AND x.role = ANY (%(people_roles)s::text[])
+      AND NOT x.content @> %(tool_use)s::jsonb
+)"""
+# A person's search lists only messages that hold one of the query's content words
+# themselves, or whose embedding is this much closer to the query than everyday unrelated
+# statements are (``HistoryHit.cosine_margin``): a word said nowhere ("xylophone") finds
+# nothing rather than the least unrelated chit-chat. The standard scores cannot serve as
+# the floor: within a scope someone always stands above the mean. Chosen on a small
+# probe (tests/memories/test_retrieval.py's chit-chat): words said nowhere ("xylophone",
+# "trumpet lessons", "quantum chromodynamics") reached margins up to 0.05, paraphrases
+# of what was said ("Who is my physician?" -> "My new GP is Dr. Okafor", "delivery to my
+# sibling" -> the parcel sent to the sister) 0.08 to 0.085.
+THREAD_SEARCH_COSINE_FLOOR = 0.07
 
-    The person reads these hits in a list: a message that only its neighbours matched
-    (no query word of its own, no vector compared) is left out, where the agent's
-    ``search_history`` keeps it.
+
+def search_threads(*, user: AbstractBaseUser, query: str, limit: int = 20) -> list[HistoryHit]:
+    """What the user wrote and the replies, across all their threads, ranked for ``query``.
+
+    IDF is over all of them. The person reads these hits in a list: a message that only
+    its neighbours matched (no query word of its own, no vector compared) is left out,
+    where the agent's ``search_history`` keeps it, and so is one below the relevance
+    floor (``THREAD_SEARCH_COSINE_FLOOR``).
     """
-    return _search_scope(
-        scope_sql="{t}.thread_id IN (SELECT id FROM conversations_thread WHERE owner_id = %(owner)s)",
-        scope_params={"owner": user.pk},
+    hits = _search_scope(
+        scope_sql=_PEOPLES_MESSAGES,
+        scope_params={
+            "owner": user.pk,
+            "people_roles": [MessageRole.USER, MessageRole.ASSISTANT],
+            "tool_use": json.dumps([{"type": "tool_use"}]),
+        },
         query=query,
         before=2**31 - 1,
         limit=limit,
         own_only=True,
     )
+    return [
+        h
+        for h in hits
+        if h.word_share > 0 or (h.cosine_margin is not None and h.cosine_margin >= THREAD_SEARCH_COSINE_FLOOR)
+    ]
 
 
 # --- memories ---------------------------------------------------------------------

@@ -113,6 +113,7 @@ def test_run_page_shows_what_went_into_the_prompt(staff_client, alice, django_as
     thread = make_thread(alice, 30)
     ThreadSummary.objects.create(thread=thread, version=3, text="s", covers_through=9, model="offline")
     memory = MemoryFactory(user=alice, content="prefers shipping to the office")
+    quoted = Message.objects.get(thread=thread, sequence=4)
     run = RunFactory(
         thread=thread,
         status="completed",
@@ -125,6 +126,8 @@ def test_run_page_shows_what_went_into_the_prompt(staff_client, alice, django_as
             "window_messages": 20,
             "dropped_for_budget": 0,
             "uncovered_messages": 1,
+            "excerpts": [{"message_id": quoted.pk, "sequence": quoted.sequence}, {"message_id": -1, "sequence": 2}],
+            "excerpt_tokens": 42,
         },
     )
     TraceEvent.objects.bulk_create(
@@ -138,6 +141,8 @@ def test_run_page_shows_what_went_into_the_prompt(staff_client, alice, django_as
     assert "prefers shipping to the office" in html and "#999999 (since deleted)" in html
     assert "v3 (covers messages 1–9)" in html and "sequence__gte=11&amp;sequence__lte=30" in html
     assert "step 39" in html
+    assert "Older excerpts" in html and "2 (42 tokens)" in html
+    assert reverse("admin:conversations_message_change", args=[quoted.pk]) in html and "#2 (since deleted)" in html
 
 
 def test_memory_list_filters_and_search(staff_client, alice, bob):

@@ -9,6 +9,7 @@ import pytest
 MODULES = [
     "contradictions",
     "tokens",
+    "context_recall",
     "summaries",
     "overhead",
     "latency",

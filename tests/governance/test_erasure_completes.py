@@ -17,7 +17,7 @@ from agents import services as run_services
 from agents.models import Run
 from conversations.models import Thread
 from conversations.services import message_append, thread_create
-from governance import erasure_selectors as sel
+from governance import erasure_scan as scan
 from governance.erasure import erasure_execute, erasure_request_create
 from governance.models import ErasureRequest
 from liamemory.models import StaffAccessLog
@@ -107,7 +107,7 @@ def test_a_date_a_number_or_a_word_shared_with_others_does_not_fail_the_erasure(
     person_with_data(alice, marker="alicecanary-")
     bob_rows = Thread.objects.filter(owner=bob).count()
 
-    canaries = sel.canaries_sample(user_id=alice.pk)
+    canaries = scan.canaries_sample(user_id=alice.pk)
     assert canaries, "the person's own distinctive strings are still sampled"
     assert not {c for c in canaries if "2026-12-03" in c or "00390115551234" in c or c == word}
 

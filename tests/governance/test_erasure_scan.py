@@ -44,7 +44,7 @@ def test_receipt_says_checkpoint_tables_were_scanned_by_the_persons_threads(alic
 
 
 def test_canaries_are_the_person_s_own_never_dates_numbers_or_words_others_wrote(alice, bob):
-    from governance.erasure_selectors import canaries_sample
+    from governance.erasure_scan import canaries_sample
 
     shared, own = "internationalisation", "alicecode-77a1b2c3"
     for person, extra in ((alice, own), (bob, "")):

@@ -250,3 +250,64 @@ def test_date_terms_name_months_years_and_weekdays_but_not_may_the_verb():
     assert date_terms("What did I do in May 2023, on a Friday?") == [("month", 5), ("year", 2023), ("isodow", 5)]
     assert date_terms("May I ask what you may have said?") == []
     assert date_terms("Cosa ho fatto a giugno?") == [("month", 6)]
+
+
+def _exchange_with_tools(thread) -> None:
+    """A turn as the agent stores it: the question, a tool call, its result, the reply."""
+    messages_append(
+        thread=thread,
+        items=[
+            {"role": "user", "content": [{"type": "text", "text": "What is my locker code? Please check the query."}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "recall_facts", "input": {"query": ""}}],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": '{"facts": ["locker query 4412"]}'}
+                ],
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": "Your locker code is 4412."}]},
+        ],
+    )
+
+
+def test_thread_search_reads_what_people_wrote_and_the_replies_never_tool_steps(alice):
+    thread = thread_create(owner=alice)
+    _say(thread, CHITCHAT)
+    _exchange_with_tools(thread)
+
+    for query in ["recall_facts", "query", "facts"]:
+        hits = search_threads(user=alice, query=query)
+        assert all(h.role in {"user", "assistant"} for h in hits), query
+        assert not any("recall_facts" in h.excerpt or '"facts"' in h.excerpt for h in hits), query
+    found = search_threads(user=alice, query="locker code")
+    assert {h.excerpt for h in found} >= {
+        "What is my locker code? Please check the query.",
+        "Your locker code is 4412.",
+    }
+
+
+def test_thread_search_has_a_relevance_floor(alice, settings):
+    settings.HISTORY_SEARCH_EMBEDDINGS = "auto"
+    thread = thread_create(owner=alice)
+    _say(thread, CHITCHAT * 3)
+    _exchange_with_tools(thread)
+    _embed_all()
+
+    assert search_threads(user=alice, query="xylophone") == []
+    assert search_threads(user=alice, query="Did I ever mention a xylophone?") == []
+    assert search_threads(user=alice, query="trumpet lessons") == []
+    assert search_threads(user=alice, query="pasta")  # a word said still finds its message
+    _say(thread, [("user", "My new GP is Dr. Okafor, she is lovely.")])
+    _embed_all()
+    hits = search_threads(user=alice, query="Who is my physician?")  # a paraphrase too
+    assert hits and "Okafor" in hits[0].excerpt
+
+
+def _embed_all() -> None:
+    from conversations.models import Message
+    from memories.embedding_services import message_embeddings_update
+
+    message_embeddings_update(message_ids=list(Message.objects.values_list("id", flat=True)))

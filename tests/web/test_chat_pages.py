@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -225,6 +227,29 @@ def test_search_finds_my_messages_only(as_alice, as_bob, alice, bob):
     assert "Borg" not in page and "Bob trip" not in page
     assert "Nothing found" in as_alice.get("/search", {"q": "Zanzibar"}).content.decode()
     assert as_alice.get("/search", {"q": ""}).status_code == 400
+
+
+def test_search_lists_what_people_wrote_never_tool_steps_and_has_a_floor(as_alice, alice):
+    from tests.memories.test_retrieval import _exchange_with_tools
+
+    thread = thread_create(owner=alice, title="Locker")
+    _exchange_with_tools(thread)
+    for q in ["recall_facts", "query", "facts"]:
+        page = as_alice.get("/search", {"q": q}).content.decode()
+        assert "Nothing found" in page or ("[recall_facts]" not in page and "tool_use_id" not in page), q
+    assert "Nothing found" in as_alice.get("/search", {"q": "recall_facts"}).content.decode()
+    assert "Nothing found" in as_alice.get("/search", {"q": "xylophone"}).content.decode()
+    assert "locker code is 4412" in as_alice.get("/search", {"q": "locker"}).content.decode()
+    api = as_alice.get("/api/search", {"q": "recall_facts"}).json()
+    assert api["results"] == []
+    api = as_alice.get(f"/api/threads/{thread.pk}/search", {"q": "locker"}).json()
+    assert api["results"]  # the agent's own search of one thread is unchanged
+
+
+def test_a_search_hit_opens_below_the_sticky_top_bar(client):
+    css = b"".join(client.get("/static/web/app.css").streaming_content).decode()
+    assert "position: sticky; top: 0" in css
+    assert re.search(r"\.msg \{[^}]*scroll-margin-top: [1-9]", css)
 
 
 def test_static_files_are_served(client):
