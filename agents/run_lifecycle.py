@@ -100,6 +100,12 @@ def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, An
         return cursor.fetchone() is not None
 
 
+def notify_followers(run_id: RunId) -> None:
+    """Wake the requests following this run (its status changed); inside a transaction, at its commit."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [RUN_EVENTS_CHANNEL, str(run_id)])
+
+
 def run_lock_active(*, run_id: RunId) -> Run:
     """Lock the run's row and check it still runs (and its thread exists), until the transaction ends.
 
@@ -168,6 +174,7 @@ def run_complete(
         if context_info.get("memory_ids"):
             memory_touch_used(memory_ids=context_info["memory_ids"])
         _enqueue_summary(str(thread.pk), str(run.pk))
+        notify_followers(run.pk)
     run.refresh_from_db()
     return run
 
@@ -180,22 +187,24 @@ def _enqueue_summary(thread_id: str, run_id: str) -> None:
 
 def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None = None) -> None:
     """Mark a running run failed with a machine-readable code; the user's message stays."""
-    Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+    if Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
         status=RunStatus.FAILED,
         error_code=code,
         error_message=message[:2000],
         finished_at=timezone.now(),
         latency_ms=latency_ms,
-    )
+    ):
+        notify_followers(run_id)
 
 
 def run_interrupt(*, run_id: RunId, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
     """The run waits for a staff decision (its state is in the checkpoint)."""
-    return bool(
-        Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
-            status=RunStatus.INTERRUPTED, context_info={**context_info, "approval": payload}
-        )
+    updated = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        status=RunStatus.INTERRUPTED, context_info={**context_info, "approval": payload}
     )
+    if updated:
+        notify_followers(run_id)
+    return bool(updated)
 
 
 def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:

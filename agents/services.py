@@ -18,6 +18,7 @@ from django.utils import timezone
 from agents.checkpointer import shared_saver
 from agents.models import Run, RunStatus
 from agents.registry import AGENTS, DEFAULT_AGENT
+from agents.run_lifecycle import notify_followers
 from agents.tasks import execute_run, resume_run
 from conversations.content import text_block
 from conversations.models import Message, MessageRole, Thread
@@ -134,6 +135,7 @@ def run_cancel(*, run: Run) -> Run:
     if not updated:
         run.refresh_from_db()
         raise Conflict(f"This run has already ended ({run.status}).")
+    notify_followers(run.pk)
     run.refresh_from_db()
     return run
 

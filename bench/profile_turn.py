@@ -44,10 +44,11 @@ STAGES = [
     ("enqueue (post a turn)", ("turn_submit", "_enqueue_run", "apply_async")),
     ("poll (GET run)", ("RunDetailApi", "run_status")),
     ("stream (GET events)", ("follow_run", "stream_events", "RunEventsApi", "agents/sse.py")),
+    ("runner: load the run, start the graph", ("agents/runner.py", "agents/tasks.py")),
     ("other API requests", ("rest_framework/",)),
     ("Django request handling", ("django/core/handlers", "django/middleware", "django/contrib")),
-    ("Celery/kombu (broker)", ("celery/", "kombu/", "redis/")),
     ("web server (gunicorn)", ("gunicorn/",)),
+    ("Celery/kombu (broker)", ("celery/", "kombu/", "redis/")),
 ]
 
 

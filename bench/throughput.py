@@ -13,10 +13,14 @@ the next one, for a fixed time per level. Two setups side by side in one run:
 Two models:
 
 - the offline model (answers at once: the figure is the product's own CPU per turn),
-  clients polling ``GET /api/runs/<id>``, 1, 8 and 32 clients;
+  1, 8 and 32 clients;
 - ``--model-delay 2``: the fake Messages API (``tests/fake_anthropic.py``, its own
-  process) answering every call after 2 s and streaming the reply; 64 clients reading
-  ``GET /api/runs/<id>/events`` (server-sent events) as a streaming client does.
+  process) answering every call after 2 s and streaming the reply; 64 clients.
+
+Clients of the production setup read ``GET /api/runs/<id>/events`` (server-sent
+events) as the chat page does; clients of the legacy setup poll ``GET /api/runs/<id>``
+(every 20 ms offline, 200 ms with the slow model, with ``If-None-Match``), as they had
+to before streaming existed (64 open streams would also hold all 8 of its web threads).
 
 Reports turns per second, client-observed turn latency, time to the first streamed
 words, runs lost or failed, the memory layer's share of the runs' time (trace events:
@@ -69,16 +73,20 @@ def memory_share(run_ids: list[str]) -> dict:
     }
 
 
-def runs_left_behind(user_prefix: str) -> int:
-    """Runs of the benchmark's users still queued or running once the clients stopped (lost runs)."""
+def runs_left_behind(user_prefix: str, since) -> int:
+    """Runs of this level still queued or running once its clients stopped and a second passed (lost runs)."""
     from agents.models import Run, RunStatus
 
     return Run.objects.filter(
-        user__username__startswith=user_prefix, status__in=[RunStatus.QUEUED, RunStatus.RUNNING]
+        user__username__startswith=user_prefix,
+        created_at__gte=since,
+        status__in=[RunStatus.QUEUED, RunStatus.RUNNING],
     ).count()
 
 
 def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: float) -> dict:
+    from django.utils import timezone
+
     from bench.stack import CLIENT_PREFIX, ChatClient, drive
 
     out = {}
@@ -86,6 +94,7 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
         clients = [ChatClient(stack.url, tokens[i], i, follow=follow, poll_seconds=poll_seconds) for i in range(level)]
         drive(clients, turns=level)  # warm-up: one turn each
         load_before = load_average()
+        since = timezone.now()
         started = time.perf_counter()
         turns = drive(clients, seconds=seconds)
         elapsed = time.perf_counter() - started
@@ -100,7 +109,7 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
             "turns": len(turns),
             "completed": len(ok),
             "not_completed": len(turns) - len(ok),
-            "left_queued_or_running": runs_left_behind(CLIENT_PREFIX),
+            "left_queued_or_running": runs_left_behind(CLIENT_PREFIX, since),
             "turns_per_second": round(len(ok) / elapsed, 2),
             "latency_median_ms": round(statistics.median(lat), 1) if lat else None,
             "latency_p95_ms": round(percentile(lat, 95), 1) if lat else None,
@@ -128,9 +137,7 @@ def main() -> int:
     parser.add_argument("--model-delay", type=float, default=0.0, help="fake Messages API answering after N s")
     parser.add_argument("--clients", type=int, nargs="+", help="levels (default 1 8 32; 64 with --model-delay)")
     parser.add_argument("--setups", nargs="+", choices=["legacy", "production"], default=["legacy", "production"])
-    parser.add_argument(
-        "--follow", choices=["poll", "stream"], help="default: poll offline; with a delay, stream (legacy: poll)"
-    )
+    parser.add_argument("--follow", choices=["poll", "stream"], help="default: production streams, legacy polls")
     parser.add_argument("--poll-seconds", type=float, help="default 0.02 offline, 0.2 with a delay")
     args = parser.parse_args()
     setup()
@@ -152,7 +159,7 @@ def main() -> int:
             stack = Stack.production(env=dict(extra)) if which == "production" else Stack(env=dict(extra))
             # Before streaming existed a client could only poll; the legacy setup's 8 web threads
             # would also be held by 64 open event streams.
-            follow = args.follow or ("stream" if slow and which == "production" else "poll")
+            follow = args.follow or ("stream" if which == "production" else "poll")
             model = f"model answering after {args.model_delay:g} s" if slow else "offline model"
             print(f"{which}: {stack.label}; {model}; clients {follow}", flush=True)
             stack.start()

@@ -140,7 +140,8 @@ def test_sql_queries_per_turn_do_not_grow_with_the_thread(alice):
         )
     small_q, big_q = _queries_for_turn(alice, small), _queries_for_turn(alice, big)
     assert small_q == big_q
-    assert big_q <= 30
+    # Streaming adds a few statements per turn (the first words, the rest, the end's NOTIFY).
+    assert big_q <= 34
 
 
 @pytest.mark.django_db

@@ -74,6 +74,7 @@ def test_text_reaches_a_follower_while_the_model_writes_it(alice, fake_anthropic
     assert len([k for _, k, _ in follower.events if k == "delta"]) >= 3
     assert follower.text() == REPLY == reply_text(run)
     assert follower.events[-1][1:] == ("end", {"status": "completed"})
+    assert follower.events[-1][0] - finished < 1.0  # woken by the completion's NOTIFY, not a timeout
     assert run.partial_text == "" and run.partial_steps == []  # the messages hold the reply now
 
 
