@@ -150,9 +150,18 @@ def run_error_text(run: Run) -> str:
 
 
 def thread_tokens(thread: Thread) -> dict[str, Any]:
+    """Tokens sent against a full resend, and in words which cost more: on a short
+    conversation the memory layer (summary, recalled memories, tools) can cost more than
+    resending everything, and the page says so rather than "0% saved"."""
     sent, full = thread.tokens_sent, thread.tokens_full_resend
-    saved = 0 if not full else max(0, round(100 * (1 - sent / full)))
-    return {"sent": sent, "full": full, "saved_percent": saved}
+    saved = 0 if not full else round(100 * (1 - sent / full))
+    if saved > 0:
+        comparison = f"{saved}% saved"
+    elif saved < 0:
+        comparison = f"cost {-saved}% more than resending"
+    else:
+        comparison = "about the same as resending"
+    return {"sent": sent, "full": full, "saved_percent": max(0, saved), "comparison": comparison}
 
 
 def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, Any]:

@@ -106,6 +106,17 @@ def test_a_refused_memory_write_is_not_shown_as_saved(as_alice, alice):
     assert tools == ["not saved to memory"]
 
 
+def test_the_token_footer_says_when_memory_cost_more_than_resending(as_alice, alice):
+    thread = thread_create(owner=alice)
+    run = run_turn(alice, thread, "hello")
+    Thread.objects.filter(pk=thread.pk).update(tokens_sent=1250, tokens_full_resend=1000)
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert "% saved" not in page and "cost 25% more than resending" in page
+    assert as_alice.get(f"/runs/{run.pk}").json()["tokens"]["comparison"] == "cost 25% more than resending"
+    Thread.objects.filter(pk=thread.pk).update(tokens_sent=600, tokens_full_resend=1000)
+    assert "(40% saved)" in as_alice.get(f"/c/{thread.pk}/").content.decode()
+
+
 def test_bob_gets_404_for_alices_conversation_and_runs(as_bob, alice):
     thread = thread_create(owner=alice, title="Alice secret")
     _, run = turn_submit(user=alice, thread=thread, content="my secret")
