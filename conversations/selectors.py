@@ -29,6 +29,16 @@ def thread_list_for_user(*, user: User) -> QuerySet[Thread]:
     return Thread.objects.for_user(user).order_by("-last_activity_at")
 
 
+def thread_newest_empty(*, user: User, agent: str, incognito: bool) -> Thread | None:
+    """The user's newest untitled thread with no message yet, of this agent and incognito mode."""
+    return (
+        Thread.objects.for_user(user)
+        .filter(agent=agent, incognito=incognito, next_sequence=1, title="")
+        .order_by("-created_at")
+        .first()
+    )
+
+
 def threads_by_id_for_user(*, user: User, ids: list[uuid.UUID]) -> dict[uuid.UUID, Thread]:
     """The user's threads among ``ids`` (for labelling search hits); others' ids are dropped."""
     return {t.pk: t for t in Thread.objects.for_user(user).filter(pk__in=ids)}

@@ -58,6 +58,23 @@ def test_new_conversation_with_agent_and_incognito(as_alice, alice):
     assert "Relationship agent" in page and "incognito" in page
 
 
+def test_new_conversation_reuses_my_newest_empty_one(as_alice, as_bob, alice):
+    first = as_alice.post("/c/new", {"agent": "assistant"})
+    again = as_alice.post("/c/new", {"agent": "assistant"})
+    assert first["Location"] == again["Location"]
+    assert Thread.objects.filter(owner=alice).count() == 1
+    # Another agent, incognito, or another person: a thread of its own.
+    as_alice.post("/c/new", {"agent": "relationship"})
+    as_alice.post("/c/new", {"agent": "assistant", "incognito": "on"})
+    as_bob.post("/c/new", {"agent": "assistant"})
+    assert Thread.objects.filter(owner=alice).count() == 3
+    # Once something is said in it, the next "New conversation" is a new thread.
+    thread = Thread.objects.get(owner=alice, agent="assistant", incognito=False)
+    turn_submit(user=alice, thread=thread, content="hello")
+    assert as_alice.post("/c/new", {"agent": "assistant"})["Location"] != first["Location"]
+    assert Thread.objects.filter(owner=alice).count() == 4
+
+
 def test_new_conversation_with_unknown_agent_is_a_form_error(as_alice, alice):
     response = as_alice.post("/c/new", {"agent": "nope"})
     assert response.status_code == 400 and b"Select a valid choice" in response.content
