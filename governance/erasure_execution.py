@@ -143,9 +143,8 @@ def _start(request_id: uuid.UUID) -> ErasureRequest | None:
         request = ErasureRequest.objects.select_for_update().get(pk=request_id)
         if request.status == ErasureStatus.COMPLETED:
             return None
-        if request.subject_id is None:
-            raise ErasureRefused("The subject of this request no longer exists.")
-        if sel.hold_in_force(user_id=request.subject_id):
+        uid = _subject_id(request)
+        if sel.hold_in_force(user_id=uid):
             request.status = ErasureStatus.HELD
             request.error_message = "A legal hold is in force: the erasure waits until it is lifted."
             request.save(update_fields=["status", "error_message"])
@@ -158,7 +157,7 @@ def _start(request_id: uuid.UUID) -> ErasureRequest | None:
         request.save(update_fields=["status", "started_at", "error_message", "executed_counts"])
         # The runner re-checks its run's status under a row lock before every write,
         # so once this commits no run of the person writes anything any more.
-        sel.subject_runs(user_id=request.subject_id).filter(
+        sel.subject_runs(user_id=uid).filter(
             status__in=[RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED]
         ).update(status=RunStatus.CANCELLED, finished_at=now, error_message="Cancelled: the data is being erased.")
     return request

@@ -21,11 +21,5 @@ def staff_access_record_many(*, viewer: User, subject_ids: set[int], what: str, 
 
 
 def staff_access_record(*, viewer: User, subject_id: int, what: str, object_ref: object = "") -> None:
-    """Log that staff looked at a person's data (changes are audited by history instead)."""
-    StaffAccessLog.objects.create(
-        subject_id=subject_id,
-        viewer=viewer,
-        viewer_username=getattr(viewer, "username", "")[:150],
-        what=what,
-        object_ref=str(object_ref)[:64],
-    )
+    """Log that staff looked at one person's data (changes are audited by history instead)."""
+    staff_access_record_many(viewer=viewer, subject_ids={subject_id}, what=what, object_ref=str(object_ref))
