@@ -248,6 +248,9 @@ def memory_forget(*, user: User, memory_id: int | str, reason: str = "forgotten 
 
     Someone else's id behaves exactly like a missing one (False). The versions it
     superseded go too: "forget my order" must not leave the previous order number.
+    Their audit rows stay (who changed what, when: the deletion is recorded) without
+    the text: what the person asked to forget must not come back in their export or
+    in an admin's history page. A staff delete keeps the text in the audit.
     """
     try:
         memory = Memory.objects.for_user(user).get(pk=int(memory_id))
@@ -260,9 +263,11 @@ def memory_forget(*, user: User, memory_id: int | str, reason: str = "forgotten 
             older = list(Memory.objects.for_user(user).filter(superseded_by_id__in=frontier))
             chain.extend(older)
             frontier = [m.pk for m in older]
+        ids = [m.pk for m in chain]  # a deleted instance's pk is None
         for item in chain:
             audit(item, actor=user, reason=reason)
             item.delete()
+        Memory.history.model.objects.filter(id__in=ids).update(content="")
     return True
 
 

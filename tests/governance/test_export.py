@@ -109,3 +109,23 @@ def test_admin_person_page_offers_export_to_compliance_officers_only(client, ali
     html = client.get(f"/admin/people/{alice.pk}/").content.decode()
     assert f'href="/api/people/{alice.pk}/export"' in html
     assert client.get(f"/api/people/{alice.pk}/export").status_code == 200
+
+
+def test_a_forgotten_memory_leaves_no_text_in_my_export(alice):
+    from memories.models import Memory
+    from memories.services import memory_correct, memory_forget
+
+    old = Memory.objects.create(user=alice, content="my locker code is QX-4412-LK")
+    new = memory_correct(actor=alice, memory=old, content="my locker code is QX-5523-LK")
+    kept = Memory.objects.create(user=alice, content="I like green tea")
+    assert memory_forget(user=alice, memory_id=new.pk)
+
+    doc = api(alice).get("/api/me/export").json()
+    Draft202012Validator(export_schema()).validate(doc)
+    text = json.dumps(doc)
+    assert "QX-4412" not in text and "QX-5523" not in text
+    # The audit still says what happened to those memories (when, by whom), without the text.
+    forgotten = [a for a in doc["audit"] if a["memory_id"] in {old.pk, new.pk}]
+    assert {a["change"] for a in forgotten} >= {"created", "deleted"}
+    assert all(not a["content"] for a in forgotten)
+    assert any(a["content"] == "I like green tea" for a in doc["audit"] if a["memory_id"] == kept.pk)
