@@ -123,6 +123,8 @@ class ThreadSummary(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = "thread summary"
+        verbose_name_plural = "thread summaries"
         ordering = ["thread", "-version"]
         constraints = [
             # Also serves "the thread's current summary" (highest version).

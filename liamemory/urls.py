@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from governance.admin_person import person_page
 from liamemory.health import healthz
+from liamemory.login import SignInView
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -11,6 +12,7 @@ urlpatterns = [
     path("admin/people/<int:user_id>/", person_page, name="admin-person"),
     path("admin/messages/", include("memories.admin_corrections")),
     path("admin/", admin.site.urls),
+    path("accounts/login/", SignInView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

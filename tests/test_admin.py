@@ -393,3 +393,31 @@ def test_every_change_page_of_a_persons_data_is_logged(staff_client, alice):
         assert staff_client.get(reverse(name, args=[pk])).status_code == 200
         log = StaffAccessLog.objects.get(what=what)
         assert (log.subject_id, log.object_ref) == (alice.pk, str(pk))
+
+
+def test_a_long_unbroken_message_wraps_on_the_admin_pages(staff_client, alice):
+    thread = ThreadFactory(owner=alice, next_sequence=2)
+    Message.objects.create(thread=thread, sequence=1, role=MessageRole.USER, text="x" * 32_000)
+    html = staff_client.get(reverse("admin:conversations_thread_change", args=[thread.pk])).content.decode()
+    assert "/static/liamemory/admin.css" in html
+    css = b"".join(staff_client.get("/static/liamemory/admin.css").streaming_content).decode()
+    assert "overflow-wrap: anywhere" in css and "#content td" in css
+
+
+def test_admin_says_thread_summaries(staff_client):
+    html = staff_client.get(reverse("admin:index")).content.decode()
+    assert "Thread summaries" in html and "Thread summarys" not in html
+
+
+@pytest.mark.parametrize(("who", "landing"), [("staff", "/admin/"), ("alice", "/")])
+def test_signing_in_lands_staff_on_the_admin(client, request, who, landing):
+    user = request.getfixturevalue(who)
+    user.set_password("a-long-test-password")
+    user.save()
+    response = client.post("/accounts/login/", {"username": user.username, "password": "a-long-test-password"})
+    assert response.status_code == 302 and response["Location"] == landing
+    client.logout()
+    response = client.post(
+        "/accounts/login/?next=/memory/", {"username": user.username, "password": "a-long-test-password"}
+    )
+    assert response["Location"] == "/memory/"  # an explicit next still wins
