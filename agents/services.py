@@ -22,6 +22,7 @@ from agents.run_lifecycle import notify_followers
 from agents.tasks import execute_run, resume_run
 from conversations.content import text_block
 from conversations.models import Message, MessageRole, Thread
+from conversations.selectors import thread_newest_empty
 from conversations.services import message_append, messages_append, thread_autotitle, thread_create
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import run_expires_at
@@ -38,6 +39,16 @@ def thread_start(*, owner: User, agent: str = DEFAULT_AGENT, title: str = "", in
     if agent not in AGENTS:
         raise ApplicationError(f"Unknown agent '{agent}'.", {"agents": sorted(AGENTS)})
     return thread_create(owner=owner, agent=agent, title=title, incognito=incognito)
+
+
+def thread_start_or_reuse_empty(*, owner: User, agent: str = DEFAULT_AGENT, incognito: bool = False) -> Thread:
+    """The web page's "New conversation": the user's newest empty thread of this agent and
+    incognito mode when there is one, else a new one, so that clicking it again and again
+    does not pile up empty "New conversation" rows in the list."""
+    if agent not in AGENTS:
+        raise ApplicationError(f"Unknown agent '{agent}'.", {"agents": sorted(AGENTS)})
+    empty = thread_newest_empty(user=owner, agent=agent, incognito=incognito)
+    return empty or thread_create(owner=owner, agent=agent, incognito=incognito)
 
 
 def _check_content(content: Any) -> str:

@@ -174,11 +174,12 @@ def _check_bounds(key: str, value: Any, spec: dict[str, Any]) -> dict[str, Any] 
         return refusal(f"'{key}' must be a finite number.", f"Pass '{key}' as an ordinary number.")
     low, high = spec.get("minimum"), spec.get("maximum")
     if isinstance(value, int | float) and ((low is not None and value < low) or (high is not None and value > high)):
-        allowed = (
-            f"from {low} to {high}"
-            if low is not None and high is not None
-            else (f"at least {low}" if low is not None else f"at most {high}")
-        )
+        if low is not None and high is not None:
+            allowed = f"from {low} to {high}"
+        elif low is not None:
+            allowed = f"at least {low}"
+        else:
+            allowed = f"at most {high}"
         return refusal(f"'{key}' must be {allowed}; got {value}.", f"Call again with '{key}' {allowed}.")
     if "enum" in spec and value not in spec["enum"]:
         return refusal(f"'{key}' must be one of {', '.join(map(str, spec['enum']))}.", f"Pick '{key}' from that list.")

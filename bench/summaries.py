@@ -40,16 +40,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from bench.common import setup, write_result
-
-LOCOMO_RELATIVE = Path("shared") / "data" / "locomo-dev" / "locomo-dev.json"
-
-
-def default_locomo() -> Path:
-    """``../shared/data/locomo-dev/`` beside the repository (or beside a folder of worktrees)."""
-    repo = Path(__file__).resolve().parent.parent
-    candidates = [parent / LOCOMO_RELATIVE for parent in repo.parents[:2]]
-    return next((c for c in candidates if c.exists()), candidates[0])
-
+from bench.longchat.data import default_locomo
 
 STOP = set(
     """

@@ -178,6 +178,11 @@ def value(text: str, *, novel: int) -> float:
     return base + 1.0 * min(novel, 6)
 
 
+def is_correction_note(message: Message) -> bool:
+    """A ``system`` message that names the statement it corrects (``corrects``)."""
+    return message.role == MessageRole.SYSTEM and message.corrects_id is not None
+
+
 def spoken_text(message: Message) -> str:
     """What was said in a message: its text blocks (tool inputs and results are not speech).
 
@@ -185,7 +190,7 @@ def spoken_text(message: Message) -> str:
     """
     if message.role == MessageRole.TOOL:
         return ""
-    if message.role == MessageRole.SYSTEM and getattr(message, "corrects_id", None):
+    if is_correction_note(message):
         return correction_without_quote(message.content or []).strip()
     return "\n".join(b.get("text", "") for b in message.content or [] if b.get("type") == "text").strip()
 
@@ -312,13 +317,12 @@ def corrected_lines(messages: Sequence[Message]) -> set[tuple[str, str]]:
     is kept whole, and the statement's own lines go: the summary carries the right
     value, never the wrong one beside it.
     """
-    wrong: set[tuple[str, str]] = set()
-    for note in messages:
-        if note.role == MessageRole.SYSTEM and getattr(note, "corrects_id", None):
-            statement = note.corrects
-            for line in message_lines(statement, known=set()):
-                wrong.add((line.label, line.text))
-    return wrong
+    return {
+        (line.label, line.text)
+        for note in messages
+        if is_correction_note(note)
+        for line in message_lines(note.corrects, known=set())
+    }
 
 
 def extractive_text(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:

@@ -29,6 +29,16 @@ def thread_list_for_user(*, user: User) -> QuerySet[Thread]:
     return Thread.objects.for_user(user).order_by("-last_activity_at")
 
 
+def thread_newest_empty(*, user: User, agent: str, incognito: bool) -> Thread | None:
+    """The user's newest untitled thread with no message yet, of this agent and incognito mode."""
+    return (
+        Thread.objects.for_user(user)
+        .filter(agent=agent, incognito=incognito, next_sequence=1, title="")
+        .order_by("-created_at")
+        .first()
+    )
+
+
 def threads_by_id_for_user(*, user: User, ids: list[uuid.UUID]) -> dict[uuid.UUID, Thread]:
     """The user's threads among ``ids`` (for labelling search hits); others' ids are dropped."""
     return {t.pk: t for t in Thread.objects.for_user(user).filter(pk__in=ids)}
@@ -39,6 +49,25 @@ def message_list_for_display(*, thread: Thread, limit: int = 500) -> list[Messag
     rows = list(Message.objects.for_thread(thread).exclude(role=MessageRole.TOOL).order_by("-sequence")[:limit])
     rows.reverse()
     return rows
+
+
+def tool_calls_refused(*, run_ids: list) -> set[str]:
+    """The ids of the tool calls of these runs whose result was a refusal.
+
+    A refused call's result block carries ``is_error`` (``agents.graph``): the pages
+    must not show "saved to memory" under a write that memory off or incognito refused.
+    """
+    if not run_ids:
+        return set()
+    contents = Message.objects.filter(
+        run_id__in=run_ids, role=MessageRole.TOOL, content__contains=[{"is_error": True}]
+    ).values_list("content", flat=True)
+    return {
+        block.get("tool_use_id", "")
+        for content in contents
+        for block in content
+        if isinstance(block, dict) and block.get("is_error")
+    }
 
 
 def message_window(*, thread: Thread, size: int) -> list[Message]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from conversations.extractive import DAY_RE, LINE_RE, extractive_text, spoken_text
+from conversations.extractive import DAY_RE, LINE_RE, extractive_text, is_correction_note, spoken_text
 from conversations.facts import KEY_FACTS_PREFIX, find_facts, strip_key_facts, with_key_facts
 from conversations.models import Message, MessageRole
 from conversations.relative_dates import RESOLVED_RE
@@ -54,7 +54,7 @@ def without_corrected(messages: Sequence[Message]) -> tuple[list[Message], set[s
     A corrected statement's identifiers must not be "rescued" onto the key-facts line:
     the summary carries the right value (the note), never the wrong one.
     """
-    notes = [m for m in messages if m.role == MessageRole.SYSTEM and getattr(m, "corrects_id", None)]
+    notes = [m for m in messages if is_correction_note(m)]
     if not notes:
         return list(messages), set()
     wrong_ids = {n.corrects_id for n in notes}

@@ -244,10 +244,8 @@ def schema_scan(
             elif data_type == "uuid" and uuid_values:
                 checks.append(("string", column, col, "{v} = ANY(%(uuids)s::uuid[])"))
             elif data_type in _INT_TYPES and (table, column) not in exempt_ref_columns:
-                is_ref = (table, column) in fk_columns or bool(_REF_NAMES.match(column))
-                if table == user_table and column == "id":
-                    is_ref = True
-                if is_ref:
+                is_ref = (table, column) in fk_columns or (table, column) == (user_table, "id")
+                if is_ref or _REF_NAMES.match(column):
                     checks.append(("reference", column, col, "{v} = %(uid)s"))
         if not checks:
             continue

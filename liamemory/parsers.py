@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework.parsers import JSONParser
 
+from liamemory.errors import ApplicationError
 from liamemory.jsoncheck import MAX_DEPTH, json_problems
 
 
@@ -26,10 +27,6 @@ class StrictJSONParser(JSONParser):
         return data
 
 
-def _refused(errors: list[dict[str, str]]) -> Exception:
-    # Imported here: DRF imports this module while its own views module (which
-    # liamemory.api needs) is still loading.
-    from liamemory.api import ApplicationError
-
+def _refused(errors: list[dict[str, str]]) -> ApplicationError:
     first = errors[0]
     return ApplicationError(f"JSON body refused at {first['path']}: {first['message']}.", extra={"errors": errors})

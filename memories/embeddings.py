@@ -122,9 +122,13 @@ def query_vector_soon(text: str) -> Future:
     Cached per process: a turn builds its context once per model call and its
     ``recall_facts`` may ask the same thing, so the user's message is embedded once.
     """
-    future = _query_cached(_clip(text or "", QUERY_CHARS))
+    clipped = _clip(text or "", QUERY_CHARS)
+    future = _query_cached(clipped)
     if future.done() and future.exception() is not None:
-        _query_cached.cache_clear()  # a failure is not remembered; the caller sees it once
+        # A failure is not remembered: the callers that waited on it saw it; this one
+        # asks the model again instead of being handed the same failure.
+        _query_cached.cache_clear()
+        future = _query_cached(clipped)
     return future
 
 

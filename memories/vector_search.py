@@ -22,8 +22,7 @@ exact sort of its rows, which is both exact and fast.
 
 Both backends score with the query rounded to float16, like the stored vectors, and
 round cosines to six decimals, so they rank the same rows in the same order (tested
-on the embedded server). Memory
-recall does not come here: a user has at most ``MEMORY_MAX_ACTIVE_PER_USER`` active
+on the embedded server). Memory recall does not come here: a user has at most ``MEMORY_MAX_ACTIVE_PER_USER`` active
 memories, whose vectors travel with the ranking statement and are compared in numpy
 while the query is still being embedded, which no index can beat.
 """
@@ -32,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -58,13 +57,14 @@ class Near:
     cosine: float
 
 
+def _rounded(vector: np.ndarray) -> np.ndarray:
+    """``vector`` rounded to float16, as the stored bytes are."""
+    return np.asarray(vector, dtype="<f2").astype(np.float32)
+
+
 def to_halfvec_text(vector: np.ndarray) -> str:
     """pgvector's text form of a vector, rounded to float16 like the stored bytes."""
-    return "[" + ",".join(f"{x:.6g}" for x in np.asarray(vector, dtype="<f2").astype(np.float32)) + "]"
-
-
-def _rounded(query: np.ndarray) -> np.ndarray:
-    return np.asarray(query, dtype="<f2").astype(np.float32)
+    return "[" + ",".join(f"{x:.6g}" for x in _rounded(vector)) + "]"
 
 
 class ExactScan:
@@ -176,7 +176,7 @@ def reset() -> None:
 
 
 @contextmanager
-def forced(name: str):
+def forced(name: str) -> Iterator[ExactScan | PgVector]:
     """Use the named backend for the block (benchmarks compare the two side by side)."""
     _forced.append(BACKENDS[name]())
     try:

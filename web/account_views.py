@@ -12,7 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from conversations.selectors import thread_list_for_user
 from governance.erasure import erasure_self_service
@@ -71,8 +71,15 @@ def memory_page(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def memory_delete(request: HttpRequest, memory_id: int) -> HttpResponse:
+    """GET asks first (a page, no script: the CSP allows none inline); POST forgets."""
+    if request.method != "POST":
+        try:
+            memory = memory_get_for_user(user=request.user, memory_id=memory_id)
+        except MemoryNotFound as exc:
+            raise Http404("Memory not found.") from exc
+        return render(request, "web/memory_delete.html", {"memory": memory})
     if not memory_services.memory_forget(
         user=request.user, memory_id=memory_id, reason="deleted by the user on the memory page"
     ):

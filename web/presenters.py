@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +13,7 @@ from django.utils.safestring import SafeString
 from agents import selectors as run_selectors
 from agents.models import Run, RunStatus
 from agents.registry import AGENTS
+from conversations import selectors as conversation_selectors
 from conversations.models import Message, MessageRole, Thread
 from web.markdown import render_markdown
 
@@ -37,6 +39,11 @@ TOOL_LABELS = {
     "get_current_date": "checked the date",
     "request_approval": "asked for staff approval",
 }
+# A refused call (memory off, incognito, bad arguments) says what did not happen, or nothing.
+REFUSED_TOOL_LABELS = {
+    "remember_fact": "not saved to memory",
+    "forget_fact": "nothing removed from memory",
+}
 ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED)
 
 
@@ -61,13 +68,21 @@ class MessageView:
     correction_error: str = ""
 
 
-def message_view(message: Message) -> MessageView:
+def _tool_label(block: dict[str, Any], refused: Collection[str]) -> str:
+    name = block.get("name", "")
+    if block.get("id") in refused:
+        return REFUSED_TOOL_LABELS.get(name, "")
+    return TOOL_LABELS.get(name, "used a tool")
+
+
+def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageView:
+    """``refused``: ids of tool calls whose result was a refusal (their note says so)."""
     texts, tools = [], []
     for block in message.content or []:
         if block.get("type") == "text":
             texts.append(block.get("text", ""))
-        elif block.get("type") == "tool_use":
-            tools.append(TOOL_LABELS.get(block.get("name", ""), "used a tool"))
+        elif block.get("type") == "tool_use" and (label := _tool_label(block, refused)):
+            tools.append(label)
     text = "\n\n".join(t for t in texts if t)
     # What the user typed is shown as typed (escaped, line breaks kept by CSS); replies as markdown.
     html = escape(text) if message.role == MessageRole.USER else render_markdown(text)
@@ -100,7 +115,8 @@ def messages_for_display(messages: list[Message], *, excerpts: dict | None = Non
     shown: list[MessageView] = []
     carried: list[str] = []
     excerpts = dict(excerpts or {})
-    for view in map(message_view, messages):
+    refused = _refused_calls(messages)
+    for view in (message_view(m, refused=refused) for m in messages):
         if not str(view.html).strip():
             carried += view.tools
             continue
@@ -111,6 +127,16 @@ def messages_for_display(messages: list[Message], *, excerpts: dict | None = Non
             view.excerpts = excerpts.pop(view.run_id)
         shown.append(view)
     return shown
+
+
+def _refused_calls(messages: list[Message]) -> set[str]:
+    """Refused tool calls of ``messages``' runs (a query only when some message called a tool)."""
+    run_ids = {
+        m.run_id
+        for m in messages
+        if m.run_id and any(b.get("type") == "tool_use" for b in m.content or [] if isinstance(b, dict))
+    }
+    return conversation_selectors.tool_calls_refused(run_ids=list(run_ids)) if run_ids else set()
 
 
 def run_excerpts_for(*, thread: Thread, messages: list[Message]) -> dict:
@@ -124,9 +150,18 @@ def run_error_text(run: Run) -> str:
 
 
 def thread_tokens(thread: Thread) -> dict[str, Any]:
+    """Tokens sent against a full resend, and in words which cost more: on a short
+    conversation the memory layer (summary, recalled memories, tools) can cost more than
+    resending everything, and the page says so rather than "0% saved"."""
     sent, full = thread.tokens_sent, thread.tokens_full_resend
-    saved = 0 if not full else max(0, round(100 * (1 - sent / full)))
-    return {"sent": sent, "full": full, "saved_percent": saved}
+    saved = 0 if not full else round(100 * (1 - sent / full))
+    if saved > 0:
+        comparison = f"{saved}% saved"
+    elif saved < 0:
+        comparison = f"cost {-saved}% more than resending"
+    else:
+        comparison = "about the same as resending"
+    return {"sent": sent, "full": full, "saved_percent": max(0, saved), "comparison": comparison}
 
 
 def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, Any]:

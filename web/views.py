@@ -85,7 +85,7 @@ def conversation_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _render_list(request, form, status=400)
     try:
-        thread = run_services.thread_start(
+        thread = run_services.thread_start_or_reuse_empty(
             owner=request.user, agent=form.cleaned_data["agent"], incognito=form.cleaned_data["incognito"]
         )
     except ApplicationError as exc:

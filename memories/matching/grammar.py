@@ -9,12 +9,37 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from memories.matching.patterns import (
+    ADVERBS,
+    ARTICLES,
+    CLAUSE_SPLIT,
+    CONTRACTIONS,
+    CORRECTING_OPENERS,
+    CUE_RE,
+    DEFINITE,
+    EN_VERB,
+    ENTITY_SUBJECT,
+    HATE,
+    INVERTED,
+    IT_VERB,
+    LEADING_FILLERS,
+    LEFT,
+    NEGATION_PHRASES,
+    NOT_VERBS,
+    POSSESSIVE,
+    POSSESSIVE_COLON,
+    RULES,
+    SOFTENERS,
+    SOLD,
+    STOPPED,
+    THIRD_PERSON,
+    WORK_PLACE_PREPOSITIONS,
+)
 from memories.matching.words import (
     ATTRIBUTE_ALIASES,
     ATTRIBUTE_QUALIFIERS,
     CHANGE_WORDS,
     CHRONOTYPE,
-    CUES,
     DIET,
     EDGE_PUNCTUATION,
     EN_SPELLINGS,
@@ -30,67 +55,6 @@ from memories.matching.words import (
 
 # --- Normalizing a statement ----------------------------------------------------------
 
-_CONTRACTIONS = [
-    (r"\bi'm\b", "i am"),
-    (r"\bi've\b", "i have"),
-    (r"\bwe've\b", "we have"),
-    (r"\bwe're\b", "we are"),
-    (r"\bi'd\b", "i would"),
-    (r"\bi'll\b", "i will"),
-    (r"\bcan't\b", "can not"),
-    (r"\bwon't\b", "will not"),
-    (r"\b(\w+)n't\b", r"\1 not"),
-    (r"\bcannot\b", "can not"),
-]
-# Third person ("what the agent wrote about the user") read as the first.
-_THIRD_PERSON = [
-    (r"^(?:the )?user's\b", "my"),
-    (r"^(?:the )?user\b", "i"),
-    (r"^(?:the )?customer's\b", "my"),
-    (r"^(?:the )?customer\b", "i"),
-    (r"^(il|la|lo|l'|i|gli|le) ?(.+?) (?:dell'utente|del cliente|della cliente) ", r"\1 mio \2 "),
-    (r"^l'utente\s+", ""),
-    (r"^(?:il|la) cliente\s+", ""),
-    (r"^(?:he|she|they|we)\b", "i"),
-    (r"^(?:his|her|their)\b", "my"),
-]
-_LEADING_FILLERS = re.compile(
-    r"^(?:(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|just so you know|fyi|by the way|btw|"
-    r"oh|well|so|ok|okay|also|and|hey|hi|sorry|update|correction|quick correction|small correction|"
-    r"(?:per favore\s+)?(?:ricorda(?:ti)?|memorizza|tieni a mente)(?:\s+che)?|allora|comunque|"
-    r"ah|ehi|scusa|scusami|aggiornamento|correzione|ps|oops|wait|hold on|i mean|my mistake|aspetta|"
-    r"errata corrige|mi sono sbagliat[oa])\b[\s,:;!-]*",
-)
-# Opening words that say the speaker is correcting something.
-_CORRECTING_OPENERS = re.compile(
-    r"^(?:sorry|correction|quick correction|small correction|oops|wait|hold on|i mean|my mistake|"
-    r"scusa|scusami|correzione|aspetta|errata corrige|mi sono sbagliat[oa])\b"
-)
-# Adverbs between the subject and the verb that change nothing of the claim.
-_ADVERBS = re.compile(
-    r"^((?:i |io )?(?:have |has |ho )?)(?:just|finally|already|also|still|really|truly|sempre|anche|ancora|"
-    r"appena|finalmente|già|davvero|proprio) "
-)
-# Change or correction cues; removed before parsing, remembered in ``Claim.correction``.
-_CUE_RE = re.compile(r"(?:^|(?<=[\s,]))(?:" + "|".join(CUES) + r")(?=$|[\s,.!;:])")
-_NEGATION_PHRASES = [
-    (r"\bno longer\b", ""),
-    (r"\bnot any longer\b", ""),
-    (r"\b(am|is|are|do|does|did|have|has|can|will|was|were)\s+not\b", r"\1"),
-    (r"\bnever\b", ""),
-    (r"^non\s+", ""),
-    (r"(?<=\s)non\s+", ""),
-    (r"\bpiù\b", ""),
-    (r"\bmai\b", ""),
-    (r"\bnot\b", ""),
-]
-_SOFTENERS = re.compile(
-    r"\b(?:really|very much|so much|a lot|too|also|as well|still|just|definitely|totally|absolutely|"
-    r"actually|usually|currently|fully|completely|strictly|mostly|anche|molto|tanto|davvero|proprio|sempre|"
-    r"completamente|del tutto)\b"
-)
-_ARTICLES = re.compile(r"^(?:the|a|an|il|lo|la|l'|i|gli|le|un|uno|una|un'|del|della|dei|degli|delle)\s*(?<=\s|')")
-
 
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFC", text).replace("’", "'").replace("‘", "'")
@@ -99,15 +63,12 @@ def _fold(text: str) -> str:
 
 
 def _clean_value(value: str) -> str:
-    value = _SOFTENERS.sub(" ", value)
+    value = SOFTENERS.sub(" ", value)
     value = re.sub(r"\s+", " ", value).strip(" " + EDGE_PUNCTUATION)
     for _ in range(2):
-        value = _ARTICLES.sub("", value).strip()
+        value = ARTICLES.sub("", value).strip()
     value = re.sub(r"^(?:called|named|chiamat[oaie]|di nome)\s+", "", value)
     return value.strip(" " + EDGE_PUNCTUATION)
-
-
-_WORK_PLACE_PREPOSITIONS = {"in", "a", "ad"}
 
 
 @dataclass(frozen=True)
@@ -194,136 +155,6 @@ def _classify_being(value: str) -> tuple[str, str, bool] | None:
     return f"be:{value}", "", True
 
 
-# Each rule: (pattern on the normalized statement, handler name). Verb alternations
-# include third-person forms so that agents' "the user lives in …" reads the same.
-_RULES: list[tuple[re.Pattern[str], str]] = [
-    (
-        re.compile(
-            r"^(?:i |io )?(?:got|have got|get|mi sono|si è) (?P<v>married|engaged|divorced|separated|"
-            r"sposat[oa]|fidanzat[oa]|separat[oa])(?: .*)?$"
-        ),
-        "marital",
-    ),
-    (
-        re.compile(
-            r"^(?:i |io )?(?:live|lives|living|am living|vivo|vive|abito|abita) (?P<v>with .+|alone|on my own|"
-            r"by myself|con .+|da sol[oa])$"
-        ),
-        "household",
-    ),
-    (re.compile(r"^(?:my name is|call me|i am called|mi chiamo|chiamami|il mio nome è) (?P<v>.+)$"), "name"),
-    (
-        re.compile(
-            r"^(?:i |io )?(?:live|lives|living|am living|is living|reside|resides|am based|is based|"
-            r"have moved|has moved|moved|move|am moving|is moving|relocated|have relocated|has relocated|"
-            r"abito|abita|vivo|vive|risiedo|risiede|sto|mi sono trasferit[oa]|si è trasferit[oa]|"
-            r"mi trasferisco|mi sono spostat[oa]|si è spostat[oa]|sono andat[oa] a vivere|ho traslocato|"
-            r"ci siamo trasferit[ie]|ci siamo spostat[ie]|abitiamo|viviamo|live|have relocated)"
-            r" (?:in|to|at|a|ad|nel|nella|nello|presso|back to|over to|out to) (?P<v>.+)$"
-        ),
-        "residence",
-    ),
-    (
-        re.compile(r"^(?:i |io )?(?:was born|were born|sono nat[oa]|è nat[oa]) (?P<p>in|on|at|a|ad|il|nel) (?P<v>.+)$"),
-        "born",
-    ),
-    (
-        re.compile(
-            r"^(?:i |io )?(?:work|works|working|am working|is working|have worked|started working|"
-            r"lavoro|lavora|sto lavorando) (?P<p>in|at|for|with|as|a|ad|per|da|presso|con|come|nel|nella) "
-            r"(?P<v>.+)$"
-        ),
-        "work",
-    ),
-    (
-        re.compile(
-            r"^(?:i |io )?(?:joined|have joined|has joined|got a job at|got a job with|am employed by|"
-            r"is employed by|am employed at|sono stat[oa] assunt[oa] (?:da|in|presso)|sono entrat[oa] in|"
-            r"ho iniziato a lavorare (?:da|per|presso|in))"
-            r" (?P<v>.+)$"
-        ),
-        "employer",
-    ),
-    (re.compile(r"^(?:faccio il|faccio la|faccio l') ?(?P<v>.+)$"), "occupation"),
-    (re.compile(r"^(?:i |io )?(?:ho|have|has) (?P<v>\d+) (?:anni|years old|years)$"), "age"),
-    (
-        re.compile(
-            r"^(?:i |io )?(?:have|has|ho|own|owns|possiedo) (?P<n>\d+|an|a|one|two|three|four|five|six|"
-            r"una|uno|un'|un|due|tre|quattro|cinque|sei)(?: |(?<='))(?P<o>\w+)(?: (?P<rest>.+))?$"
-        ),
-        "have",
-    ),
-    (
-        re.compile(
-            r"^(?:i |io )?(?:eat|eats|mangio|mangia) (?P<v>meat|fish|seafood|chicken|beef|pork|carne|pesce|pollo|"
-            r"manzo|maiale)(?: .*)?$"
-        ),
-        "eats",
-    ),
-    (
-        re.compile(r"^(?:i |io )?(?:have|has|ho|own|owns) (?:the|my|la|il|lo|l'|mia|mio) ?(?P<o>[\w]+)$"),
-        "have_the",
-    ),
-    (
-        re.compile(
-            r"^(?:i |io )?(?:(?:take|takes|catch|catches|go|goes|get|travel|commute|commutes) (?P<v>.+?) to work|"
-            r"(?P<w>walk|walks|cycle|cycles|bike|bikes|drive|drives|run|runs) to work|"
-            r"(?:go|goes|get|travel|commute|commutes) to work (?:by|on|in) (?P<x>.+)|"
-            r"vado al lavoro (?:in|a|con|col|con la|con il) (?P<y>.+)|vado al lavoro (?P<z>a piedi))$"
-        ),
-        "commute",
-    ),
-    (re.compile(r"^(?:i |io )?(?:drive|drives|guido|guida)(?: (?P<v>.+))?$"), "car"),
-    (
-        re.compile(r"^(?:i |io )?(?:turned|have turned|turn|ho compiuto|compio|ha compiuto) (?P<v>\d+)(?: .*)?$"),
-        "age",
-    ),
-    (
-        re.compile(
-            r"^(?:i |io )?(?:retired|have retired|am retiring|sono andat[oa] in pensione|vado in pensione)(?: .*)?$"
-        ),
-        "retired",
-    ),
-    (
-        re.compile(
-            r"^(?:i |io )?(?P<verb>like|likes|love|loves|enjoy|enjoys|adore|adores|hate|hates|dislike|"
-            r"dislikes|can stand|sopporto|mi piace|mi piacciono|gli piace|le piace|adoro|amo|odio|detesto)"
-            r" (?P<v>.+)$"
-        ),
-        "like",
-    ),
-    (re.compile(r"^(?:i |io )?(?:prefer|prefers|preferisco|preferisce) (?P<v>.+)$"), "prefer"),
-    (re.compile(r"^(?:i |io )?(?:speak|speaks|parlo|parla) (?P<v>.+)$"), "language"),
-    (re.compile(r"^(?:i |io )?(?:support|supports|root for|roots for|tifo per|tifo|tifa per) (?P<v>.+)$"), "team"),
-    (re.compile(r"^(?:i |io )?(?:am|is|are|was|sono|è|e') (?P<v>.+)$"), "being"),
-]
-_POSSESSIVE = re.compile(
-    r"^(?:(?:il|la|lo|l'|i|gli|le) )?(?:my|our|mio|mia|miei|mie|nostro|nostra) (?P<a>[^,]+?)"
-    r" (?:is|are|was|were|is called|are called|has changed to|changed to|has become|became|is now|=|"
-    r"è|e'|sono|si chiama|si chiamano|è diventat[oa]|è cambiat[oa] in|ora è)"
-    r" (?P<v>.+)$"
-)
-# "the order number is B-1200": only attributes one owns a single value of.
-_DEFINITE = re.compile(
-    r"^(?:the|il|la|lo|l') ?(?P<a>[^,]*?(?:number|reference|code|id|address|numero|codice|indirizzo|"
-    r"email|password|iban|targa)[^,]*?) (?:is|è|e') (?P<v>.+)$"
-)
-_POSSESSIVE_COLON = re.compile(r"^(?:(?:il|la|lo|l'|i|gli|le) )?(?:my|mio|mia|miei|mie) (?P<a>[^:,]+?)\s*: (?P<v>.+)$")
-_INVERTED = re.compile(
-    r"^(?P<v>[^,]+?) (?:is|are|è|sono) (?:(?:il|la|lo|l'|i|gli|le) )?(?:my|mio|mia|miei|mie) (?P<a>[^,]+)$"
-)
-# "my sister lives in Rome": a relative's own fact, kept apart from the user's.
-_ENTITY_SUBJECT = re.compile(
-    r"^(?:(?:il|la|lo|l'|i|gli|le) )?(?:my|mio|mia|miei|mie) (?P<e>[a-z]+(?: [a-z]+)?) "
-    r"(?=(?:lives|moved|has moved|works|likes|loves|hates|has|drives|speaks|is moving|relocated|resides|"
-    r"vive|abita|lavora|si è trasferit[oa]|ha|guida|parla)\b)"
-)
-# An Italian first-person verb opening the sentence ("bevo", "fumo", "gioco a").
-_IT_VERB = re.compile(r"^(?:io )?(?P<verb>[a-zà-ù]{3,}o) ?(?P<v>.*)$")
-_EN_VERB = re.compile(r"^i (?P<verb>[a-z]+) ?(?P<v>.*)$")
-_NOT_VERBS = frozenset({"also", "really", "just", "still", "would", "will", "can", "should", "could", "do", "did"})
-
-
 def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, bool] | None:
     groups = m.groupdict()
     value = _clean_value(groups.get("v") or "")
@@ -342,7 +173,7 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
         prep = groups["p"]
         if prep in ("as", "come"):
             return "occupation", value, False
-        if prep in _WORK_PLACE_PREPOSITIONS:
+        if prep in WORK_PLACE_PREPOSITIONS:
             # "work in Milan" (a place, capitalized as typed) vs "work in marketing" (a field).
             typed = re.search(rf"\b{re.escape(prep)} (\S)", raw, flags=re.I)
             if typed and typed.group(1).isupper():
@@ -394,23 +225,6 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
     return None
 
 
-_HATE = re.compile(r"^(?:i |io )?(?:hate|hates|dislike|dislikes|odio|detesto)\b")
-
-
-_STOPPED = re.compile(
-    r"^(?:i |io )?(?:have |has |ho )?(?:quit|stopped|gave up|give up|smesso di|smesso) (?P<verb>[a-z]+) ?(?P<rest>.*)$"
-)
-_LEFT = re.compile(
-    r"^(?:i |io )?(?:have |has |ho )?(?:left|quit|lasciato) "
-    r"(?:my job (?:at|with) |il (?:mio )?lavoro (?:da|presso|a|in|per) )?"
-    r"(?P<v>.+?)(?: (?:in|last|this|a|nel|a|il) .+)?$"
-)
-_SOLD = re.compile(
-    r"^(?:i |io )?(?:have |has |ho )?(?:sold|gave away|got rid of|venduto|regalato) "
-    r"(?:my |the |a |an |la |il |lo |l'|mia |mio )?(?P<o>[\w']+)"
-)
-
-
 def _verb_stem(verb: str) -> str:
     """ "smoke", "smokes", "smoking", "fumo", "fumare" → one key per verb (good enough for a slot)."""
     for suffix in ("ing", "are", "ere", "ire", "es", "ed", "s", "e", "o"):
@@ -424,7 +238,7 @@ def _verb_stem(verb: str) -> str:
 
 def _stated_end(text: str) -> tuple[str, str, bool] | None:
     """ "I quit smoking", "I left Acme", "I sold my car": a fact that stopped holding."""
-    m = _STOPPED.match(text)
+    m = STOPPED.match(text)
     if m:
         verb = _verb_stem(m.group("verb"))
         rest = m.group("rest")
@@ -432,23 +246,20 @@ def _stated_end(text: str) -> tuple[str, str, bool] | None:
             return f"like:{_clean_value(rest)}", "", True
         # "stopped eating meat" is "eat meat", negated: read it with the rules when they know the verb.
         for base in (verb, verb + "e", verb + "o"):
-            for pattern, kind in _RULES:
+            for pattern, kind in RULES:
                 rm = pattern.match(f"i {base} {rest}".strip())
                 if rm:
                     parsed = _claim_from_rule(kind, rm, text)
                     if parsed is not None:
                         return parsed
         return f"do:{verb}", _clean_value(rest), True
-    m = _LEFT.match(text)
+    m = LEFT.match(text)
     if m:
         return "employer", _clean_value(m.group("v")), False
-    m = _SOLD.match(text)
+    m = SOLD.match(text)
     if m:
         return f"have:{_singular(m.group('o'))}", "", True
     return None
-
-
-_CLAUSE_SPLIT = re.compile(r"\s*(?:[,;]|\bbut\b|\bma\b|\bso\b|\bquindi\b)\s+")
 
 
 def _parse_clauses(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
@@ -456,7 +267,7 @@ def _parse_clauses(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | N
 
     A clause read only by the catch-all verb rule counts when no clause says more.
     """
-    clauses = [c for c in _CLAUSE_SPLIT.split(text) if c]
+    clauses = [c for c in CLAUSE_SPLIT.split(text) if c]
     if len(clauses) < 2:
         return _parse(text, raw)
     fallback = None
@@ -473,7 +284,7 @@ def _parse(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
 
     ``raw`` is the statement as typed, for what only its capitals tell."""
     entity = ""
-    m = _ENTITY_SUBJECT.match(text)
+    m = ENTITY_SUBJECT.match(text)
     if m:
         entity = _canonical_attribute(m.group("e"))[0] + "/"
         text = "i " + text[m.end() :]
@@ -484,7 +295,7 @@ def _parse(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
         slot, value, multi = ended
         # (slot, value, multi, flips polarity, is a change)
         return entity + slot, value, multi, True, True
-    for pattern in (_POSSESSIVE, _POSSESSIVE_COLON, _INVERTED, _DEFINITE):
+    for pattern in (POSSESSIVE, POSSESSIVE_COLON, INVERTED, DEFINITE):
         pm = pattern.match(text)
         if pm and len(pm.group("a").split()) <= 4:
             attr, qualified = _canonical_attribute(pm.group("a"))
@@ -498,20 +309,20 @@ def _parse(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
             break
     flipped = False
     if parsed is None:
-        for pattern, kind in _RULES:
+        for pattern, kind in RULES:
             rm = pattern.match(text)
             if rm:
                 parsed = _claim_from_rule(kind, rm, raw)
-                flipped = kind == "like" and bool(_HATE.match(text))
+                flipped = kind == "like" and bool(HATE.match(text))
                 break
     if parsed is None:
-        gm = _EN_VERB.match(text)
-        if gm and gm.group("verb") not in _NOT_VERBS:
+        gm = EN_VERB.match(text)
+        if gm and gm.group("verb") not in NOT_VERBS:
             verb = gm.group("verb")
             verb = verb[:-1] if verb.endswith("s") and len(verb) > 3 and not verb.endswith("ss") else verb
             parsed = (f"do:{_verb_stem(verb)}", _clean_value(gm.group("v")), True)
         else:
-            im = _IT_VERB.match(text)
+            im = IT_VERB.match(text)
             if im:
                 parsed = (f"do:{_verb_stem(im.group('verb'))}", _clean_value(im.group("v")), True)
     if parsed is None:
@@ -523,20 +334,20 @@ def _parse(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
 def extract_claim(text: str) -> Claim | None:
     """The claim a short statement makes, or None when the grammar does not cover it."""
     folded = _fold(text).rstrip(" " + EDGE_PUNCTUATION)
-    for pattern, repl in _CONTRACTIONS:
+    for pattern, repl in CONTRACTIONS:
         folded = re.sub(pattern, repl, folded)
-    correcting = bool(_CORRECTING_OPENERS.match(folded))
+    correcting = bool(CORRECTING_OPENERS.match(folded))
     for _ in range(3):
-        stripped = _LEADING_FILLERS.sub("", folded).strip()
+        stripped = LEADING_FILLERS.sub("", folded).strip()
         if stripped == folded:
             break
         folded = stripped
-    for pattern, repl in _THIRD_PERSON:
+    for pattern, repl in THIRD_PERSON:
         folded = re.sub(pattern, repl, folded)
-    correction = correcting or bool(_CUE_RE.search(folded)) or bool(CHANGE_WORDS.search(folded))
-    folded = _CUE_RE.sub(" ", folded)
+    correction = correcting or bool(CUE_RE.search(folded)) or bool(CHANGE_WORDS.search(folded))
+    folded = CUE_RE.sub(" ", folded)
     negated = False
-    for pattern, repl in _NEGATION_PHRASES:
+    for pattern, repl in NEGATION_PHRASES:
         new = re.sub(pattern, repl, folded)
         if new != folded:
             negated = True
@@ -550,7 +361,7 @@ def extract_claim(text: str) -> Claim | None:
     if re.match(r"^(?:like|love|live|work|have|am|prefer|speak|drive|moved|lives|works|likes|has|is) ", folded):
         folded = "i " + folded
     for _ in range(2):
-        folded = _ADVERBS.sub(r"\1", folded)
+        folded = ADVERBS.sub(r"\1", folded)
     folded = re.sub(r" (?:sempre|ancora|tuttora|still) ", " ", folded)
     parsed = _parse_clauses(folded, text)
     if parsed is None:

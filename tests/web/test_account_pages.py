@@ -40,6 +40,20 @@ def test_delete_a_memory_and_strangers_get_404(as_alice, as_bob, alice):
     assert "A-7781" not in response.content.decode()
 
 
+def test_delete_on_the_memory_page_asks_first(as_alice, as_bob, alice):
+    memory = MemoryFactory(user=alice, content="my order is A-7781")
+    page = as_alice.get("/memory/").content.decode()
+    # The page's Delete is a link to a confirmation, not a form that deletes at once.
+    assert f'href="/memory/{memory.pk}/delete"' in page
+    assert f'action="/memory/{memory.pk}/delete"' not in page
+    confirm = as_alice.get(f"/memory/{memory.pk}/delete")
+    assert confirm.status_code == 200 and "my order is A-7781" in confirm.content.decode()
+    assert "Forget it" in confirm.content.decode() and "Keep it" in confirm.content.decode()
+    assert "<script>" not in confirm.content.decode()
+    assert Memory.objects.filter(pk=memory.pk).exists()
+    assert as_bob.get(f"/memory/{memory.pk}/delete").status_code == 404
+
+
 def test_correct_supersedes_the_old_text(as_alice, as_bob, alice):
     memory = MemoryFactory(user=alice, content="my order is A-7781")
     assert as_bob.post(f"/memory/{memory.pk}/correct", {"content": "hacked"}).status_code == 404

@@ -58,6 +58,23 @@ def test_new_conversation_with_agent_and_incognito(as_alice, alice):
     assert "Relationship agent" in page and "incognito" in page
 
 
+def test_new_conversation_reuses_my_newest_empty_one(as_alice, as_bob, alice):
+    first = as_alice.post("/c/new", {"agent": "assistant"})
+    again = as_alice.post("/c/new", {"agent": "assistant"})
+    assert first["Location"] == again["Location"]
+    assert Thread.objects.filter(owner=alice).count() == 1
+    # Another agent, incognito, or another person: a thread of its own.
+    as_alice.post("/c/new", {"agent": "relationship"})
+    as_alice.post("/c/new", {"agent": "assistant", "incognito": "on"})
+    as_bob.post("/c/new", {"agent": "assistant"})
+    assert Thread.objects.filter(owner=alice).count() == 3
+    # Once something is said in it, the next "New conversation" is a new thread.
+    thread = Thread.objects.get(owner=alice, agent="assistant", incognito=False)
+    turn_submit(user=alice, thread=thread, content="hello")
+    assert as_alice.post("/c/new", {"agent": "assistant"})["Location"] != first["Location"]
+    assert Thread.objects.filter(owner=alice).count() == 4
+
+
 def test_new_conversation_with_unknown_agent_is_a_form_error(as_alice, alice):
     response = as_alice.post("/c/new", {"agent": "nope"})
     assert response.status_code == 400 and b"Select a valid choice" in response.content
@@ -92,6 +109,29 @@ def test_chat_page_shows_history_agent_and_tokens(as_alice, alice):
     assert page.count('class="msg msg-assistant"') == 1  # the tool step lends its note to the reply
     assert "Tokens sent by this conversation" in page and "Resending the full history" in page
     assert "script-src 'self'" in as_alice.get(f"/c/{thread.pk}/")["Content-Security-Policy"]
+
+
+def test_a_refused_memory_write_is_not_shown_as_saved(as_alice, alice):
+    thread = thread_create(owner=alice, incognito=True)
+    run = run_turn(alice, thread, "remember that my cat is Miso")
+    assert run.status == "completed" and not alice.memories.exists()
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert "saved to memory" not in page.replace("not saved to memory", "")
+    assert "not saved to memory" in page
+    poll = as_alice.get(f"/runs/{run.pk}").json()
+    tools = [t for reply in poll["replies"] for t in reply["tools"]]
+    assert tools == ["not saved to memory"]
+
+
+def test_the_token_footer_says_when_memory_cost_more_than_resending(as_alice, alice):
+    thread = thread_create(owner=alice)
+    run = run_turn(alice, thread, "hello")
+    Thread.objects.filter(pk=thread.pk).update(tokens_sent=1250, tokens_full_resend=1000)
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert "% saved" not in page and "cost 25% more than resending" in page
+    assert as_alice.get(f"/runs/{run.pk}").json()["tokens"]["comparison"] == "cost 25% more than resending"
+    Thread.objects.filter(pk=thread.pk).update(tokens_sent=600, tokens_full_resend=1000)
+    assert "(40% saved)" in as_alice.get(f"/c/{thread.pk}/").content.decode()
 
 
 def test_bob_gets_404_for_alices_conversation_and_runs(as_bob, alice):

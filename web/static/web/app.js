@@ -140,7 +140,7 @@
     tokensBox.appendChild(el("strong", "", String(tokens.sent)));
     tokensBox.append(". Resending the full history every turn would have cost ");
     tokensBox.appendChild(el("strong", "", String(tokens.full)));
-    tokensBox.append(" (" + tokens.saved_percent + "% saved).");
+    tokensBox.append(" (" + tokens.comparison + ").");
   }
 
   function actionButton(label, url, action, primary) {
