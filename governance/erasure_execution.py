@@ -320,8 +320,7 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
 
 def erasure_verify(*, subject_ids: dict[str, Any], canaries: set[str]) -> scan.ScanFindings:
     """Scan the whole schema for a person; ``subject_ids``: user_id, username, email, thread_ids."""
-    strings = {subject_ids.get("username", ""), subject_ids.get("email", "")}
-    strings = {s for s in strings if s and len(s) >= scan.MIN_USERNAME_NEEDLE}
+    strings = scan.name_needles(subject_ids.get("username", ""), subject_ids.get("email", ""))
     uuids = {str(t) for t in subject_ids.get("thread_ids", [])}
     return scan.schema_scan(user_id=subject_ids["user_id"], strings=strings | uuids | set(canaries), uuids=uuids)
 

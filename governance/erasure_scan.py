@@ -115,9 +115,15 @@ def _shared_with_others(tokens: set[str], *, user_id: int) -> set[str]:
     return {token for lower in shared for token in by_lower[lower]}
 
 
+def name_needles(*names: str) -> set[str]:
+    """The person's username and e-mail worth looking for: a shorter one would be found
+    inside anyone's text and fail the erasure for nothing."""
+    return {s for s in names if s and len(s) >= MIN_USERNAME_NEEDLE}
+
+
 def identifiers_of(*, user: User) -> tuple[set[str], set[str]]:
     """(strings naming the person, UUIDs of their threads and runs)."""
-    strings = {s for s in (user.get_username(), getattr(user, "email", "")) if s and len(s) >= MIN_USERNAME_NEEDLE}
+    strings = name_needles(user.get_username(), getattr(user, "email", ""))
     uuids = {str(t) for t in subject_threads(user_id=user.pk).values_list("id", flat=True)}
     uuids |= {str(r) for r in subject_runs(user_id=user.pk).values_list("id", flat=True)}
     strings |= uuids

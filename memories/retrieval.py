@@ -24,9 +24,11 @@ chats"): reciprocal-rank fusion of several correlated lexical lists with a heavi
 weighted cosine list ranked the speaker the question names above its words; ranks
 throw away how far ahead the best matches are, standard scores keep it.
 
-Memory recall fuses the same kinds of lists over the user's memories; a memory found
-by its embedding alone must pass a cosine floor, so that a message about nothing the
-user ever said does not pull unrelated memories into the context.
+Memory recall (``memories.retrieval_memories``) fuses the same kinds of lists over the
+user's memories; a memory found by its embedding alone must pass a cosine floor, so
+that a message about nothing the user ever said does not pull unrelated memories into
+the context. The question's words and dates are read in ``memories.retrieval_query``.
+Callers import every search from this module.
 
 Lexical lists use the question's content words (English and Italian stop words and
 "what did I say about"-style words removed); the embedding sees the question as
@@ -40,7 +42,6 @@ of memories are ordinal only. A history hit's score is its summed standard score
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from collections.abc import Iterable
 from concurrent.futures import Future
@@ -50,18 +51,30 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import connection
 
 from conversations.models import Message, MessageRole, Thread
 from memories import embeddings, vector_search
 from memories import retrieval_sql as sql
-from memories.models import Memory, MemoryStatus
-from memories.stopwords import STOP_WORDS
+from memories.retrieval_memories import MemoryHit, search_memories
+from memories.retrieval_query import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, query_terms, tsquery_text
 
-# BM25 parameters (the usual defaults) and the reciprocal-rank-fusion constant (memories).
+# Memory recall and the query's words are searches of this module too (one place to look).
+__all__ = [
+    "CANDIDATE_POOL",
+    "MAX_QUERY_CHARS",
+    "HistoryHit",
+    "MemoryHit",
+    "date_terms",
+    "query_terms",
+    "search_history",
+    "search_memories",
+    "search_threads",
+]
+
+# BM25 parameters (the usual defaults).
 BM25_K1 = 1.2
 BM25_B = 0.75
-RRF_K = 60
 # History: the weight of each neighbour in a message's lexical document (the message
 # itself weighs 1, so it outranks its neighbours on its own words), and of the two
 # standard scores in the sum. Chosen on LoCoMo conv-26 and the generated chats' dev
@@ -70,25 +83,6 @@ RRF_K = 60
 # gives 78.3 / 78.6 / 78.6 (neighbours 0.5), the generated style-a chats 54.7 / 59.4 / 62.5.
 NEIGHBOUR_WEIGHT = 0.5
 HISTORY_WEIGHTS = {"lexical": 1.0, "cosine": 1.5}
-MEMORY_WEIGHTS = {"stem": 1.0, "simple": 0.7, "trigram": 0.7, "coverage": 0.4, "cosine": 3.0}
-# How many candidates each method hands to the fusion, and how many query words are used.
-CANDIDATE_POOL = 400
-MAX_QUERY_TERMS = 32
-MAX_QUERY_CHARS = 2000
-MEMORY_TRIGRAM_FLOOR = 0.3
-MEMORY_VECTOR_SCAN = 2_000
-# A memory that no lexical list found is recalled only when its cosine exceeds what
-# unrelated statements score for the same query by this margin
-# (``embeddings.unrelated_similarity``). Chosen on the benchmark's dev split: 0.05
-# keeps 80 % of the answers and lets an unrelated chit-chat message pull in a memory
-# 11 % of the time (0.06: 68 % and 6 %).
-MEMORY_COSINE_MARGIN = 0.05
-
-
-@dataclass(frozen=True)
-class MemoryHit:
-    memory: Memory
-    score: float
 
 
 @dataclass(frozen=True)
@@ -108,58 +102,6 @@ class HistoryHit:
     # score (``embeddings.unrelated_similarity``; None without a vector).
     word_share: float = field(default=0.0, compare=False)
     cosine_margin: float | None = field(default=None, compare=False)
-
-
-# --- the query --------------------------------------------------------------------
-
-_WORD_RE = re.compile(r"\w+(?:[-.]\w+)*")
-
-
-def query_terms(query: str) -> list[str]:
-    """The content words of ``query``, lower-cased, de-duplicated, in order.
-
-    Elided Italian articles ("dell'ordine") and English contractions are split at the
-    apostrophe. Tokens are made only of word characters, hyphens and dots, so they are
-    safe to quote inside a tsquery.
-    """
-    text = (query or "")[:MAX_QUERY_CHARS].lower().replace("’", "'").replace("'", " ")
-    terms: list[str] = []
-    for token in _WORD_RE.findall(text):
-        token = token.strip("_")
-        if not token or token in STOP_WORDS:
-            continue
-        if len(token) < 2 and not token.isdigit():
-            continue
-        if token not in terms:
-            terms.append(token)
-        if len(terms) >= MAX_QUERY_TERMS:
-            break
-    return terms
-
-
-def _tsquery_text(terms: list[str]) -> str:
-    # OR semantics: a message need not contain every word of a question.
-    return " | ".join(f"'{t}'" for t in terms)
-
-
-# --- fusion -----------------------------------------------------------------------
-
-
-def _ranks(keys: list, values: dict) -> dict:
-    """Rank (1 = best) of each key with a positive value; equal values share a rank."""
-    ordered = sorted((k for k in keys if values[k] > 0), key=lambda k: -values[k])
-    ranks: dict = {}
-    for position, key in enumerate(ordered, start=1):
-        previous = ordered[position - 2] if position > 1 else None
-        same = previous is not None and values[previous] == values[key]
-        ranks[key] = ranks[previous] if same else position
-    return ranks
-
-
-def _fuse(keys: list, signals: dict[str, dict], weights: dict[str, float]) -> tuple[dict, dict]:
-    ranks = {name: _ranks(keys, values) for name, values in signals.items()}
-    fused = {k: sum(weights[name] / (RRF_K + r[k]) for name, r in ranks.items() if k in r) for k in keys}
-    return fused, ranks
 
 
 # --- history ----------------------------------------------------------------------
@@ -188,53 +130,6 @@ class _Scores:
     cosine_std: float = 0.0
 
 
-_MONTHS = {
-    name: number
-    for names in (
-        "january february march april may june july august september october november december",
-        "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
-    )
-    for number, name in enumerate(names.split(), start=1)
-}
-_MONTHS.update({name[:3]: number for name, number in list(_MONTHS.items())[:12] if name != "may"})
-_MONTHS["sept"] = 9
-_WEEKDAYS = {  # ISO: Monday 1 .. Sunday 7
-    name: number
-    for names in (
-        "monday tuesday wednesday thursday friday saturday sunday",
-        "lunedì martedì mercoledì giovedì venerdì sabato domenica",
-    )
-    for number, name in enumerate(names.split(), start=1)
-}
-_WEEKDAYS.update({"lunedi": 1, "martedi": 2, "mercoledi": 3, "giovedi": 4, "venerdi": 5})
-_YEAR_RE = re.compile(r"(?:19|20)\d\d")
-
-
-def date_terms(query: str) -> list[tuple[str, int]]:
-    """The dates a query names, as ``(part, value)`` for ``date_part``: month, year, ISO weekday.
-
-    "May" counts as the month only when capitalised and not the first word ("May I
-    ask..." and "you may" do not).
-    """
-    found: list[tuple[str, int]] = []
-    words = re.findall(r"\w+", (query or "")[:MAX_QUERY_CHARS])
-    for i, word in enumerate(words):
-        lower = word.lower()
-        if lower == "may" and (i == 0 or word != "May"):
-            continue
-        if lower in _MONTHS:
-            term = ("month", _MONTHS[lower])
-        elif lower in _WEEKDAYS:
-            term = ("isodow", _WEEKDAYS[lower])
-        elif _YEAR_RE.fullmatch(word):
-            term = ("year", int(word))
-        else:
-            continue
-        if term not in found:
-            found.append(term)
-    return found
-
-
 def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms: list[str], before: int) -> _Scores:
     scores = _Scores()
     if not terms:
@@ -243,7 +138,7 @@ def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms
     params = {
         **scope_params,
         "terms": terms,
-        "tsq": _tsquery_text(terms),
+        "tsq": tsquery_text(terms),
         "date_parts": [part for part, _ in dates],
         "date_values": [value for _, value in dates],
         "tz": settings.TIME_ZONE,
@@ -448,82 +343,3 @@ def search_threads(*, user: AbstractBaseUser, query: str, limit: int = 20) -> li
     ]
 
 
-# --- memories ---------------------------------------------------------------------
-
-
-def _memory_rows(*, user: AbstractBaseUser, terms: list[str], kinds: list[str] | None, vectors: bool) -> list:
-    """``(id, stem, simple, trigram, coverage, lexical, vector)`` per candidate memory."""
-    params = {
-        "tsq": _tsquery_text(terms),
-        "terms": terms,
-        "qtext": " ".join(terms),
-        "user": user.pk,
-        "status": MemoryStatus.ACTIVE,
-        "kinds": list(kinds) if kinds else None,
-        "vectors": vectors,
-        "model": embeddings.MODEL_NAME,
-        "pool": CANDIDATE_POOL,
-        "scan": MEMORY_VECTOR_SCAN,
-    }
-    # One transaction (no savepoint, so no extra query inside a caller's): the threshold
-    # is set for it only (SET LOCAL), never left on a connection a pooler hands on.
-    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-        # The threshold of ``<%``: our floor, so the trigram index filters for us.
-        cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(MEMORY_TRIGRAM_FLOOR)])
-        cursor.execute(sql.MEMORY_SQL, params)
-        parts = cursor.fetchall()
-    rows: dict[int, list] = {}
-    for pk, stem, simple, trigram, coverage, vector in parts:
-        row = rows.setdefault(pk, [pk, 0.0, 0.0, 0.0, 0, False, None])
-        if vector is None:
-            row[1:6] = [float(stem), float(simple), float(trigram), int(coverage), True]
-        else:
-            row[6] = bytes(vector)
-    return list(rows.values())
-
-
-def search_memories(
-    *, user: AbstractBaseUser, query: str, kinds: list[str] | None = None, limit: int = 8
-) -> list[MemoryHit]:
-    """The user's active, unexpired memories ranked for ``query``.
-
-    Fused ranks of stemmed and exact full-text rank, trigram word similarity, word
-    coverage and embedding cosine; importance, then recency, break ties. A memory
-    that only the embedding found must stand out (``MEMORY_COSINE_MARGIN``). Three
-    queries (the trigram threshold, the ranking, the rows), and the query's embedding
-    when the user has embedded memories (cached per process: a turn pays for it once).
-    """
-    query = (query or "")[:MAX_QUERY_CHARS]
-    terms = query_terms(query)
-    if limit <= 0 or not terms:  # nothing but stop words: nothing to look for
-        return []
-    vectors = embeddings.enabled()
-    # Embedded in another thread while the ranking statement runs (cached per process).
-    future = embeddings.query_vector_soon(query) if vectors else None
-    rows = _memory_rows(user=user, terms=terms, kinds=kinds, vectors=vectors)
-    cosine: dict[int, float] = {}
-    floor = 1.0
-    embedded = [r for r in rows if r[6] is not None]
-    if embedded and future is not None:
-        question = future.result()
-        sims = embeddings.from_bytes([r[6] for r in embedded]) @ question
-        cosine = {r[0]: float(v) for r, v in zip(embedded, sims, strict=True)}
-        floor = embeddings.unrelated_similarity(question) + MEMORY_COSINE_MARGIN
-    rows = [r for r in rows if r[5] or cosine.get(r[0], 0.0) >= floor]
-    if not rows:
-        return []
-    keys = [r[0] for r in rows]
-    signals = {
-        "stem": {r[0]: float(r[1]) for r in rows},
-        "simple": {r[0]: float(r[2]) for r in rows},
-        "trigram": {r[0]: float(r[3]) for r in rows},
-        "coverage": {r[0]: float(r[4]) for r in rows},
-        "cosine": {k: cosine.get(k, 0.0) for k in keys},
-    }
-    fused, _ = _fuse(keys, signals, MEMORY_WEIGHTS)
-    memories = Memory.objects.in_bulk(keys)
-    order = sorted(
-        (k for k in keys if k in memories),
-        key=lambda k: (-round(fused[k], 9), -memories[k].importance, -memories[k].updated_at.timestamp(), -k),
-    )[:limit]
-    return [MemoryHit(memory=memories[k], score=fused[k]) for k in order]
