@@ -47,5 +47,6 @@ bench: migrate
 	$(BIN)/python -m bench.latency $(BENCH_FLAGS)
 	$(BIN)/python -m bench.vectors $(BENCH_FLAGS)
 	$(BIN)/python -m bench.throughput $(BENCH_FLAGS)
+	$(BIN)/python -m bench.throughput --model-delay 2 $(BENCH_FLAGS)
 	$(BIN)/python -m bench.erasure $(BENCH_FLAGS)
 	$(BIN)/python -m bench.footprint $(BENCH_FLAGS)

@@ -1,7 +1,7 @@
 """Memory footprint: resident memory (RSS) of the web and worker processes as turns accumulate.
 
-Starts the product as deployed (``bench/stack.py``: gunicorn 2 workers × 4 threads, a
-Celery worker with 2 prefork children, Redis), then 8 HTTP clients chat until the
+Starts the product as deployed (``bench/stack.py``: by default the production setup,
+``--setup legacy`` for the earlier one), then 8 HTTP clients chat until the
 target number of turns is reached or the time cap passes, whichever comes first; the
 RSS of each process tree (parent and children, from /proc) is sampled along the way.
 The time cap keeps the run bounded on a shared machine: the output says how many turns
@@ -27,6 +27,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--turns", type=int)
     parser.add_argument("--max-seconds", type=float)
+    parser.add_argument("--setup", choices=["legacy", "production"], default="production")
     args = parser.parse_args()
     setup()
 
@@ -36,10 +37,12 @@ def main() -> int:
     cap = args.max_seconds or (90 if args.quick else 540)
     step = max(50, target // 20)
     tokens = client_tokens(CLIENTS)
-    stack = Stack().start()
+    stack = (Stack.production() if args.setup == "production" else Stack()).start()
+    follow = "stream" if args.setup == "production" else "poll"
+    print(f"{args.setup}: {stack.label}; clients {follow}")
     samples = []
     try:
-        clients = [ChatClient(stack.url, tokens[i], i) for i in range(CLIENTS)]
+        clients = [ChatClient(stack.url, tokens[i], i, follow=follow) for i in range(CLIENTS)]
         drive(clients, turns=CLIENTS)
         samples.append({"turns": 0, "seconds": 0, **stack.rss_mb()})
         print(f"after warm-up: {samples[-1]}")
@@ -51,8 +54,8 @@ def main() -> int:
             completed += sum(1 for t in batch if t.status == "completed")
             samples.append({"turns": done, "seconds": round(time.monotonic() - started), **stack.rss_mb()})
             print(
-                f"after {done:>6,} turns ({samples[-1]['seconds']} s): web {samples[-1]['web']} MB, "
-                f"worker {samples[-1]['worker']} MB"
+                f"after {done:>6,} turns ({samples[-1]['seconds']} s): "
+                + ", ".join(f"{k} {v} MB" for k, v in samples[-1].items() if k not in ("turns", "seconds"))
             )
         detail = stack.rss_detail()
         for c in clients:
@@ -61,13 +64,19 @@ def main() -> int:
         stack.stop()
     first, last = samples[0], samples[-1]
     print(
-        f"RSS after {last['turns']:,} turns ({completed:,} completed; target {target:,}): web {last['web']} MB "
-        f"(from {first['web']}), worker {last['worker']} MB (from {first['worker']}); per process: {detail}"
+        f"RSS after {last['turns']:,} turns ({completed:,} completed; target {target:,}): "
+        + ", ".join(
+            f"{k} {last[k]} MB (from {first[k]}, ×{last[k] / first[k]:.2f})"
+            for k in first
+            if k not in ("turns", "seconds")
+        )
+        + f"; per process: {detail}"
     )
     write_result(
         "footprint",
         {
             "quick": args.quick,
+            "setup": stack.label,
             "target_turns": target,
             "turns": last["turns"],
             "completed": completed,
