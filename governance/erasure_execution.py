@@ -15,12 +15,13 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -273,6 +274,28 @@ def _finish(request_id: uuid.UUID, canaries: set[str], identifiers: tuple[set[st
     return ErasureRequest.objects.get(pk=request_id)
 
 
+# The apps whose tables hold people's content (and the user table): their planner
+# statistics are refreshed once an erasure completes.
+CONTENT_APPS = ("conversations", "memories", "agents", "governance", "liamemory", "auth", "authtoken")
+
+
+def _refresh_statistics() -> None:
+    """ANALYZE the tables that held the person's rows.
+
+    ``pg_stats`` keeps samples of column values (most common values, histogram bounds)
+    from the last ANALYZE: the person's words stayed readable there after their rows
+    were gone, until autovacuum happened to analyze the table again. A failure here
+    leaves the erasure completed (the rows are gone; the receipt says statistics are
+    refreshed by the next ANALYZE at the latest) and is logged without content.
+    """
+    tables = sorted({model._meta.db_table for app in CONTENT_APPS for model in apps.get_app_config(app).get_models()})
+    try:
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute("ANALYZE " + ", ".join(connection.ops.quote_name(t) for t in tables))
+    except DatabaseError:
+        logger.warning("erasure: refreshing the planner statistics failed; the next ANALYZE refreshes them")
+
+
 def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
     """Erase the subject of the request. Idempotent and resumable.
 
@@ -303,6 +326,8 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
             )
             return ErasureRequest.objects.get(pk=request_id)
         result = _finish(request_id, canaries, identifiers)
+        if result.status == ErasureStatus.COMPLETED:
+            _refresh_statistics()
         logger.info("erasure %s finished: %s", request_id, result.status)
         return result
     except Exception:

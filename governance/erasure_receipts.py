@@ -27,6 +27,16 @@ OUTSIDE_DATABASE = [
         "holds": "copies taken before the erasure",
         "lingers": "until the operator's backup rotation removes them; restoring one requires re-running erasures",
     },
+    {
+        "store": "database statistics",
+        "holds": "samples of column values the query planner keeps (pg_stats), taken before the erasure",
+        "lingers": "refreshed (ANALYZE) right after the erasure; at the latest by the next ANALYZE",
+    },
+    {
+        "store": "deleted row versions",
+        "holds": "the deleted rows' bytes in the database files, unreadable through SQL",
+        "lingers": "until autovacuum reuses the space (minutes to hours on a busy table)",
+    },
     {"store": "application logs", "holds": "ids, counts and timings only, never content", "lingers": "log rotation"},
     {
         "store": "task broker",
