@@ -1,0 +1,61 @@
+"""Logs carry ids, never content: database errors' values and search words stay out."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from conversations.models import Message
+from conversations.services import thread_create
+from liamemory.logs import ContentFreeFormatter
+
+SECRET = "my-secret-tool-argument-7781"
+
+
+def _formatter() -> logging.Formatter:
+    spec = settings.LOGGING["formatters"]["plain"]
+    assert spec["()"] == "liamemory.logs.ContentFreeFormatter"
+    return ContentFreeFormatter(spec["format"])
+
+
+@pytest.mark.django_db
+def test_a_database_error_in_a_traceback_shows_no_value(alice):
+    thread = thread_create(owner=alice)
+    try:
+        with transaction.atomic():
+            Message.objects.create(thread=thread, sequence=1, role="nope", text=SECRET, content=[{"x": SECRET}])
+    except IntegrityError:
+        record = logging.getLogger("agents.runner").makeRecord(
+            "agents.runner", logging.ERROR, __file__, 1, "run %s failed", ("r1",), exc_info=__import__("sys").exc_info()
+        )
+    line = _formatter().format(record)
+    assert "run r1 failed" in line and "IntegrityError" in line and "23514" in line
+    assert "message_role_valid" in line  # the constraint's name says what went wrong
+    assert SECRET not in line and "Failing row" not in line
+    # The exception itself is left as it was for whoever handles it next.
+    assert SECRET in str(record.exc_info[1])
+
+
+def test_the_access_log_leaves_out_query_strings():
+    record = logging.LogRecord(
+        "django.server",
+        logging.INFO,
+        __file__,
+        1,
+        '"%s" %s %s',
+        ("GET /search?q=divorce+lawyer HTTP/1.1", "200", "5"),
+        None,
+    )
+    line = _formatter().format(record)
+    assert "divorce" not in line and "GET /search?… HTTP/1.1" in line
+
+
+def test_celery_workers_use_the_same_formatter():
+    from celery.signals import setup_logging
+
+    import liamemory.celery  # noqa: F401 - connects the receiver
+
+    assert any("_django_logging" in repr(r) for r in setup_logging.receivers)
