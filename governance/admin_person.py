@@ -56,6 +56,10 @@ def _person_page(request: HttpRequest, user_id: int) -> HttpResponse:
         "accesses": list(StaffAccessLog.objects.filter(subject=person).order_by("-viewed_at", "-id")[:NEWEST]),
         # Exporting anyone's data is the compliance officers' (DESIGN.md, "Who may do what").
         "export_url": reverse("person-export", args=[person.pk]) if is_compliance_officer(request.user) else "",
+        # So is erasure: the request form opens with this person already chosen.
+        "erase_url": f"{reverse('admin:governance_erasurerequest_add')}?subject={person.pk}"
+        if is_compliance_officer(request.user)
+        else "",
     }
     # Logged after the reads, so the page shows who looked before this view.
     staff_access_record(

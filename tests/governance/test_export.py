@@ -129,3 +129,20 @@ def test_a_forgotten_memory_leaves_no_text_in_my_export(alice):
     assert {a["change"] for a in forgotten} >= {"created", "deleted"}
     assert all(not a["content"] for a in forgotten)
     assert any(a["content"] == "I like green tea" for a in doc["audit"] if a["memory_id"] == kept.pk)
+
+
+def test_admin_person_page_offers_erase_this_person_to_compliance_officers(client, alice, staff, compliance):
+    client.force_login(staff)
+    assert "Erase this person" not in client.get(f"/admin/people/{alice.pk}/").content.decode()
+    compliance.is_staff = True
+    compliance.save()
+    client.force_login(compliance)
+    html = client.get(f"/admin/people/{alice.pk}/").content.decode()
+    assert "Erase this person" in html
+    url = f"/admin/governance/erasurerequest/add/?subject={alice.pk}"
+    assert f'href="{url}"' in html
+    form = client.get(url)
+    assert form.status_code == 200
+    # The request form opens with the person chosen, named, not a blank id box.
+    page = form.content.decode()
+    assert f'value="{alice.pk}"' in page and alice.username in page
