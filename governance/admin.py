@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -48,12 +49,49 @@ class ReceiptInline(admin.StackedInline):
         return False
 
 
+class PersonChoiceField(forms.ModelChoiceField):
+    """A person typed by username (or user id): no list of every user in the page, and no
+    need to look up a raw id first."""
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        text = str(value).strip()
+        person = self.queryset.filter(username=text).first()
+        if person is None and text.isdigit():
+            person = self.queryset.filter(pk=int(text)).first()
+        if person is None:
+            raise forms.ValidationError("No person with this username or id.", code="invalid_choice")
+        return person
+
+    def prepare_value(self, value):
+        if hasattr(value, "get_username"):
+            return value.get_username()
+        if str(value or "").isdigit():
+            person = self.queryset.filter(pk=int(value)).first()
+            return person.get_username() if person else value
+        return value
+
+
+class ErasureRequestForm(forms.ModelForm):
+    subject = PersonChoiceField(
+        queryset=get_user_model().objects.all(),
+        widget=forms.TextInput,
+        label="Person",
+        help_text="Their username (or user id); their admin page's \"Erase this person\" fills it in.",
+    )
+
+    class Meta:
+        model = ErasureRequest
+        fields = ("subject", "reason", "delete_account")
+
+
 @admin.register(ErasureRequest)
 class ErasureRequestAdmin(ComplianceOnlyAdmin):
+    form = ErasureRequestForm
     list_display = ("id", "subject", "status", "self_service", "delete_account", "created_at", "finished_at")
     list_filter = ("status", "self_service", "delete_account")
     list_select_related = ("subject",)
-    raw_id_fields = ("subject",)
     fields = (
         "subject",
         "reason",

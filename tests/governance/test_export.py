@@ -145,4 +145,12 @@ def test_admin_person_page_offers_erase_this_person_to_compliance_officers(clien
     assert form.status_code == 200
     # The request form opens with the person chosen, named, not a blank id box.
     page = form.content.decode()
-    assert f'value="{alice.pk}"' in page and alice.username in page
+    assert f'value="{alice.username}"' in page
+    # Typing a username picks the person too.
+    created = client.post("/admin/governance/erasurerequest/add/", {"subject": alice.username, "reason": "ticket 9"})
+    assert created.status_code == 302
+    from governance.models import ErasureRequest
+
+    assert ErasureRequest.objects.filter(subject=alice, reason="ticket 9").exists()
+    unknown = client.post("/admin/governance/erasurerequest/add/", {"subject": "nobody-such", "reason": "x"})
+    assert unknown.status_code == 200 and "No person with this username or id." in unknown.content.decode()
