@@ -23,6 +23,7 @@ from django.conf import settings
 from agents.offline_words import content_words, fold
 from conversations.tokens import estimate_messages, estimate_text
 from liamemory.llm import ModelReply, Usage
+from memories import embeddings
 
 LABEL = "(offline model)"
 _WORDS = re.compile(r"\S+\s*|\s+")
@@ -152,6 +153,27 @@ def _best_overlap(question: str, candidates: list[str]) -> list[str]:
     return [c for _, c in scored[:3]]
 
 
+# How far above what unrelated statements score a memory must be to answer a question
+# that shares no word with it (the margin memory recall uses, ``retrieval_memories``).
+_MEANING_MARGIN = 0.05
+
+
+def _closest_in_meaning(question: str, candidates: list[str]) -> list[str]:
+    """The candidate that means what ``question`` asks about, across languages.
+
+    "Qual è il mio numero d'ordine?" shares no word with "my order number is A-7781";
+    the multilingual embedding sees that they are about the same thing.
+    """
+    if not candidates or not embeddings.enabled():
+        return []
+    query = embeddings.query_vector(question)
+    sims = embeddings.passage_vectors(candidates) @ query
+    best = int(sims.argmax())
+    if sims[best] < embeddings.unrelated_similarity(query) + _MEANING_MARGIN:
+        return []
+    return [candidates[best]]
+
+
 class OfflineModel:
     name = NAME
 
@@ -254,7 +276,8 @@ class OfflineModel:
             quotes = "\n".join(f"- “{e['text']}” (message #{e['sequence']})" for e in excerpts[:3])
             return self._say(("Avevi scritto:\n" if it else "Earlier you said:\n") + quotes)
 
-        matches = _best_overlap(request, _memory_lines(system))
+        memories = _memory_lines(system)
+        matches = _best_overlap(request, memories) or _closest_in_meaning(request, memories)
         if matches:
             quoted = "; ".join(f"“{m}”" for m in matches)
             return self._say(f"Da quanto ricordo: {quoted}." if it else f"From what I remember: {quoted}.")

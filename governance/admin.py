@@ -53,13 +53,18 @@ class PersonChoiceField(forms.ModelChoiceField):
     """A person typed by username (or user id): no list of every user in the page, and no
     need to look up a raw id first."""
 
+    def _people(self) -> QuerySet:
+        # The field is always built with a queryset (the request's user model).
+        assert self.queryset is not None
+        return self.queryset
+
     def to_python(self, value):
         if value in self.empty_values:
             return None
         text = str(value).strip()
-        person = self.queryset.filter(username=text).first()
+        person = self._people().filter(username=text).first()
         if person is None and text.isdigit():
-            person = self.queryset.filter(pk=int(text)).first()
+            person = self._people().filter(pk=int(text)).first()
         if person is None:
             raise forms.ValidationError("No person with this username or id.", code="invalid_choice")
         return person
@@ -68,7 +73,7 @@ class PersonChoiceField(forms.ModelChoiceField):
         if hasattr(value, "get_username"):
             return value.get_username()
         if str(value or "").isdigit():
-            person = self.queryset.filter(pk=int(value)).first()
+            person = self._people().filter(pk=int(value)).first()
             return person.get_username() if person else value
         return value
 

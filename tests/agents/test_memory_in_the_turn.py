@@ -12,6 +12,7 @@ from agents.models import TraceEvent
 from agents.registry import get_agent
 from conversations.content import text_block
 from conversations.services import messages_append, thread_create
+from memories.embedding_services import memory_embeddings_update
 from memories.models import Memory, MemoryPreference
 from tests.agents.helpers import reply_text, run_turn
 from tests.factories import UserFactory
@@ -78,6 +79,17 @@ def test_what_do_you_know_about_me_in_italian(alice):
     run_turn(alice, thread_create(owner=alice), "ricordati che preferisco risposte brevi")
     run = run_turn(alice, thread_create(owner=alice), "cosa sai di me?")
     assert "Ecco cosa so di te" in reply_text(run) and "preferisco risposte brevi" in reply_text(run)
+
+
+@pytest.mark.django_db
+def test_an_italian_question_is_answered_from_a_memory_said_in_english(alice):
+    """The memory recalled for the question (multilingual embeddings) is the answer,
+    though the two share no word; small talk in Italian still quotes nothing."""
+    run_turn(alice, thread_create(owner=alice), "remember that my order number is A-7781")
+    memory_embeddings_update(memory_ids=list(Memory.objects.filter(user=alice).values_list("pk", flat=True)))
+    thread = thread_create(owner=alice)
+    assert "A-7781" in reply_text(run_turn(alice, thread, "Qual è il mio numero d'ordine?"))
+    assert "A-7781" not in reply_text(run_turn(alice, thread, "Che tempo fa oggi?"))
 
 
 @pytest.mark.django_db
