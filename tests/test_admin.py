@@ -421,3 +421,15 @@ def test_signing_in_lands_staff_on_the_admin(client, request, who, landing):
         "/accounts/login/?next=/memory/", {"username": user.username, "password": "a-long-test-password"}
     )
     assert response["Location"] == "/memory/"  # an explicit next still wins
+
+
+@pytest.mark.django_db
+def test_deleting_a_person_in_admin_leads_to_an_erasure_request(staff_client, alice):
+    ThreadFactory(owner=alice)
+    response = staff_client.get(reverse("admin:auth_user_delete", args=[alice.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == f"{reverse('admin:governance_erasurerequest_add')}?subject={alice.pk}"
+    assert staff_client.post(reverse("admin:auth_user_delete", args=[alice.pk]), {"post": "yes"}).status_code == 302
+    assert Thread.objects.filter(owner=alice).exists()  # nothing was deleted by the plain path
+    changelist = staff_client.get(reverse("admin:auth_user_changelist"))
+    assert "delete_selected" not in changelist.content.decode()
