@@ -38,7 +38,12 @@ def start_conversation(page, agent: str = "General assistant") -> None:
 
 
 def say(page, text: str) -> None:
-    """Type like a user and press Enter (the composer sends on Enter)."""
+    """Type like a user and press Enter (the composer sends on Enter).
+
+    Like a user, wait until Send is enabled: a streamed reply is readable before its run
+    has finished, and Enter does not send while a run is still going.
+    """
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
     composer = page.get_by_label("Message", exact=True)
     composer.fill(text)
     composer.press("Enter")
@@ -340,7 +345,11 @@ def test_correct_a_reply_then_the_next_answer_uses_the_right_value(new_page, wor
     reply = page.locator(".msg-assistant").last
     reply.get_by_text("Correct", exact=True).click()
     reply.get_by_label("What is right instead").fill("my order number is B-1200")
-    reply.get_by_role("button", name="Save correction").click()
+    # Saving is a form post that reloads the page: type the next message into the new page
+    # once its script is running, as a user would.
+    with page.expect_navigation():
+        reply.get_by_role("button", name="Save correction").click()
+    page.wait_for_load_state("load")
     expect(page.locator(".msg-system .bubble").last).to_contain_text("the right value is: my order number is B-1200")
     say(page, "what is my order number?")
     expect(last_reply(page)).to_contain_text("B-1200")
