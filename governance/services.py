@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable
 from datetime import datetime
 
-from django.db import connection, transaction
+import psycopg
+from django.db import OperationalError, connection, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -144,6 +146,28 @@ def _held_users_with_expired(now: datetime) -> int:
     return len(users)
 
 
+# A batch that PostgreSQL aborted to break a deadlock is run again this many times.
+DEADLOCK_RETRIES = 5
+
+
+def _retrying_deadlocks(purge_batch: Callable[..., Counter | None], *, now: datetime, limit: int) -> Counter | None:
+    """One batch; if PostgreSQL chose it as a deadlock's victim, the batch again.
+
+    Two purges (or a purge and a deletion) claim different rows, yet their cascading
+    DELETEs and foreign-key checks can still wait on each other's row locks; PostgreSQL
+    then aborts one transaction. The batch is one transaction, so nothing of it stayed
+    and running it again deletes nothing twice.
+    """
+    for attempt in range(DEADLOCK_RETRIES):
+        try:
+            return purge_batch(now=now, limit=limit)
+        except OperationalError as exc:
+            if not isinstance(exc.__cause__, psycopg.errors.DeadlockDetected) or attempt == DEADLOCK_RETRIES - 1:
+                raise
+            logger.info("purge batch chosen as a deadlock victim; retrying attempt=%d", attempt + 1)
+    return None
+
+
 def purge_expired(*, now: datetime | None = None, batch_size: int = PURGE_BATCH_SIZE) -> PurgeRecord:
     """Delete every expired thread, run and memory, in batches; record counts, not content.
 
@@ -155,7 +179,7 @@ def purge_expired(*, now: datetime | None = None, batch_size: int = PURGE_BATCH_
     record = PurgeRecord.objects.create()
     counts: Counter = _backfill_expiries()
     for purge_batch in (_purge_thread_batch, _purge_run_batch, _purge_memory_batch):
-        while (batch := purge_batch(now=now, limit=batch_size)) is not None:
+        while (batch := _retrying_deadlocks(purge_batch, now=now, limit=batch_size)) is not None:
             counts.update(batch)
     record.counts = {
         key: counts.get(key, 0)
