@@ -1,0 +1,1 @@
+"""English words and patterns used by the heuristics (see the package docstring)."""
