@@ -20,7 +20,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def setup() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "liamemory.settings.base")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         os.environ.pop(name, None)
     import django

@@ -51,7 +51,7 @@ def server_env(**extra: str) -> dict[str, str]:
     """The servers' environment: the offline model unless ``extra`` names a (fake) API."""
     env = {k: v for k, v in os.environ.items() if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
     env.update(
-        DJANGO_SETTINGS_MODULE="liamemory.settings.base",
+        DJANGO_SETTINGS_MODULE="config.settings.base",
         THROTTLE_TURNS="1000000/min",
         LOG_LEVEL="WARNING",
         PYTHONPATH=str(REPO),
@@ -116,7 +116,7 @@ class Stack:
         commands = {
             "web": [
                 str(bin_dir / "gunicorn"),
-                "liamemory.wsgi",
+                "config.wsgi",
                 "-b",
                 f"127.0.0.1:{self.port}",
                 "-w",
@@ -133,7 +133,7 @@ class Stack:
                 "-m",
                 "celery",
                 "-A",
-                "liamemory",
+                "config",
                 "worker",
                 "-l",
                 "warning",
@@ -155,7 +155,7 @@ class Stack:
                 "-m",
                 "celery",
                 "-A",
-                "liamemory",
+                "config",
                 "worker",
                 "-l",
                 "warning",

@@ -1,3 +1,2 @@
-from .celery import app as celery_app
-
-__all__ = ("celery_app",)
+"""The core: what every app stands on and that names no app (errors, roles, the provider,
+retention rules, the staff-access audit, admin utilities)."""

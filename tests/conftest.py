@@ -72,7 +72,7 @@ def pytest_collection_modifyitems(config, items) -> None:
 @pytest.fixture(scope="session")
 def worker_process(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[WorkerProcess]:
     """One real Celery worker (-P solo) for the session, on the test database."""
-    from liamemory.celery import app
+    from config.celery import app
 
     with django_db_blocker.unblock():
         app.control.purge()

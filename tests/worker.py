@@ -44,7 +44,7 @@ class WorkerProcess:
     def start(self, timeout: float = 30) -> WorkerProcess:
         env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "liamemory.settings.test",
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
             "DATABASE_URL": database_url_for_tests(),
             "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
             **self.extra_env,
@@ -54,7 +54,7 @@ class WorkerProcess:
             "-m",
             "celery",
             "-A",
-            "liamemory",
+            "config",
             "worker",
             "-P",
             "solo",

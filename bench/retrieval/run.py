@@ -30,7 +30,7 @@ METHODS = ("ours", "lexical", "bm25")
 
 
 def _setup() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "liamemory.settings.base")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
     import logging
 

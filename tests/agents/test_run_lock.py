@@ -68,7 +68,7 @@ def slow_model_worker(django_db_setup, django_db_blocker, fake_anthropic_server,
 @pytest.fixture
 def on_slow_worker(transactional_db, slow_model_worker, fake_anthropic):
     """Turns go to the slow worker; the run asks for Claude (the fake) since a key is set."""
-    from liamemory.celery import app
+    from config.celery import app
 
     previous = app.conf.task_default_queue
     app.conf.task_default_queue = QUEUE

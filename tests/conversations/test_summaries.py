@@ -442,7 +442,7 @@ VISIBILITY = 3
 def test_worker_killed_mid_summary_gives_exactly_one_version(alice, fake_anthropic, settings, tmp_path):
     import redis
 
-    from liamemory.celery import app
+    from config.celery import app
     from tests.worker import WorkerProcess
 
     redis.Redis.from_url(REDELIVERY_BROKER).flushdb()

@@ -471,7 +471,7 @@ def test_legal_hold_api_place_and_lift(alice, compliance):
 def test_compliance_officer_previews_and_erases_from_admin(
     alice, compliance, staff, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from liamemory.celery import app
+    from config.celery import app
 
     monkeypatch.setitem(app.conf, "task_always_eager", True)
     seed(alice)

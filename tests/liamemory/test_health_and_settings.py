@@ -28,7 +28,7 @@ def test_check_deploy_is_clean_under_production_profile():
         "LIAMEMORY_PROFILE": "production",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "memory.example.com",
-        "DJANGO_SETTINGS_MODULE": "liamemory.settings.base",
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
     }
     out = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
@@ -43,7 +43,7 @@ def test_check_deploy_is_clean_under_production_profile():
 
 def test_production_profile_refuses_to_start_without_secret_key():
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
-    env.update(LIAMEMORY_PROFILE="production", DJANGO_SETTINGS_MODULE="liamemory.settings.base")
+    env.update(LIAMEMORY_PROFILE="production", DJANGO_SETTINGS_MODULE="config.settings.base")
     out = subprocess.run(
         [sys.executable, "manage.py", "check"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
     )
@@ -78,7 +78,7 @@ def test_runstack_comes_up_and_stops_on_ctrl_c(tmp_path: Path):
     port = _free_port()
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "liamemory.settings.test",
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
         "DATABASE_URL": database_url_for_tests(),
         "CELERY_BROKER_URL": "filesystem://",
         "LIAMEMORY_VAR_DIR": str(tmp_path),
@@ -121,7 +121,7 @@ def test_importing_the_settings_starts_no_database(tmp_path):
     """Settings have no side effect: only an entry point (manage.py, wsgi, the test plugin) starts the server."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "LIAMEMORY_EMBEDDED_DB")}
     env["LIAMEMORY_VAR_DIR"] = str(tmp_path)
-    code = "import liamemory.settings.base as s; print(s.DATABASES['default']['HOST'])"
+    code = "import config.settings.base as s; print(s.DATABASES['default']['HOST'])"
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert not (tmp_path / "pgdata").exists()

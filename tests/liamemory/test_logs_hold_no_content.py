@@ -56,6 +56,6 @@ def test_the_access_log_leaves_out_query_strings():
 def test_celery_workers_use_the_same_formatter():
     from celery.signals import setup_logging
 
-    import liamemory.celery  # noqa: F401 - connects the receiver
+    import config.celery  # noqa: F401 - connects the receiver
 
     assert any("_django_logging" in repr(r) for r in setup_logging.receivers)

@@ -149,7 +149,7 @@ def test_without_pgvector_the_exact_scan_is_chosen_and_finds_by_meaning(alice):
 
 
 def test_embedding_tasks_go_to_their_own_queue_and_turns_do_not():
-    from liamemory.celery import app
+    from config.celery import app
 
     def queue(name: str) -> str:
         return app.amqp.router.route({}, name)["queue"].name

@@ -39,7 +39,7 @@ class Command(BaseCommand):
             "web": [python, manage, "runserver", addr, "--noreload"],
             # Turns: a thread pool holding many model calls at once (they wait on the network).
             "turns": [
-                *(python, "-m", "celery", "-A", "liamemory", "worker", "-l", "info", "-n", "turns@%h"),
+                *(python, "-m", "celery", "-A", "config", "worker", "-l", "info", "-n", "turns@%h"),
                 *("-Q", TURN_QUEUE, "--pool", "threads", "--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
             ],
             "worker": [
@@ -47,7 +47,7 @@ class Command(BaseCommand):
                 "-m",
                 "celery",
                 "-A",
-                "liamemory",
+                "config",
                 "worker",
                 "-l",
                 "info",
@@ -64,7 +64,7 @@ class Command(BaseCommand):
                 "-m",
                 "celery",
                 "-A",
-                "liamemory",
+                "config",
                 "worker",
                 "-l",
                 "info",
@@ -80,7 +80,7 @@ class Command(BaseCommand):
                 "-m",
                 "celery",
                 "-A",
-                "liamemory",
+                "config",
                 "beat",
                 "-l",
                 "info",

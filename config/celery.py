@@ -6,7 +6,7 @@ import os
 from celery import Celery
 from celery.signals import setup_logging
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "liamemory.settings.base")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
 app = Celery("liamemory")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -2,8 +2,8 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from config.health import healthz
 from governance.admin_person import person_page
-from liamemory.health import healthz
 from liamemory.login import SignInView
 
 urlpatterns = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
-from liamemory.celery import app as celery_app
+from config.celery import app as celery_app
 
 
 def _check_database() -> str | None:

@@ -65,8 +65,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
 ]
 
-ROOT_URLCONF = "liamemory.urls"
-WSGI_APPLICATION = "liamemory.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
