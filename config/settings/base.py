@@ -52,6 +52,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost: /api/ errors stay JSON under DEBUG and during a database outage.
     "liamemory.middleware.ApiJsonErrorsMiddleware",
+    # Too many query or form fields: a 400 before anything reads them (DEBUG included).
+    "liamemory.middleware.FieldLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files from the app itself, with DEBUG on or off (runserver, gunicorn alike).
     "whitenoise.middleware.WhiteNoiseMiddleware",
