@@ -122,7 +122,7 @@ def test_step_cap_stops_a_tool_loop_without_orphans(alice, fake_anthropic):
 @pytest.mark.django_db
 def test_a_turn_stopped_at_the_step_limit_leaves_later_turns_and_its_retry_unharmed(alice, fake_anthropic):
     """The thread's checkpoint outlives the run: nothing of the stopped turn's ending may carry over."""
-    from agents.registry import get_agent
+    from usecases.turn.registry import get_agent
 
     cap = get_agent("assistant").max_steps
     thread = thread_create(owner=alice)
@@ -145,7 +145,7 @@ def test_a_turn_stopped_at_the_step_limit_leaves_later_turns_and_its_retry_unhar
 
 def test_a_new_run_starts_from_a_state_that_sets_every_checkpointed_key():
     """A key the initial state leaves out keeps the previous run's value from the thread's checkpoint."""
-    from agents.graph import TurnState, initial_state
+    from usecases.turn.graph import TurnState, initial_state
 
     checkpointed = set(TurnState.__annotations__) - {"context"}
     assert set(initial_state()) == checkpointed
