@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from api.memory_serializers import SearchOutSerializer, SearchQuerySerializer
 from conversations import selectors
-from conversations.search import search_history, search_threads
+from conversations.search import search_threads
 
 
 def _search_answer(request, query: str, hits: list, titles: dict) -> Response:
@@ -49,12 +49,15 @@ class ThreadSearchApi(APIView):
         parameters=[SearchQuerySerializer],
         responses=SearchOutSerializer,
         summary="Search one of my conversations",
-        description="The same function as the agents' search_history tool, over the whole thread.",
+        description=(
+            "The search of /api/search within one conversation, with the same rules: what was said and the "
+            "replies (never tool steps), and nothing below the relevance floor."
+        ),
     )
     def get(self, request, thread_id):
         thread = selectors.thread_get_for_user(user=request.user, thread_id=thread_id)
         params = SearchQuerySerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         query, limit = params.validated_data["q"], params.validated_data["limit"]
-        hits = search_history(thread=thread, query=query, limit=limit)
+        hits = search_threads(user=request.user, query=query, limit=limit, thread=thread)
         return _search_answer(request, query, hits, {thread.pk: thread.title})

@@ -304,30 +304,37 @@ _PEOPLES_MESSAGES = """({t}.thread_id, {t}.sequence) IN (
 THREAD_SEARCH_COSINE_FLOOR = 0.07
 
 
-def search_threads(*, user: AbstractBaseUser, query: str, limit: int = 20) -> list[HistoryHit]:
-    """What the user wrote and the replies, across all their threads, ranked for ``query``.
+def search_threads(
+    *, user: AbstractBaseUser, query: str, limit: int = 20, thread: Thread | None = None
+) -> list[HistoryHit]:
+    """What the user wrote and the replies, across all their threads (or in ``thread``), ranked for ``query``.
 
     IDF is over all of them. The person reads these hits in a list: a message that only
     its neighbours matched (no query word of its own, no vector compared) is left out,
     where the agent's ``search_history`` keeps it, and so is one below the relevance
-    floor (``THREAD_SEARCH_COSINE_FLOOR``).
+    floor (``THREAD_SEARCH_COSINE_FLOOR``). One thread's search (``thread``, one of the
+    user's) follows the same rules over that thread only.
     """
+    scope_params = {
+        "owner": user.pk,
+        "people_roles": [MessageRole.USER, MessageRole.ASSISTANT],
+        "tool_use": json.dumps([{"type": "tool_use"}]),
+    }
+    scope_sql = _PEOPLES_MESSAGES
+    if thread is not None:
+        scope_sql = "{t}.thread_id = %(thread)s AND " + _PEOPLES_MESSAGES
+        scope_params["thread"] = thread.pk
     hits = _search_scope(
-        scope_sql=_PEOPLES_MESSAGES,
-        scope_params={
-            "owner": user.pk,
-            "people_roles": [MessageRole.USER, MessageRole.ASSISTANT],
-            "tool_use": json.dumps([{"type": "tool_use"}]),
-        },
+        scope_sql=scope_sql,
+        scope_params=scope_params,
         query=query,
         before=2**31 - 1,
         limit=limit,
         own_only=True,
     )
-    return [
-        h
-        for h in hits
-        if h.word_share > 0 or (h.cosine_margin is not None and h.cosine_margin >= THREAD_SEARCH_COSINE_FLOOR)
-    ]
+    return [h for h in hits if _relevant_to_a_person(h)]
 
 
+def _relevant_to_a_person(hit: HistoryHit) -> bool:
+    """The floor of a person's search: a query word of its own, or a meaning well above chit-chat's."""
+    return hit.word_share > 0 or (hit.cosine_margin is not None and hit.cosine_margin >= THREAD_SEARCH_COSINE_FLOOR)

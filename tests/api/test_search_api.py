@@ -66,3 +66,23 @@ def test_search_costs_a_fixed_number_of_queries(alice, django_assert_num_queries
     with django_assert_num_queries(queries):
         results = api(alice).get("/api/search", {"q": "garden invoice", "limit": 50}).json()["results"]
     assert len(results) == 5
+
+
+def test_searching_one_thread_for_a_word_said_nowhere_finds_nothing(alice, settings):
+    from tests.conversations.test_search import CHITCHAT, _embed_all, _exchange_with_tools, _say
+
+    settings.HISTORY_SEARCH_EMBEDDINGS = "auto"
+    thread = thread_create(owner=alice, title="Everyday")
+    _say(thread, CHITCHAT * 3)
+    _exchange_with_tools(thread)
+    _say(thread, [("user", "My new GP is Dr. Okafor, she is lovely.")])
+    _embed_all()
+    url = f"/api/threads/{thread.id}/search"
+
+    for query in ["xylophone", "Did I ever mention a xylophone?", "trumpet lessons"]:
+        assert api(alice).get(url, {"q": query}).json()["results"] == [], query
+    # What was said is still found, by its words or by what it means; tool steps never are.
+    assert "pasta" in api(alice).get(url, {"q": "pasta"}).json()["results"][0]["excerpt"]
+    assert "Okafor" in api(alice).get(url, {"q": "Who is my physician?"}).json()["results"][0]["excerpt"]
+    hits = api(alice).get(url, {"q": "recall_facts query"}).json()["results"]
+    assert all(h["role"] in {"user", "assistant"} and "recall_facts" not in h["excerpt"] for h in hits)

@@ -283,7 +283,7 @@ def test_search_lists_what_people_wrote_never_tool_steps_and_has_a_floor(as_alic
     api = as_alice.get("/api/search", {"q": "recall_facts"}).json()
     assert api["results"] == []
     api = as_alice.get(f"/api/threads/{thread.pk}/search", {"q": "locker"}).json()
-    assert api["results"]  # the agent's own search of one thread is unchanged
+    assert api["results"]
 
 
 def test_a_search_hit_opens_below_the_sticky_top_bar(client):
