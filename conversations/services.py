@@ -9,10 +9,11 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from conversations.content import blocks_to_text, text_block
+from conversations.content import blocks_to_text, correction_text, correction_words, text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.signals import messages_stored
 from conversations.tokens import estimate_message
+from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import thread_expires_at
 
 
@@ -114,11 +115,7 @@ def correction_note_blocks(
     if len(said) > _QUOTE_CHARS:
         said = said[:_QUOTE_CHARS].rsplit(" ", 1)[0] + "…"
     who = "the user" if wrong.role == MessageRole.USER else "the assistant"
-    subject = f" about {about}" if about else ""
-    correction = (
-        f"Correction by {by} of message #{wrong.sequence}: what {who} said there{subject} is wrong; "
-        f"the right value is: {right_value}. Ignore the earlier statement."
-    )
+    correction = correction_text(sequence=wrong.sequence, who=who, by=by, about=about, right_value=right_value)
     return [text_block(correction), text_block(f"(Message #{wrong.sequence} said: “{said}”)")]
 
 
@@ -130,8 +127,6 @@ def message_correct(*, message: Message, right_value: str, about: str = "", by: 
     Only what the user or the assistant said can be corrected. ``by`` names who
     corrected it in the note ("the user", "staff").
     """
-    from liamemory.api import ApplicationError
-
     right_value = " ".join((right_value or "").split())
     about = " ".join((about or "").split())
     if message.role not in CORRECTABLE_ROLES:
@@ -153,6 +148,21 @@ def message_correct(*, message: Message, right_value: str, about: str = "", by: 
             {"field": "about", "limit": CORRECTION_ABOUT_MAX_CHARS},
         )
     blocks = correction_note_blocks(wrong=message, right_value=right_value, about=about, by=by)
-    return messages_append(
-        thread=message.thread, items=[{"role": MessageRole.SYSTEM, "content": blocks, "corrects": message}]
-    )[0]
+    with transaction.atomic():
+        # Under the thread's lock, so that a double click cannot store the same correction twice.
+        Thread.objects.select_for_update().only("id").get(pk=message.thread_id)
+        _refuse_repeated_correction(message=message, right_value=right_value)
+        return messages_append(
+            thread=message.thread, items=[{"role": MessageRole.SYSTEM, "content": blocks, "corrects": message}]
+        )[0]
+
+
+def _refuse_repeated_correction(*, message: Message, right_value: str) -> None:
+    """The message's latest correction already gives this value (going back to an earlier one is allowed)."""
+    latest = Message.objects.filter(corrects=message).order_by("-sequence").only("content").first()
+    words = correction_words(latest.content) if latest is not None else None
+    if words is not None and words.right_value.casefold() == right_value.casefold():
+        raise Conflict(
+            f"Message #{message.sequence} is already corrected to “{words.right_value}”.",
+            {"sequence": message.sequence, "field": "right_value"},
+        )

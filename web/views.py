@@ -140,7 +140,7 @@ def message_correct_view(request: HttpRequest, thread_id, sequence: int) -> Http
     except ApplicationError as exc:
         return _render_chat(request, thread, MessageForm(), status=400, correction_errors={sequence: exc.message})
     messages.success(request, "Corrected: the assistant will use the right value from now on.")
-    return redirect(f"{reverse('web:chat', kwargs={'thread_id': thread.pk})}#msg-{outcome.note.pk}")
+    return redirect(f"{reverse('web:chat', kwargs={'thread_id': thread.pk})}#msg-{outcome.corrected.pk}")
 
 
 @login_required
