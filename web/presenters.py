@@ -12,10 +12,10 @@ from django.utils.safestring import SafeString
 
 from agents import selectors as run_selectors
 from agents.models import Run, RunStatus
-from agents.registry import AGENTS
 from conversations import selectors as conversation_selectors
 from conversations.content import correction_words
 from conversations.models import Message, MessageRole, Thread
+from usecases.turn.registry import AGENTS
 from web.markdown import render_markdown
 
 # Friendly words for a failed run, by error code. The user's message is always kept.
@@ -157,9 +157,10 @@ def _corrections_at_their_message(messages: list[Message]) -> dict[str, Any]:
         if note.corrects_id is None or words is None:
             continue
         notes.add(note.pk)
-        by_message.setdefault(note.corrects_id, []).append(
-            CorrectionView(note_id=note.pk, right_value=words.right_value, about=words.about, by_you=words.by == "the user")
+        view = CorrectionView(
+            note_id=note.pk, right_value=words.right_value, about=words.about, by_you=words.by == "the user"
         )
+        by_message.setdefault(note.corrects_id, []).append(view)
     for views in by_message.values():
         views[:-1] = [replace(v, replaced=True) for v in views[:-1]]
     return {"notes": notes, "by_message": by_message}
