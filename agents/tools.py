@@ -258,7 +258,9 @@ def _search_history(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     query = args["query"].strip()[:MAX_QUERY_CHARS]
     if not query:
         return refusal("The query is empty.", "Pass the words you are looking for.")
-    hits = retrieval.search_history(thread=ctx.thread, query=query, before_sequence=ctx.window_first_sequence)
+    # Filler (refusals, restatements, copies) is left out as in the context's excerpts.
+    hits = retrieval.search_history(thread=ctx.thread, query=query, before_sequence=ctx.window_first_sequence, limit=20)
+    hits = retrieval.informative_hits(hits, query=query)[:10]
     # An excerpt of a statement that was corrected carries its correction notes.
     notes = corrections_of(message_ids=[h.message_id for h in hits])
     excerpts = []
