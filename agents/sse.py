@@ -36,9 +36,17 @@ def stream_events(
 ) -> Iterator[str]:
     """``delta``/``tool`` events of the reply as written, then ``final(run_id, cursor)``'s event.
 
-    ``:`` comment lines keep an idle connection alive (and let the server notice a
-    client that went away).
+    The cursor is checked here, before the response starts (``ApplicationError``: a
+    400), not inside the stream. ``:`` comment lines keep an idle connection alive (and
+    let the server notice a client that went away).
     """
+    streaming.parse_cursor(cursor)
+    return _events(run_id, cursor, final, describe_tool)
+
+
+def _events(
+    run_id, cursor: str | None, final: Callable[[Any, str], str], describe_tool: Callable[[dict], dict] | None
+) -> Iterator[str]:
     yield "retry: 1000\n\n"
     for event in streaming.follow_run(run_id=run_id, cursor=cursor):
         if event.kind == "ping":

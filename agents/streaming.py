@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 import time
 import uuid
@@ -33,6 +34,7 @@ from django.db import connection
 
 from agents import run_lifecycle, selectors
 from agents.models import RunStatus
+from liamemory.errors import ApplicationError
 
 logger = logging.getLogger(__name__)
 
@@ -201,13 +203,28 @@ class StreamEvent:
     cursor: str
 
 
+# The largest position a cursor may name: PostgreSQL reads the text from position + 1,
+# a 32-bit integer (a reply is far shorter than 2 GB anyway).
+CURSOR_MAX = 2**31 - 2
+_CURSOR = re.compile(r"([0-9]{1,10})\.([0-9]{1,10})")
+
+
 def parse_cursor(value: str | None) -> tuple[int, int]:
-    """``"<characters>.<steps>"`` (an SSE ``Last-Event-ID``); anything else starts from the beginning."""
-    try:
-        text_pos, steps_pos = (int(part) for part in (value or "").split(".", 1))
-    except ValueError:
+    """``"<characters>.<steps>"`` (an SSE ``Last-Event-ID``); none starts from the beginning.
+
+    Anything else is refused (a 400 before the stream starts): a position past what the
+    database can read would otherwise break the stream after its 200.
+    """
+    if not value:
         return 0, 0
-    return max(0, text_pos), max(0, steps_pos)
+    match = _CURSOR.fullmatch(value)
+    positions = (int(match[1]), int(match[2])) if match else None
+    if positions is None or max(positions) > CURSOR_MAX:
+        raise ApplicationError(
+            f"The cursor must be two whole numbers 'characters.steps', each at most {CURSOR_MAX}.",
+            {"field": "cursor"},
+        )
+    return positions
 
 
 def follow_run(

@@ -1,6 +1,6 @@
 """Admin building blocks shared by the apps: the staff role policy and big-table lists.
 
-Role policy (DESIGN.md, "Who may do what"): staff inspect everything stored and
+Role policy (docs/design.md, "Who may do what"): staff inspect everything stored and
 correct memories; they never edit history (messages, summaries, runs, traces are
 read-only for everyone, superusers included: corrections are new rows). The policy
 is in code rather than in per-user permission rows, so every staff account (the
@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from django.contrib import admin
+from django.contrib.admin.utils import unquote
 from django.core.paginator import Page, Paginator
 from django.http import HttpRequest
 from django.urls import reverse
@@ -107,15 +108,45 @@ class AccessLoggedMixin:
 
     def change_view(self, request: HttpRequest, object_id, form_url="", extra_context=None):
         response = super().change_view(request, object_id, form_url, extra_context)
-        original = (getattr(response, "context_data", None) or {}).get("original")
-        if request.method == "GET" and original is not None:
+        self._log_page(request, response, object_id, "")
+        return response
+
+    def history_view(self, request: HttpRequest, object_id, extra_context=None):
+        """The history page names the object (a thread's title) and, with simple-history,
+        lists every version's values: a read like the change page."""
+        response = super().history_view(request, object_id, extra_context)
+        self._log_page(request, response, object_id, " history")
+        return response
+
+    def history_form_view(self, request: HttpRequest, object_id, version_id, extra_context=None):
+        """One past version of the object (simple-history's admin only)."""
+        response = super().history_form_view(request, object_id, version_id, extra_context)
+        self._log_page(request, response, object_id, f" version {version_id}")
+        return response
+
+    def _log_page(self, request: HttpRequest, response, object_id, suffix: str) -> None:
+        """Log a page that showed an object (simple-history renders without ``context_data``,
+        so the object is looked up again when the response does not carry it)."""
+        if request.method != "GET" or response.status_code != 200:
+            return
+        context = getattr(response, "context_data", None) or {}
+        obj = context.get("original") or context.get("object") or self._shown_object(request, object_id)
+        if obj is not None:
             staff_access_record(
                 viewer=request.user,
-                subject_id=self.access_subject_id(original),
+                subject_id=self.access_subject_id(obj),
                 what=self.access_what,
-                object_ref=original.pk,
+                object_ref=f"{obj.pk}{suffix}",
             )
-        return response
+
+    def _shown_object(self, request: HttpRequest, object_id):
+        obj = self.get_object(request, unquote(object_id))
+        history = getattr(self.model, "history", None)
+        if obj is None and history is not None:
+            # A deleted object's history page shows its last version.
+            record = history.filter(**{self.model._meta.pk.attname: unquote(object_id)}).first()
+            obj = record.instance if record is not None else None
+        return obj
 
 
 class StaffViewOnlyMixin:

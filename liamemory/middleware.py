@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.conf import settings
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation, TooManyFieldsSent
 from django.db import InterfaceError, OperationalError
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.utils.html import format_html
 
 from liamemory.api import INTERNAL_ERROR, database_unavailable
 
@@ -53,3 +55,42 @@ class ApiJsonErrorsMiddleware:
 
 def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
+
+
+class FieldLimitMiddleware:
+    """Second in ``MIDDLEWARE``: a query string (or a small form body) with more fields than
+    ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` is refused here, with a plain 400.
+
+    Django raises while the view (or CSRF) reads the fields; under DEBUG its error page
+    then reads them again to show them, raises inside the error handling, and the answer
+    is a 500. Parsed here first, nothing later reads them unparsed. A body over
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` and multipart uploads are left to the views (413,
+    the import's own file handling).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            request.GET  # noqa: B018 (parsing is the check)
+            if _small_form_post(request):
+                request.POST  # noqa: B018
+        except TooManyFieldsSent:
+            limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+            message = f"Too many fields in the request; at most {limit} are accepted."
+            if _is_api(request):
+                return JsonResponse({"message": message, "extra": {"limit": limit}}, status=400)
+            return HttpResponseBadRequest(format_html("<!doctype html><title>Bad request</title><p>{}</p>", message))
+        return self.get_response(request)
+
+
+def _small_form_post(request: HttpRequest) -> bool:
+    if request.method != "POST" or request.content_type != "application/x-www-form-urlencoded":
+        return False
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or -1)
+    except ValueError:
+        return False
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return length >= 0 and (limit is None or length <= limit)

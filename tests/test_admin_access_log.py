@@ -90,3 +90,49 @@ def test_the_log_names_the_filter_never_the_search_words(staff_client, data, ali
     assert response.status_code == 200
     refs = set(StaffAccessLog.objects.values_list("object_ref", flat=True))
     assert refs and not any("tea" in ref for ref in refs)
+
+
+def _logged_admins():
+    from django.contrib import admin
+
+    from liamemory.admin_utils import AccessLoggedMixin
+
+    return sorted(
+        (model._meta.label_lower, model_admin)
+        for model, model_admin in admin.site._registry.items()
+        if isinstance(model_admin, AccessLoggedMixin)
+    )
+
+
+@pytest.mark.parametrize("label", [label for label, _ in _logged_admins()])
+def test_every_history_page_of_a_person_s_data_is_logged(staff_client, data, alice, label):
+    """The history pages name the object (a thread's title, a memory's text in each version)."""
+    from django.contrib.admin.utils import quote
+
+    from agents.models import TraceEvent
+    from conversations.models import ThreadSummary
+
+    thread = data["alice"]
+    run = Run.objects.filter(thread=thread).first()
+    TraceEvent.objects.create(run=run, kind="tool_call", name="recall_facts", payload={})
+    ThreadSummary.objects.create(thread=thread, version=1, text="alice ships to Oslo", covers_through=2, model="x")
+    model_admin = dict(_logged_admins())[label]
+    mine = [o for o in model_admin.model._default_manager.all() if model_admin.access_subject_id(o) == alice.pk]
+    assert mine, f"no object of alice's for {label}"
+    obj = mine[0]
+    url = reverse(f"admin:{model_admin.opts.app_label}_{model_admin.opts.model_name}_history", args=[quote(obj.pk)])
+    response = staff_client.get(url, follow=True)
+    assert response.status_code == 200
+    rows = StaffAccessLog.objects.filter(subject=alice)
+    assert rows.count() >= 1 and {r.what for r in rows} == {model_admin.access_what}
+
+
+def test_a_memory_version_page_is_logged(staff_client, alice):
+    memory = MemoryFactory(user=alice, content="alice's locker is 7781")
+    memory.content = "alice's locker is 7790"
+    memory.save()
+    version = memory.history.order_by("history_id").first()
+    response = staff_client.get(reverse("admin:memories_memory_simple_history", args=[memory.pk, version.history_id]))
+    assert response.status_code == 200 and "7781" in response.content.decode()
+    [row] = StaffAccessLog.objects.all()
+    assert row.subject == alice and row.what == "memory"

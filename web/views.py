@@ -14,10 +14,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors as run_selectors
-from agents import services as run_services
-from agents.deletion import thread_delete
 from agents.models import RunStatus
 from agents.sse import event_stream_response, sse, stream_events
+from conversations.search import search_threads
 from conversations.selectors import (
     ThreadNotFound,
     message_get_by_sequence,
@@ -29,9 +28,10 @@ from conversations.selectors import (
 from conversations.services import thread_rename
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError, NotFound
-from memories.corrections import statement_correct
-from memories.retrieval import search_threads
 from memories.selectors import long_term_enabled_for
+from usecases import turns as run_services
+from usecases.message_correction import statement_correct
+from usecases.thread_deletion import thread_delete
 from web import presenters
 from web.forms import MessageForm, NewConversationForm, RenameForm, SearchForm, StatementCorrectForm
 
@@ -193,7 +193,11 @@ def run_events(request: HttpRequest, run_id) -> HttpResponse:
     """The reply as it is written (server-sent events), then the run's state as the poll gives it."""
     run = _run_or_404(request, run_id)
     cursor = request.GET.get("cursor") or request.headers.get("Last-Event-ID")
-    return event_stream_response(stream_events(run.pk, cursor, _final_state, presenters.tool_step))
+    try:
+        events = stream_events(run.pk, cursor, _final_state, presenters.tool_step)
+    except ApplicationError as exc:
+        return HttpResponse(exc.message, status=400, content_type="text/plain; charset=utf-8")
+    return event_stream_response(events)
 
 
 def _final_state(run_id, cursor: str) -> str:

@@ -15,14 +15,14 @@ import pytest
 from django.db import connection
 
 from agents.models import Run, RunStatus
-from agents.offline import OfflineModel
-from agents.runner import run_execute
-from agents.services import run_cancel, turn_submit
 from agents.streaming import follow_run
 from conversations.models import Message
 from conversations.services import thread_create
-from tests.agents.helpers import reply_text, run_turn
 from tests.fake_anthropic import slow_stream, stream_error, text_reply, tool_use_reply
+from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.turn.offline import OfflineModel
+from usecases.turn.runner import run_execute
+from usecases.turns import run_cancel, turn_submit
 
 REPLY = "One two three four five six seven eight nine ten eleven twelve."
 
@@ -231,3 +231,36 @@ def test_another_users_run_events_answer_404(alice, bob, client):
     response = client.get(f"/api/runs/{run.pk}/events", HTTP_AUTHORIZATION=f"Token {token.key}")
     assert response.status_code == 404
     assert response.json()["message"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("cursor", ["2147483647.0", "0.2147483647", "99999999999999999999.0", "-1.0", "abc", "1.2.3"])
+def test_an_events_cursor_out_of_range_or_malformed_answers_400_before_any_stream(alice, client, cursor):
+    from rest_framework.authtoken.models import Token
+
+    run = run_turn(alice, thread_create(owner=alice), "hello")
+    assert run.status == "completed"
+    token = Token.objects.create(user=alice)
+    auth = {"HTTP_AUTHORIZATION": f"Token {token.key}"}
+    by_query = client.get(f"/api/runs/{run.pk}/events", {"cursor": cursor}, **auth)
+    by_header = client.get(f"/api/runs/{run.pk}/events", HTTP_LAST_EVENT_ID=cursor, **auth)
+    for response in (by_query, by_header):
+        assert response.status_code == 400, response
+        assert "cursor" in response.json()["message"]
+    client.force_login(alice)
+    page = client.get(f"/runs/{run.pk}/events", {"cursor": cursor})
+    assert page.status_code == 400 and b"cursor" in page.content
+
+
+@pytest.mark.django_db
+def test_the_largest_cursor_a_reply_can_reach_still_streams(alice, client):
+    from rest_framework.authtoken.models import Token
+
+    run = run_turn(alice, thread_create(owner=alice), "hello")
+    token = Token.objects.create(user=alice)
+    response = client.get(
+        f"/api/runs/{run.pk}/events", {"cursor": "2147483646.7"}, HTTP_AUTHORIZATION=f"Token {token.key}"
+    )
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content).decode()
+    assert "event: run" in body and "Traceback" not in body

@@ -230,3 +230,31 @@ def test_erasing_myself_needs_json_true(browser, alice, confirm):
     body = error(browser.post("/api/me/erase", {"confirm": confirm}, content_type="application/json"), 400)
     assert body["message"].startswith("confirm:")
     assert Thread.objects.filter(owner=alice).exists()
+
+
+@pytest.mark.parametrize("debug", [False, True])
+@pytest.mark.parametrize(
+    "path", ["/api/threads", "/api/me/memories", "/", "/search", "/memory/", "/admin/", "/healthz", "/accounts/login/"]
+)
+def test_too_many_query_fields_answer_400_even_under_debug(alice, settings, debug, path):
+    settings.DEBUG = debug
+    client = Client(raise_request_exception=False)
+    client.force_login(alice)
+    query = "&".join(f"f{i}=1" for i in range(1200))
+    response = client.get(f"{path}?{query}")
+    assert response.status_code == 400, (path, response.status_code)
+    if path.startswith("/api/"):
+        error(response, 400)
+    assert b"Traceback" not in response.content and b"SECRET_KEY" not in response.content
+
+
+@pytest.mark.parametrize("path", ["/c/new", "/api/threads", "/accounts/login/"])
+def test_too_many_form_fields_answer_400_under_debug(alice, settings, path):
+    settings.DEBUG = True
+    client = Client(raise_request_exception=False)
+    client.force_login(alice)
+    fields = "&".join(f"f{i}=1" for i in range(1200))
+    response = client.post(path, fields, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400, (path, response.status_code)
+    assert b"Traceback" not in response.content
+    assert not Thread.objects.exists()
