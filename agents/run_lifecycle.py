@@ -1,7 +1,7 @@
 """The worker's side of a run: claim it, trace its steps, then complete, fail or interrupt it.
 
-Called by the runner and the graph while a run executes (``agents/runner.py``); the
-turn's submission, retry and cancel are ``agents/services.py``. Every write after the
+Called by the runner and the graph while a run executes (``usecases/turn/runner.py``); the
+turn's submission, retry and cancel are ``usecases/turns.py``. Every write after the
 claim locks the run row and checks that it is still running (``run_lock_active``),
 so a run cancelled or erased meanwhile writes nothing.
 """
@@ -211,7 +211,7 @@ def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
     """Return runs stuck in ``running`` (their worker died) to ``queued``, or fail them.
 
     A run is stale when it has been running longer than ``RUN_STALE_AFTER``. It is put
-    back in the queue (the caller enqueues ``requeued_ids``: ``agents.tasks``) until it
+    back in the queue (the caller enqueues ``requeued_ids``: ``usecases.tasks``) until it
     has used ``RUN_MAX_ATTEMPTS`` attempts, then failed with ``worker_lost``. Each update
     is conditional on the row still being ``running`` and stale, so a reaper racing a
     worker that just finished changes nothing.

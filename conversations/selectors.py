@@ -54,7 +54,7 @@ def message_list_for_display(*, thread: Thread, limit: int = 500) -> list[Messag
 def tool_calls_refused(*, run_ids: list) -> set[str]:
     """The ids of the tool calls of these runs whose result was a refusal.
 
-    A refused call's result block carries ``is_error`` (``agents.graph``): the pages
+    A refused call's result block carries ``is_error`` (``usecases.turn.graph``): the pages
     must not show "saved to memory" under a write that memory off or incognito refused.
     """
     if not run_ids:

@@ -11,13 +11,14 @@ from django.utils import timezone
 
 from conversations.content import blocks_to_text, text_block
 from conversations.models import Message, MessageRole, Thread
-from conversations.signals import messages_stored
+from conversations.tasks import embed_messages
 from conversations.tokens import estimate_message
+from liamemory import embeddings
 from liamemory.retention import thread_expires_at
 
 
 def thread_create(*, owner: User, agent: str = "assistant", title: str = "", incognito: bool = False) -> Thread:
-    """Store a new thread. The agent name is the caller's to check (``agents.services.thread_start``)."""
+    """Store a new thread. The agent name is the caller's to check (``usecases.turns.thread_start``)."""
     thread = Thread(owner=owner, agent=agent, title=title, incognito=incognito)
     thread.expires_at = thread_expires_at(thread=thread, now=timezone.now())
     thread.full_clean()
@@ -58,7 +59,8 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
                 )
             )
         Message.objects.bulk_create(rows)
-        messages_stored.send(sender=Message, messages=rows)
+        # Every stored message with text gets its vector for the history search.
+        message_embeddings_schedule(messages=rows)
         now = timezone.now()
         # Touching a thread renews its retention.
         expires_at = thread_expires_at(thread=locked, now=now)
@@ -173,3 +175,14 @@ def message_correct(*, message: Message, right_value: str, about: str = "", by: 
     return messages_append(
         thread=message.thread, items=[{"role": MessageRole.SYSTEM, "content": blocks, "corrects": message}]
     )[0]
+
+
+def message_embeddings_schedule(*, messages: list[Message]) -> None:
+    """Embed new messages for the history search, after commit, in a worker.
+
+    The turn never waits for the model, and search treats a message without a
+    vector lexically until it has one.
+    """
+    ids = [m.pk for m in messages if m.text]
+    if ids and embeddings.enabled():
+        embed_messages.delay_on_commit(ids)

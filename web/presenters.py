@@ -12,9 +12,9 @@ from django.utils.safestring import SafeString
 
 from agents import selectors as run_selectors
 from agents.models import Run, RunStatus
-from agents.registry import AGENTS
 from conversations import selectors as conversation_selectors
 from conversations.models import Message, MessageRole, Thread
+from usecases.turn.registry import AGENTS
 from web.markdown import render_markdown
 
 # Friendly words for a failed run, by error code. The user's message is always kept.

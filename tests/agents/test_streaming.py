@@ -15,14 +15,14 @@ import pytest
 from django.db import connection
 
 from agents.models import Run, RunStatus
-from agents.offline import OfflineModel
-from agents.runner import run_execute
-from agents.services import run_cancel, turn_submit
 from agents.streaming import follow_run
 from conversations.models import Message
 from conversations.services import thread_create
-from tests.agents.helpers import reply_text, run_turn
 from tests.fake_anthropic import slow_stream, stream_error, text_reply, tool_use_reply
+from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.turn.offline import OfflineModel
+from usecases.turn.runner import run_execute
+from usecases.turns import run_cancel, turn_submit
 
 REPLY = "One two three four five six seven eight nine ten eleven twelve."
 

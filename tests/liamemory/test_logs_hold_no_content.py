@@ -28,8 +28,14 @@ def test_a_database_error_in_a_traceback_shows_no_value(alice):
         with transaction.atomic():
             Message.objects.create(thread=thread, sequence=1, role="nope", text=SECRET, content=[{"x": SECRET}])
     except IntegrityError:
-        record = logging.getLogger("agents.runner").makeRecord(
-            "agents.runner", logging.ERROR, __file__, 1, "run %s failed", ("r1",), exc_info=__import__("sys").exc_info()
+        record = logging.getLogger("usecases.turn.runner").makeRecord(
+            "usecases.turn.runner",
+            logging.ERROR,
+            __file__,
+            1,
+            "run %s failed",
+            ("r1",),
+            exc_info=__import__("sys").exc_info(),
         )
     line = _formatter().format(record)
     assert "run r1 failed" in line and "IntegrityError" in line and "23514" in line

@@ -9,11 +9,11 @@ from django.test import Client
 
 from agents.models import Run
 from agents.run_lifecycle import run_fail
-from agents.runner import run_execute
-from agents.services import turn_submit
 from conversations.models import Message, Thread
 from conversations.services import thread_create
-from tests.agents.helpers import run_turn
+from tests.usecases.turn.helpers import run_turn
+from usecases.turn.runner import run_execute
+from usecases.turns import turn_submit
 
 pytestmark = pytest.mark.django_db
 JSON = {"HTTP_ACCEPT": "application/json"}
@@ -270,7 +270,7 @@ def test_search_finds_my_messages_only(as_alice, as_bob, alice, bob):
 
 
 def test_search_lists_what_people_wrote_never_tool_steps_and_has_a_floor(as_alice, alice):
-    from tests.memories.test_retrieval import _exchange_with_tools
+    from tests.conversations.test_search import _exchange_with_tools
 
     thread = thread_create(owner=alice, title="Locker")
     _exchange_with_tools(thread)
@@ -283,7 +283,7 @@ def test_search_lists_what_people_wrote_never_tool_steps_and_has_a_floor(as_alic
     api = as_alice.get("/api/search", {"q": "recall_facts"}).json()
     assert api["results"] == []
     api = as_alice.get(f"/api/threads/{thread.pk}/search", {"q": "locker"}).json()
-    assert api["results"]  # the agent's own search of one thread is unchanged
+    assert api["results"]
 
 
 def test_a_search_hit_opens_below_the_sticky_top_bar(client):
