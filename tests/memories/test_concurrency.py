@@ -96,7 +96,7 @@ def _race(calls) -> list[int]:
 def told(alice):
     """Alice stated a locker code in a real turn and the offline model remembered it from her message."""
     from conversations.services import thread_create
-    from tests.agents.helpers import run_turn
+    from tests.usecases.turn.helpers import run_turn
 
     thread = thread_create(owner=alice)
     run_turn(alice, thread, "remember that my locker code is 4417")
