@@ -9,12 +9,12 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from conversations.content import blocks_to_text, correction_text, correction_words, text_block
+from conversations.content import blocks_to_text, correction_text, text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.tasks import embed_messages
 from conversations.tokens import estimate_message
 from liamemory import embeddings
-from liamemory.errors import ApplicationError, Conflict
+from liamemory.errors import ApplicationError
 from liamemory.retention import thread_expires_at
 
 
@@ -167,24 +167,9 @@ def message_correct(*, message: Message, right_value: str, about: str = "", by: 
             {"field": "about", "limit": CORRECTION_ABOUT_MAX_CHARS},
         )
     blocks = correction_note_blocks(wrong=message, right_value=right_value, about=about, by=by)
-    with transaction.atomic():
-        # Under the thread's lock, so that a double click cannot store the same correction twice.
-        Thread.objects.select_for_update().only("id").get(pk=message.thread_id)
-        _refuse_repeated_correction(message=message, right_value=right_value)
-        return messages_append(
-            thread=message.thread, items=[{"role": MessageRole.SYSTEM, "content": blocks, "corrects": message}]
-        )[0]
-
-
-def _refuse_repeated_correction(*, message: Message, right_value: str) -> None:
-    """The message's latest correction already gives this value (going back to an earlier one is allowed)."""
-    latest = Message.objects.filter(corrects=message).order_by("-sequence").only("content").first()
-    words = correction_words(latest.content) if latest is not None else None
-    if words is not None and words.right_value.casefold() == right_value.casefold():
-        raise Conflict(
-            f"Message #{message.sequence} is already corrected to “{words.right_value}”.",
-            {"sequence": message.sequence, "field": "right_value"},
-        )
+    return messages_append(
+        thread=message.thread, items=[{"role": MessageRole.SYSTEM, "content": blocks, "corrects": message}]
+    )[0]
 
 
 def message_embeddings_schedule(*, messages: list[Message]) -> None:

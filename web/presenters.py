@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import reverse
@@ -61,8 +61,6 @@ class CorrectionView:
     right_value: str
     about: str
     by_you: bool
-    # An earlier correction that a later one replaced.
-    replaced: bool = False
 
 
 @dataclass
@@ -161,8 +159,6 @@ def _corrections_at_their_message(messages: list[Message]) -> dict[str, Any]:
             note_id=note.pk, right_value=words.right_value, about=words.about, by_you=words.by == "the user"
         )
         by_message.setdefault(note.corrects_id, []).append(view)
-    for views in by_message.values():
-        views[:-1] = [replace(v, replaced=True) for v in views[:-1]]
     return {"notes": notes, "by_message": by_message}
 
 
