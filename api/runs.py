@@ -145,7 +145,12 @@ class RunRetryApi(APIView):
 
 
 class RunCancelApi(APIView):
-    @extend_schema(request=None, responses=RunOutSerializer, summary="Cancel a queued, running or waiting run")
+    @extend_schema(
+        request=None,
+        responses=RunOutSerializer,
+        summary="Cancel a queued, running or waiting run",
+        description="What the reply had written so far is kept as the run's reply, marked `stopped`.",
+    )
     def post(self, request, run_id):
-        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
-        return Response(RunOutSerializer(services.run_cancel(run=run)).data)
+        run = services.run_cancel(run=selectors.run_get_for_user(user=request.user, run_id=run_id))
+        return Response(RunOutSerializer(run, context={"reply": selectors.run_reply(run=run)}).data)
