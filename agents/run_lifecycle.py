@@ -146,7 +146,6 @@ def run_complete(
     new_messages: list[dict[str, Any]],
     usage: dict[str, int],
     model: str,
-    latency_ms: int,
     context_info: dict[str, Any],
     tokens_sent: int,
     tokens_full_resend: int,
@@ -158,10 +157,13 @@ def run_complete(
     The run row is locked and must still be ``running``: a run cancelled or erased
     meanwhile writes nothing. Thread totals are bumped incrementally. With an
     ``error_code`` (the step cap) the run ends ``failed`` with its messages kept, so
-    the conversation has no tool call left without its answer.
+    the conversation has no tool call left without its answer. The run's latency is
+    its own duration, from the claim to this write (the model calls' own times are in
+    its trace events).
     """
     with transaction.atomic():
         run = run_lock_active(run_id=run_id)
+        now = timezone.now()
         thread = Thread.objects.get(pk=run.thread_id)
         messages_append(
             thread=thread,
@@ -171,14 +173,14 @@ def run_complete(
             status=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
             error_code=error_code,
             error_message=error_message[:2000],
-            finished_at=timezone.now(),
+            finished_at=now,
             model=model,
             tokens_in=usage.get("input_tokens", 0),
             tokens_out=usage.get("output_tokens", 0),
             tokens_cached=usage.get("cache_read_tokens", 0),
             tokens_cache_write=usage.get("cache_write_tokens", 0),
             tokens_full_resend=tokens_full_resend,
-            latency_ms=latency_ms,
+            latency_ms=elapsed_ms(run.started_at, now),
             # The streamed copy is redundant once the messages hold the reply.
             partial_text="",
             partial_steps=[],
@@ -203,13 +205,24 @@ def _enqueue_summary(thread_id: str, run_id: str) -> None:
     transaction.on_commit(lambda: summarize_thread.delay(thread_id, run_id))
 
 
+def elapsed_ms(started_at: datetime | None, finished_at: datetime) -> int | None:
+    """Milliseconds from a run's claim to its end; None for a run never claimed."""
+    if started_at is None:
+        return None
+    return max(0, int((finished_at - started_at).total_seconds() * 1000))
+
+
 def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None = None) -> None:
     """Mark a running run failed with a machine-readable code; the user's message stays."""
+    now = timezone.now()
+    if latency_ms is None:
+        started = Run.objects.filter(pk=run_id).values_list("started_at", flat=True).first()
+        latency_ms = elapsed_ms(started, now)
     if Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
         status=RunStatus.FAILED,
         error_code=code,
         error_message=message[:2000],
-        finished_at=timezone.now(),
+        finished_at=now,
         latency_ms=latency_ms,
     ):
         notify_followers(run_id)
