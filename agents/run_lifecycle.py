@@ -1,7 +1,7 @@
 """The worker's side of a run: claim it, trace its steps, then complete, fail or interrupt it.
 
-Called by the runner and the graph while a run executes (``agents/runner.py``); the
-turn's submission, retry and cancel are ``agents/services.py``. Every write after the
+Called by the runner and the graph while a run executes (``usecases/turn/runner.py``); the
+turn's submission, retry and cancel are ``usecases/turns.py``. Every write after the
 claim locks the run row and checks that it is still running (``run_lock_active``),
 so a run cancelled or erased meanwhile writes nothing.
 """
@@ -98,6 +98,24 @@ def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, An
             [text, json.dumps(steps or []), run_id, RunStatus.RUNNING, RUN_EVENTS_CHANNEL, str(run_id)],
         )
         return cursor.fetchone() is not None
+
+
+def run_cancel(*, run_id: RunId) -> str | None:
+    """Cancel a queued, running or waiting run; the text it had streamed, or None if it had already ended.
+
+    The row is locked first: a worker appending text waits for this transaction and
+    then finds the run cancelled (``run_stream_append`` wants ``running``), so the text
+    returned is all that was written, and what followers were shown. The streamed copy
+    is cleared: the caller keeps the text as a message.
+    """
+    run = Run.objects.select_for_update().filter(pk=run_id).only("status", "partial_text").first()
+    if run is None or run.status not in (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED):
+        return None
+    Run.objects.filter(pk=run_id).update(
+        status=RunStatus.CANCELLED, finished_at=timezone.now(), partial_text="", partial_steps=[]
+    )
+    notify_followers(run_id)
+    return run.partial_text
 
 
 def notify_followers(run_id: RunId) -> None:
@@ -211,7 +229,7 @@ def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
     """Return runs stuck in ``running`` (their worker died) to ``queued``, or fail them.
 
     A run is stale when it has been running longer than ``RUN_STALE_AFTER``. It is put
-    back in the queue (the caller enqueues ``requeued_ids``: ``agents.tasks``) until it
+    back in the queue (the caller enqueues ``requeued_ids``: ``usecases.tasks``) until it
     has used ``RUN_MAX_ATTEMPTS`` attempts, then failed with ``worker_lost``. Each update
     is conditional on the row still being ``running`` and stale, so a reaper racing a
     worker that just finished changes nothing.

@@ -84,8 +84,8 @@ def run_partial_reply(*, run_id, text_from: int, steps_from: int) -> PartialRepl
 
 
 def run_reply(*, run: Run) -> Message | None:
-    """The final assistant message a completed run wrote."""
-    if run.status != RunStatus.COMPLETED:
+    """The final assistant message a completed run wrote, or what a stopped one had written."""
+    if run.status not in (RunStatus.COMPLETED, RunStatus.CANCELLED):
         return None
     return Message.objects.filter(run=run, role=MessageRole.ASSISTANT).order_by("-sequence").first()
 

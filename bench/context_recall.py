@@ -1,11 +1,11 @@
 """Context evidence recall on LoCoMo-shaped conversations, and the tokens the context costs.
 
 A conversation is replayed turn by turn into one thread through the product's import
-(``governance.importer.export_import``: the session dates become the messages' dates),
+(``usecases.importer.export_import``: the session dates become the messages' dates),
 with the rolling summary updated after every turn as the background task would
 (extractive, no API key) and the embeddings made eagerly as a worker would. Every
 message of the first speaker (the "user") is a turn: the context the product assembles
-for it (``agents.context.build_context``) is counted against what resending the whole
+for it (``usecases.turn.context.build_context``) is counted against what resending the whole
 history would cost. At the end each question is asked as the next user message (in a
 rolled-back savepoint), and the question counts as carried when at least one of its
 evidence turns reaches the assembled context: in the window, as an excerpt, or quoted
@@ -127,7 +127,7 @@ def load_generated(*, seed: int, style: str, quick: bool) -> list[Conversation]:
 
 
 def _import(thread_id: uuid.UUID, owner, turns: list[tuple[int, Turn]], title: str = "") -> None:
-    from governance.importer import export_import
+    from usecases.importer import export_import
 
     messages = [
         {"sequence": seq, "role": t.role, "content": [{"type": "text", "text": t.text}], "created_at": t.at.isoformat()}
@@ -155,12 +155,12 @@ def _in_summary(text: str, summary: str) -> bool:
 def replay(conv: Conversation, *, owner, questions: bool = True) -> dict:
     from django.db import transaction
 
-    from agents.context import build_context
-    from agents.registry import get_agent
     from conversations.models import Message, Thread
     from conversations.selectors import summary_current
     from conversations.summary_services import thread_summary_update
     from conversations.tokens import estimate_messages, estimate_text
+    from usecases.turn.context import build_context
+    from usecases.turn.registry import get_agent
 
     agent = get_agent("assistant")
     Thread.objects.filter(owner=owner, title=conv.name).delete()

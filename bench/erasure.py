@@ -135,7 +135,7 @@ def _strpos_scan(user_id: int, needles: list[str], uuids: list[str]) -> None:
     the cell."""
     from django.db import connection
 
-    from governance import erasure_scan as sel
+    from usecases import erasure_scan as sel
 
     qn = connection.ops.quote_name
     params = {"lower": [n.lower() for n in needles], "bytes": [n.encode() for n in needles], "uuids": uuids}
@@ -158,7 +158,7 @@ def _strpos_scan(user_id: int, needles: list[str], uuids: list[str]) -> None:
 
 def time_scans(user_id: int) -> dict[str, float]:
     """The verification scan alone, before and after, on the same data in the same run."""
-    from governance import erasure_scan as sel
+    from usecases import erasure_scan as sel
 
     def needles(n: int) -> list[str]:
         return [f"ORD-{secrets.token_hex(6).upper()}-{i:04d}" for i in range(n)]
@@ -239,9 +239,9 @@ def main() -> int:
 
     from bench import scale_data
     from bench.stack import ChatClient, Stack, client_tokens
-    from governance.erasure import erasure_enqueue, erasure_request_create
     from governance.models import ErasureRequest, ErasureStatus, PurgeRecord
-    from governance.tasks import purge_expired
+    from usecases.erasure import erasure_enqueue, erasure_request_create
+    from usecases.tasks import purge_expired
 
     n_messages, n_memories, n_expired = (2_000, 100, 10_000) if args.quick else (10_000, 500, 100_000)
     started = time.monotonic()

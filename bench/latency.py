@@ -1,6 +1,6 @@
 """Retrieval latency: memory recall for one user and history search in one thread.
 
-Calls the public functions of ``memories/retrieval.py`` (``search_memories``,
+Calls the public functions of ``conversations/search.py`` (``search_memories``,
 ``search_history``) against generated tables of 10,000 and 1,000,000 rows (all users
 together; the searched user owns 20 active memories, the searched thread has 2,000
 messages), with the product's indexes and then, inside a transaction that is rolled
@@ -103,7 +103,7 @@ def forget_query_vectors() -> None:
     vector must be computed. Every timed call therefore starts with an empty cache.
     """
     try:
-        from memories import embeddings
+        from liamemory import embeddings
     except ImportError:
         return
     cached = getattr(embeddings, "_query_cached", None)
@@ -149,8 +149,9 @@ def main() -> int:
     setup()
 
     from bench import scale_data
+    from conversations import search as retrieval
     from conversations.models import Message, Thread
-    from memories import retrieval
+    from memories import recall as memory_recall
 
     sizes = (10_000, 100_000) if args.quick else (10_000, 1_000_000)
     repeat, slow_repeat = (40, 5) if args.quick else (200, 15)
@@ -170,13 +171,15 @@ def main() -> int:
             counts = scale_data.row_counts("memories_memory", "conversations_message")
             thread = Thread.objects.get(pk=scale_data.thread_id(spec, f"main-{SEARCHED_THREAD}"))
             before = Message.objects.filter(thread=thread).count() - 20
-            recall = _cycle(lambda q: retrieval.search_memories(user=user, query=q), MEMORY_QUERIES)
+            recall = _cycle(lambda q: memory_recall.search_memories(user=user, query=q), MEMORY_QUERIES)
             history = _cycle(
                 lambda q, t=thread, b=before: retrieval.search_history(thread=t, query=q, before_sequence=b),
                 HISTORY_QUERIES,
             )
 
-            warm_recall = _cycle(lambda q: retrieval.search_memories(user=user, query=q), MEMORY_QUERIES, cold=False)
+            warm_recall = _cycle(
+                lambda q: memory_recall.search_memories(user=user, query=q), MEMORY_QUERIES, cold=False
+            )
             hits = (len(recall()), len(history()))
             mem = measure("memories", recall, repeat, slow_repeat)
             hist = measure("history", history, repeat, slow_repeat)

@@ -1,6 +1,6 @@
 """Overhead per turn: context assembly time and SQL query count as the data grows.
 
-Times ``agents.context.build_context`` (summary, window, pinned and relevant
+Times ``usecases.turn.context.build_context`` (summary, window, pinned and relevant
 memories, budget trim: what every turn runs before the model call) on threads of
 100, 10,000 and 100,000 messages, with 1,000 and 100,000 memories in the table (the
 user's own 20 among them), and counts its SQL queries. Data sets are generated in SQL
@@ -35,11 +35,11 @@ def main() -> int:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from agents.context import build_context
-    from agents.registry import get_agent
     from bench import scale_data
     from bench.latency import forget_query_vectors
     from conversations.models import Message, Thread
+    from usecases.turn.context import build_context
+    from usecases.turn.registry import get_agent
 
     sizes = (100, 10_000) if args.quick else (100, 10_000, 100_000)
     repeat = 60 if args.quick else 200

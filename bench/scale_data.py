@@ -89,7 +89,8 @@ def _embed(spec: Spec, user_id: int) -> int:
     """Vectors for what the benchmarks search (the benchmark user's memories, the main
     threads up to ``embed_threads_up_to`` messages), made by the product's own service."""
     try:
-        from memories import embedding_services, embeddings
+        from liamemory import embeddings
+        from memories import embedding_services
     except ImportError:
         return 0
     if not embeddings.enabled():

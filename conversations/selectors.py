@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import QuerySet
 
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
@@ -54,7 +55,7 @@ def message_list_for_display(*, thread: Thread, limit: int = 500) -> list[Messag
 def tool_calls_refused(*, run_ids: list) -> set[str]:
     """The ids of the tool calls of these runs whose result was a refusal.
 
-    A refused call's result block carries ``is_error`` (``agents.graph``): the pages
+    A refused call's result block carries ``is_error`` (``usecases.turn.graph``): the pages
     must not show "saved to memory" under a write that memory off or incognito refused.
     """
     if not run_ids:
@@ -110,3 +111,26 @@ def thread_get_for_staff(*, thread_id: uuid.UUID | str) -> Thread:
         return Thread.objects.get(pk=thread_id)
     except (Thread.DoesNotExist, ValueError, TypeError) as exc:
         raise ThreadNotFound(str(thread_id)) from exc
+
+
+def asked_before(*, message_ids: list[int]) -> dict[int, str]:
+    """For each of these messages, the text of the person's message it answers.
+
+    That is the nearest earlier ``user`` message of its thread (a tool call and its result
+    may sit between). One query.
+    """
+    if not message_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT m.id, (
+                SELECT u.text FROM conversations_message u
+                WHERE u.thread_id = m.thread_id AND u.role = %s AND u.sequence < m.sequence
+                ORDER BY u.sequence DESC LIMIT 1
+            )
+            FROM conversations_message m WHERE m.id = ANY(%s)
+            """,
+            [MessageRole.USER, list(message_ids)],
+        )
+        return {pk: asked or "" for pk, asked in cursor.fetchall()}

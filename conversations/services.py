@@ -9,15 +9,17 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from conversations.content import blocks_to_text, text_block
+from conversations.content import blocks_to_text, correction_text, text_block
 from conversations.models import Message, MessageRole, Thread
-from conversations.signals import messages_stored
+from conversations.tasks import embed_messages
 from conversations.tokens import estimate_message
+from liamemory import embeddings
+from liamemory.errors import ApplicationError
 from liamemory.retention import thread_expires_at
 
 
 def thread_create(*, owner: User, agent: str = "assistant", title: str = "", incognito: bool = False) -> Thread:
-    """Store a new thread. The agent name is the caller's to check (``agents.services.thread_start``)."""
+    """Store a new thread. The agent name is the caller's to check (``usecases.turns.thread_start``)."""
     thread = Thread(owner=owner, agent=agent, title=title, incognito=incognito)
     thread.expires_at = thread_expires_at(thread=thread, now=timezone.now())
     thread.full_clean()
@@ -29,11 +31,17 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
     """Append messages to a thread atomically, allocating their sequence numbers.
 
     Each item: ``{"role", "content" (blocks), "agent"?, "run"?, "corrects"?}``. The thread row is
-    locked (SELECT ... FOR UPDATE) while numbers are handed out, so concurrent writers
-    never collide on a sequence and never leave a gap.
+    locked while numbers are handed out, so concurrent writers never collide on a sequence
+    and never leave a gap. The lock is ``FOR NO KEY UPDATE`` (only ``next_sequence``
+    changes): a row inserted elsewhere that refers to the thread (a memory's source, a
+    run) takes a key-share lock on it, which this lock does not block, so a writer holding
+    other rows (a memory being corrected) never waits on a thread whose lock holder waits
+    on it.
     """
     with transaction.atomic():
-        locked = Thread.objects.select_for_update().only("id", "next_sequence", "incognito").get(pk=thread.pk)
+        locked = (
+            Thread.objects.select_for_update(no_key=True).only("id", "next_sequence", "incognito").get(pk=thread.pk)
+        )
         start = locked.next_sequence
         rows = []
         for offset, item in enumerate(items):
@@ -52,7 +60,8 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
                 )
             )
         Message.objects.bulk_create(rows)
-        messages_stored.send(sender=Message, messages=rows)
+        # Every stored message with text gets its vector for the history search.
+        message_embeddings_schedule(messages=rows)
         now = timezone.now()
         # Touching a thread renews its retention.
         expires_at = thread_expires_at(thread=locked, now=now)
@@ -114,12 +123,19 @@ def correction_note_blocks(
     if len(said) > _QUOTE_CHARS:
         said = said[:_QUOTE_CHARS].rsplit(" ", 1)[0] + "…"
     who = "the user" if wrong.role == MessageRole.USER else "the assistant"
-    subject = f" about {about}" if about else ""
-    correction = (
-        f"Correction by {by} of message #{wrong.sequence}: what {who} said there{subject} is wrong; "
-        f"the right value is: {right_value}. Ignore the earlier statement."
-    )
+    correction = correction_text(sequence=wrong.sequence, who=who, by=by, about=about, right_value=right_value)
     return [text_block(correction), text_block(f"(Message #{wrong.sequence} said: “{said}”)")]
+
+
+def message_lock_for_correction(*, message_id: int) -> Message | None:
+    """Lock a statement until the transaction ends; None when it no longer exists.
+
+    Every correction takes this lock first, of the statement (``memories.corrections``)
+    or of a memory drawn from it (``memories.services.memory_correct``): the one order
+    is the statement, then its memories by id. ``FOR NO KEY UPDATE``: rows that merely
+    refer to the message (a note, a memory's source) are not held up by it.
+    """
+    return Message.objects.select_for_update(no_key=True).filter(pk=message_id).first()
 
 
 def message_correct(*, message: Message, right_value: str, about: str = "", by: str = "the user") -> Message:
@@ -130,8 +146,6 @@ def message_correct(*, message: Message, right_value: str, about: str = "", by: 
     Only what the user or the assistant said can be corrected. ``by`` names who
     corrected it in the note ("the user", "staff").
     """
-    from liamemory.api import ApplicationError
-
     right_value = " ".join((right_value or "").split())
     about = " ".join((about or "").split())
     if message.role not in CORRECTABLE_ROLES:
@@ -156,3 +170,14 @@ def message_correct(*, message: Message, right_value: str, about: str = "", by: 
     return messages_append(
         thread=message.thread, items=[{"role": MessageRole.SYSTEM, "content": blocks, "corrects": message}]
     )[0]
+
+
+def message_embeddings_schedule(*, messages: list[Message]) -> None:
+    """Embed new messages for the history search, after commit, in a worker.
+
+    The turn never waits for the model, and search treats a message without a
+    vector lexically until it has one.
+    """
+    ids = [m.pk for m in messages if m.text]
+    if ids and embeddings.enabled():
+        embed_messages.delay_on_commit(ids)

@@ -1,4 +1,4 @@
-"""Producing the text of a rolling summary (DESIGN.md, "Rolling summary").
+"""Producing the text of a rolling summary (docs/design.md, "Rolling summary").
 
 Two summarizers with one contract: keep decisions, stated constraints, identifiers,
 exact numbers and open to-dos; drop greetings and rephrasings. With an API key the

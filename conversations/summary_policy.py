@@ -1,4 +1,4 @@
-"""Does compressing pay now, or should the aged-out history wait? (DESIGN.md, "Token accounting").
+"""Does compressing pay now, or should the aged-out history wait? (docs/design.md, "Token accounting").
 
 Over the turns the thread still has, compressing costs one read of what is being
 compressed (the previous summary plus the newly aged-out messages), the new summary

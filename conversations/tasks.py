@@ -8,6 +8,7 @@ import random
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from conversations.embedding_services import message_embeddings_update
 from conversations.summary_services import thread_summary_update
 from liamemory.llm import RETRYABLE_CODES, ModelError
 
@@ -52,3 +53,17 @@ def summarize_thread(self, thread_id: str, run_id: str | None = None) -> dict[st
     if outcome.summary is not None:
         result.update(version=outcome.summary.version, covers_through=outcome.summary.covers_through)
     return result
+
+
+# Idempotent (only rows without a current vector are embedded), so late acks are safe:
+# a broker that redelivers gives a batch lost with a dead worker to another one, and
+# the backfill command catches whatever a broker without redelivery dropped.
+@shared_task(
+    name="conversations.embed_messages",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=300,
+    ignore_result=True,
+)
+def embed_messages(message_ids: list[int]) -> int:
+    return message_embeddings_update(message_ids=message_ids)

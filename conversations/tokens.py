@@ -1,4 +1,4 @@
-"""Token estimates without a tokenizer (DESIGN.md, "Token accounting").
+"""Token estimates without a tokenizer (docs/design.md, "Token accounting").
 
 Characters of every string in a message, nested structures included, divided by 3.2,
 plus 4 per message. Deliberately conservative: it serves decisions made before a

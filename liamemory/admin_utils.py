@@ -1,6 +1,6 @@
 """Admin building blocks shared by the apps: the staff role policy and big-table lists.
 
-Role policy (DESIGN.md, "Who may do what"): staff inspect everything stored and
+Role policy (docs/design.md, "Who may do what"): staff inspect everything stored and
 correct memories; they never edit history (messages, summaries, runs, traces are
 read-only for everyone, superusers included: corrections are new rows). The policy
 is in code rather than in per-user permission rows, so every staff account (the

@@ -3,7 +3,7 @@
 In the core so that both the turn (``agents``) and the summarizer (``conversations``)
 reach it without going up. Claude goes through the ``anthropic`` SDK; provider errors
 are mapped to :class:`ModelError` with a :class:`ModelErrorCode`, so nothing above this
-module knows an SDK exception. The offline model (no API key) is ``agents/offline.py``.
+module knows an SDK exception. The offline model (no API key) is ``usecases/turn/offline.py``.
 
 Replies are streamed when the caller passes ``on_text``: it receives each piece of
 text as the model writes it (the SDK's ``messages.stream``), and the returned

@@ -1,4 +1,4 @@
-"""Expiry dates from the retention policies (DESIGN.md, "Governance → Retention").
+"""Expiry dates from the retention policies (docs/design.md, "Governance → Retention").
 
 Every row that carries ``expires_at`` gets it from here when it is stored or
 touched. Policies are rows of ``RetentionPolicy`` (editable in admin); a level with

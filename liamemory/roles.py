@@ -1,4 +1,4 @@
-"""The three roles of DESIGN.md: end users, staff, compliance officers."""
+"""The three roles of docs/design.md: end users, staff, compliance officers."""
 
 from __future__ import annotations
 

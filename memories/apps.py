@@ -4,6 +4,3 @@ from django.apps import AppConfig
 class MemoriesConfig(AppConfig):
     name = "memories"
     default_auto_field = "django.db.models.BigAutoField"
-
-    def ready(self) -> None:
-        from memories import receivers  # noqa: F401  (connects the receivers)

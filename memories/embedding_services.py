@@ -1,10 +1,9 @@
-"""Writes of embeddings: messages and memories get their vectors, in the background.
+"""Memory vectors for memory recall, written in the background.
 
-Called by the tasks in ``memories.tasks`` (enqueued on commit when messages are
-appended and when a memory's content is written) and by the ``embeddings_backfill``
-command. Each write is one INSERT ... SELECT joined to the source rows, so a message
-or memory deleted meanwhile (an erasure, a purge) gets no vector, and a memory edited
-since it was read gets none for its old text.
+Called by ``memories.tasks.embed_memories`` (enqueued on commit when a memory's content
+is written) and by the ``embeddings_backfill`` command. Each write is one INSERT ...
+SELECT joined to the memories, so a memory deleted meanwhile gets no vector, and one
+edited since it was read gets none for its old text.
 """
 
 from __future__ import annotations
@@ -14,30 +13,10 @@ import logging
 
 from django.db import IntegrityError, connection, transaction
 
-from conversations.models import Message
-from memories import embeddings, vector_search
+from liamemory import embeddings
 from memories.models import Memory
 
 logger = logging.getLogger(__name__)
-
-_MESSAGES_SQL = """
-INSERT INTO conversations_messageembedding (message_id, thread_id, sequence, model, vector, created_at)
-SELECT m.id, m.thread_id, m.sequence, %(model)s, v.vector, now()
-FROM unnest(%(ids)s::bigint[], %(vectors)s::bytea[]) AS v(id, vector)
-JOIN conversations_message m ON m.id = v.id
-ON CONFLICT (message_id) DO UPDATE SET model = EXCLUDED.model, vector = EXCLUDED.vector, created_at = now()
-"""
-
-# Where the database has pgvector (``memories.vector_search``) the same vector also goes
-# to the ``halfvec`` column its HNSW index covers; the bytes stay the source of truth.
-_MESSAGES_PGVECTOR_SQL = """
-INSERT INTO conversations_messageembedding (message_id, thread_id, sequence, model, vector, embedding, created_at)
-SELECT m.id, m.thread_id, m.sequence, %(model)s, v.vector, v.hv::halfvec, now()
-FROM unnest(%(ids)s::bigint[], %(vectors)s::bytea[], %(halfvecs)s::text[]) AS v(id, vector, hv)
-JOIN conversations_message m ON m.id = v.id
-ON CONFLICT (message_id) DO UPDATE
-    SET model = EXCLUDED.model, vector = EXCLUDED.vector, embedding = EXCLUDED.embedding, created_at = now()
-"""
 
 _MEMORIES_SQL = """
 INSERT INTO memories_memoryembedding (memory_id, model, content_md5, vector, embedded_at)
@@ -61,31 +40,6 @@ def _write(sql: str, params: dict) -> int:
             if attempt == 2:
                 raise
     return 0
-
-
-def message_embeddings_update(*, message_ids: list[int]) -> int:
-    """Embed those of the messages that have text and no vector of the current model."""
-    if not message_ids or not embeddings.enabled():
-        return 0
-    rows = list(
-        Message.objects.filter(id__in=message_ids)
-        .exclude(text="")
-        .exclude(embedding__model=embeddings.MODEL_NAME)
-        .order_by("id")
-        .values_list("id", "text")
-    )
-    if not rows:
-        return 0
-    vectors = embeddings.passage_vectors([text for _, text in rows])
-    params = {
-        "model": embeddings.MODEL_NAME,
-        "ids": [i for i, _ in rows],
-        "vectors": [embeddings.to_bytes(v) for v in vectors],
-    }
-    if vector_search.database_has_pgvector():
-        params["halfvecs"] = [vector_search.to_halfvec_text(v) for v in vectors]
-        return _write(_MESSAGES_PGVECTOR_SQL, params)
-    return _write(_MESSAGES_SQL, params)
 
 
 def content_md5(content: str) -> str:
@@ -116,49 +70,32 @@ def memory_embeddings_update(*, memory_ids: list[int]) -> int:
     return _write(_MEMORIES_SQL, params)
 
 
-def embeddings_backfill(*, batch_size: int = 256, limit: int | None = None) -> dict[str, int]:
-    """Embed every message and memory that lacks a current vector, oldest first, in batches.
 
-    Resumable: what is done stays done; a second run finds nothing left.
-    """
-    done = {"messages": 0, "memories": 0}
+def memory_embeddings_backfill(*, batch_size: int = 256, limit: int | None = None) -> int:
+    """Embed every memory that lacks a vector of its current content, oldest first, in batches (resumable)."""
+    done = 0
     if not embeddings.enabled():
         return done
-    sources = (
-        (
-            "messages",
-            Message.objects.exclude(text="").exclude(embedding__model=embeddings.MODEL_NAME),
-            message_embeddings_update,
-            "message_ids",
-        ),
-        ("memories", Memory.objects.all(), memory_embeddings_update, "memory_ids"),
-    )
-    for store, queryset, update, arg in sources:
-        last = 0
-        while limit is None or done[store] < limit:
-            ids = list(queryset.filter(id__gt=last).order_by("id").values_list("id", flat=True)[:batch_size])
-            if not ids:
-                break
-            last = ids[-1]
-            done[store] += update(**{arg: ids})
+    last = 0
+    while limit is None or done < limit:
+        ids = list(Memory.objects.filter(id__gt=last).order_by("id").values_list("id", flat=True)[:batch_size])
+        if not ids:
+            break
+        last = ids[-1]
+        done += memory_embeddings_update(memory_ids=ids)
     return done
 
 
 _PENDING_SQL = """
-SELECT
-    (SELECT count(*) FROM conversations_message m
-      LEFT JOIN conversations_messageembedding e ON e.message_id = m.id AND e.model = %(model)s
-      WHERE m.text <> '' AND e.message_id IS NULL),
-    (SELECT count(*) FROM memories_memory m
-      LEFT JOIN memories_memoryembedding e
-        ON e.memory_id = m.id AND e.model = %(model)s AND e.content_md5 = md5(m.content)
-      WHERE e.memory_id IS NULL)
+SELECT count(*) FROM memories_memory m
+  LEFT JOIN memories_memoryembedding e
+    ON e.memory_id = m.id AND e.model = %(model)s AND e.content_md5 = md5(m.content)
+  WHERE e.memory_id IS NULL
 """
 
 
-def pending_counts() -> dict[str, int]:
-    """How many messages and memories still lack a current vector."""
+def memories_without_vector() -> int:
+    """How many memories still lack a vector of their current content."""
     with connection.cursor() as cur:
         cur.execute(_PENDING_SQL, {"model": embeddings.MODEL_NAME})
-        messages, memories = cur.fetchone()
-    return {"messages": messages, "memories": memories}
+        return cur.fetchone()[0]

@@ -11,8 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 
+from liamemory import embeddings
 from liamemory.errors import ApplicationError
-from memories import embeddings
 from memories.models import Memory, MemoryKind, WriterType
 from memories.selectors import memory_preference_for
 from memories.tasks import embed_memories
@@ -36,7 +36,7 @@ class MemoryWriteRefused(ApplicationError):
         self.code = code
 
     def as_tool_result(self) -> dict[str, Any]:
-        """What a tool answers the model (``agents/tools.py``)."""
+        """What a tool answers the model (``usecases/turn/tools.py``)."""
         return {"ok": False, "error": self.error, "how_to_fix": self.how_to_fix}
 
 

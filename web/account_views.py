@@ -15,13 +15,13 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from conversations.selectors import thread_list_for_user
-from governance.erasure import erasure_self_service
-from governance.export import person_export
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError
 from memories import services as memory_services
 from memories.models import MemoryKind, MemoryStatus
 from memories.selectors import MemoryNotFound, long_term_enabled_for, memory_get_for_user, memory_list_for_user
+from usecases.erasure import erasure_self_service
+from usecases.export import person_export
 from web.forms import EraseForm, MemoryCorrectForm, MemorySwitchForm
 
 KIND_ORDER = {kind: i for i, kind in enumerate(MemoryKind.values)}

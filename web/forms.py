@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
-from agents.registry import agent_choices
+from usecases.turn.registry import agent_choices
 
 
 class NewConversationForm(forms.Form):

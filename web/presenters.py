@@ -12,9 +12,10 @@ from django.utils.safestring import SafeString
 
 from agents import selectors as run_selectors
 from agents.models import Run, RunStatus
-from agents.registry import AGENTS
 from conversations import selectors as conversation_selectors
+from conversations.content import STOPPED_MARK, correction_words, is_stopped
 from conversations.models import Message, MessageRole, Thread
+from usecases.turn.registry import AGENTS
 from web.markdown import render_markdown
 
 # Friendly words for a failed run, by error code. The user's message is always kept.
@@ -52,6 +53,16 @@ def agent_title(name: str) -> str:
     return spec.title if spec else name
 
 
+@dataclass(frozen=True)
+class CorrectionView:
+    """A correction shown at the message it corrects, in the words it was given."""
+
+    note_id: int
+    right_value: str
+    about: str
+    by_you: bool
+
+
 @dataclass
 class MessageView:
     id: int
@@ -66,6 +77,10 @@ class MessageView:
     # Where "Correct" posts (what the user or the assistant said), and a refused correction.
     correct_url: str = ""
     correction_error: str = ""
+    # A reply the person stopped while it was written (the words until then are shown).
+    stopped: bool = False
+    # Its corrections, oldest first (the notes are shown here, not as messages of their own).
+    corrections: list[CorrectionView] = field(default_factory=list)
 
 
 def _tool_label(block: dict[str, Any], refused: Collection[str]) -> str:
@@ -79,7 +94,7 @@ def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageV
     """``refused``: ids of tool calls whose result was a refusal (their note says so)."""
     texts, tools = [], []
     for block in message.content or []:
-        if block.get("type") == "text":
+        if block.get("type") == "text" and block.get("text") != STOPPED_MARK:
             texts.append(block.get("text", ""))
         elif block.get("type") == "tool_use" and (label := _tool_label(block, refused)):
             tools.append(label)
@@ -94,6 +109,7 @@ def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageV
         agent=agent_title(message.agent) if message.agent else "",
         tools=sorted(set(tools)),
         run_id=message.run_id,
+        stopped=is_stopped(message.content or []),
         correct_url=reverse(
             "web:message-correct", kwargs={"thread_id": message.thread_id, "sequence": message.sequence}
         )
@@ -116,7 +132,10 @@ def messages_for_display(messages: list[Message], *, excerpts: dict | None = Non
     carried: list[str] = []
     excerpts = dict(excerpts or {})
     refused = _refused_calls(messages)
-    for view in (message_view(m, refused=refused) for m in messages):
+    corrections = _corrections_at_their_message(messages)
+    shown_apart = [m for m in messages if m.pk not in corrections["notes"]]
+    for view in (message_view(m, refused=refused) for m in shown_apart):
+        view.corrections = corrections["by_message"].get(view.id, [])
         if not str(view.html).strip():
             carried += view.tools
             continue
@@ -127,6 +146,23 @@ def messages_for_display(messages: list[Message], *, excerpts: dict | None = Non
             view.excerpts = excerpts.pop(view.run_id)
         shown.append(view)
     return shown
+
+
+def _corrections_at_their_message(messages: list[Message]) -> dict[str, Any]:
+    """The correction notes among ``messages`` whose statement is shown too, by the statement's id."""
+    shown = {m.pk for m in messages}
+    by_message: dict[int, list[CorrectionView]] = {}
+    notes = set()
+    for note in messages:
+        words = correction_words(note.content or []) if note.corrects_id in shown else None
+        if note.corrects_id is None or words is None:
+            continue
+        notes.add(note.pk)
+        view = CorrectionView(
+            note_id=note.pk, right_value=words.right_value, about=words.about, by_you=words.by == "the user"
+        )
+        by_message.setdefault(note.corrects_id, []).append(view)
+    return {"notes": notes, "by_message": by_message}
 
 
 def _refused_calls(messages: list[Message]) -> set[str]:

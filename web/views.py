@@ -14,10 +14,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors as run_selectors
-from agents import services as run_services
-from agents.deletion import thread_delete
 from agents.models import RunStatus
 from agents.sse import event_stream_response, sse, stream_events
+from conversations.search import search_threads
 from conversations.selectors import (
     ThreadNotFound,
     message_get_by_sequence,
@@ -29,9 +28,10 @@ from conversations.selectors import (
 from conversations.services import thread_rename
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError, NotFound
-from memories.corrections import statement_correct
-from memories.retrieval import search_threads
 from memories.selectors import long_term_enabled_for
+from usecases import turns as run_services
+from usecases.message_correction import statement_correct
+from usecases.thread_deletion import thread_delete
 from web import presenters
 from web.forms import MessageForm, NewConversationForm, RenameForm, SearchForm, StatementCorrectForm
 
@@ -138,9 +138,10 @@ def message_correct_view(request: HttpRequest, thread_id, sequence: int) -> Http
     try:
         outcome = statement_correct(actor=request.user, message=message, **form.cleaned_data)
     except ApplicationError as exc:
-        return _render_chat(request, thread, MessageForm(), status=400, correction_errors={sequence: exc.message})
+        status = status_of(exc)
+        return _render_chat(request, thread, MessageForm(), status=status, correction_errors={sequence: exc.message})
     messages.success(request, "Corrected: the assistant will use the right value from now on.")
-    return redirect(f"{reverse('web:chat', kwargs={'thread_id': thread.pk})}#msg-{outcome.note.pk}")
+    return redirect(f"{reverse('web:chat', kwargs={'thread_id': thread.pk})}#msg-{outcome.corrected.pk}")
 
 
 @login_required

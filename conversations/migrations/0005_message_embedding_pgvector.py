@@ -5,7 +5,7 @@ embedded PostgreSQL ships pgvector 0.8), create the extension, a ``halfvec(384)`
 column filled from the stored float16 bytes, and an HNSW index for inner product (the
 vectors have unit length, so it is their cosine). On a server without it (Debian's
 PostgreSQL 15) this does nothing, and search keeps the exact scan in numpy:
-``memories.vector_search`` probes which of the two it has. The column is not in the
+``conversations.vector_search`` probes which of the two it has. The column is not in the
 Django model, so ``makemigrations`` sees no change either way.
 """
 

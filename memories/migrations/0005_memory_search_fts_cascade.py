@@ -5,7 +5,7 @@ at a million rows that dominated its latency. As for messages
 (conversations/0002_search_fts), two generated columns hold the vectors and GIN
 indexes serve the match: ``search_simple`` (words as written) and ``search_stem``
 (English and Italian stems in one vector). The model does not declare them: only
-``memories.retrieval`` reads them, in SQL.
+``conversations.search`` reads them, in SQL.
 
 The erasure deletes memories with a raw DELETE (the ORM would write an audit row
 holding the erased content): ``ON DELETE CASCADE`` takes their embeddings along.

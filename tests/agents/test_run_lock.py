@@ -7,11 +7,8 @@ import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from agents import services as run_services
 from agents.models import Run
-from agents.registry import get_agent
 from agents.run_lifecycle import RunNoLongerActive, run_claim
-from agents.tools import ToolContext, execute
 from conversations.services import thread_create
 from governance.models import ErasureRequest
 from memories.models import Memory
@@ -19,6 +16,9 @@ from memories.services import memory_remember
 from tests.fake_anthropic import delay_reply, text_reply, tool_use_reply
 from tests.utils import wait_for
 from tests.worker import WorkerProcess
+from usecases import turns as run_services
+from usecases.turn.registry import get_agent
+from usecases.turn.tools import ToolContext, execute
 
 QUEUE = "liamemory-test-runlock"
 

@@ -15,14 +15,15 @@ import pytest
 from django.db import connection
 
 from agents.models import Run, RunStatus
-from agents.offline import OfflineModel
-from agents.runner import run_execute
-from agents.services import run_cancel, turn_submit
 from agents.streaming import follow_run
+from conversations.content import STOPPED_MARK
 from conversations.models import Message
 from conversations.services import thread_create
-from tests.agents.helpers import reply_text, run_turn
 from tests.fake_anthropic import slow_stream, stream_error, text_reply, tool_use_reply
+from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.turn.offline import OfflineModel
+from usecases.turn.runner import run_execute
+from usecases.turns import run_cancel, turn_submit
 
 REPLY = "One two three four five six seven eight nine ten eleven twelve."
 
@@ -127,7 +128,10 @@ def test_cancelling_a_run_stops_its_stream(alice, fake_anthropic):
     assert elapsed < 2.0  # the worker stopped reading the model's stream
     assert follower.events[-1][1:] == ("end", {"status": "cancelled"})
     assert len(follower.text()) < len(long_reply)
-    assert not Message.objects.filter(thread=thread, role="assistant").exists()
+    # What was written until then is kept, marked as stopped: at least what the follower saw.
+    stopped = Message.objects.get(thread=thread, role="assistant", run=run)
+    assert stopped.content[-1] == {"type": "text", "text": STOPPED_MARK}
+    assert stopped.content[0]["text"].startswith(follower.text()) and len(stopped.content[0]["text"]) < len(long_reply)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -6,9 +6,9 @@ import pytest
 from django.utils import timezone
 
 from agents.models import Run
-from agents.tasks import reap_stale_runs
 from tests.factories import RunFactory
 from tests.utils import wait_for
+from usecases.tasks import reap_stale_runs
 
 
 @pytest.mark.worker

@@ -28,8 +28,14 @@ def test_a_database_error_in_a_traceback_shows_no_value(alice):
         with transaction.atomic():
             Message.objects.create(thread=thread, sequence=1, role="nope", text=SECRET, content=[{"x": SECRET}])
     except IntegrityError:
-        record = logging.getLogger("agents.runner").makeRecord(
-            "agents.runner", logging.ERROR, __file__, 1, "run %s failed", ("r1",), exc_info=__import__("sys").exc_info()
+        record = logging.getLogger("usecases.turn.runner").makeRecord(
+            "usecases.turn.runner",
+            logging.ERROR,
+            __file__,
+            1,
+            "run %s failed",
+            ("r1",),
+            exc_info=__import__("sys").exc_info(),
         )
     line = _formatter().format(record)
     assert "run r1 failed" in line and "IntegrityError" in line and "23514" in line
@@ -59,3 +65,74 @@ def test_celery_workers_use_the_same_formatter():
     import config.celery  # noqa: F401 - connects the receiver
 
     assert any("_django_logging" in repr(r) for r in setup_logging.receivers)
+
+
+WORD = "divorcelawyer7781"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _served_log(cmd: list[str], port: int, tmp_path) -> str:
+    """Start a server, send it requests whose query strings (and referrer) hold a search word, return its output."""
+    import os
+    import subprocess
+    import time
+
+    import httpx
+
+    from tests.worker import REPO, database_url_for_tests
+
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url_for_tests()}
+    out = tmp_path / "server.log"
+    with open(out, "w") as log:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/accounts/login/", timeout=2)
+                    break
+                except httpx.TransportError:
+                    assert proc.poll() is None, out.read_text()
+                    time.sleep(0.3)
+            headers = {"Referer": f"http://127.0.0.1:{port}/search?q={WORD}"}
+            for path in (f"/search?q={WORD}", f"/api/threads?q={WORD}", f"/accounts/login/?next=/search%3Fq%3D{WORD}"):
+                httpx.get(f"http://127.0.0.1:{port}{path}", headers=headers, timeout=10)
+            time.sleep(1)
+        finally:
+            proc.terminate()
+            proc.wait(15)
+    return out.read_text()
+
+
+@pytest.mark.smoke
+@pytest.mark.django_db
+def test_runserver_access_lines_hold_no_query_string(tmp_path):
+    """``make run`` serves with runserver: Django's own ``django.server`` handler must not bypass the formatter."""
+    import sys
+
+    port = _free_port()
+    output = _served_log([sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"], port, tmp_path)
+    assert "GET /search?… HTTP/1.1" in output, output
+    assert WORD not in output
+
+
+@pytest.mark.smoke
+@pytest.mark.django_db
+def test_gunicorn_access_lines_hold_no_query_string(tmp_path):
+    """The README's production server, with its access log switched on."""
+    import sys
+    from pathlib import Path
+
+    port = _free_port()
+    gunicorn = str(Path(sys.executable).parent / "gunicorn")
+    cmd = [gunicorn, "config.wsgi", "-k", "gthread", "-w", "1", "--threads", "2"]
+    output = _served_log([*cmd, "-b", f"127.0.0.1:{port}", "--access-logfile", "-"], port, tmp_path)
+    assert "GET /search" in output, output
+    assert WORD not in output

@@ -6,7 +6,7 @@ import pytest
 
 from memories.matching import compare
 from memories.models import Memory, MemoryStatus
-from memories.retrieval import search_memories
+from memories.recall import search_memories
 from memories.services import memory_remember
 
 pytestmark = pytest.mark.django_db

@@ -16,23 +16,21 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
 
+from conversations.embedding_services import message_embeddings_update
 from conversations.models import Message, MessageEmbedding, Thread
+from conversations.search import search_history, search_threads
 from conversations.services import messages_append, thread_create
-from governance.erasure import erasure_execute, erasure_request_create
-from governance.importer import export_import
-from governance.services import purge_expired
-from memories import embeddings
-from memories.embedding_services import (
-    content_md5,
-    embeddings_backfill,
-    memory_embeddings_update,
-    message_embeddings_update,
-)
+from liamemory import embeddings
+from memories.embedding_services import content_md5, memory_embeddings_update
 from memories.models import Memory, MemoryEmbedding
-from memories.retrieval import search_history, search_memories, search_threads
+from memories.recall import search_memories
 from memories.services import memory_remember, memory_update
-from tests.memories.test_retrieval import CHITCHAT
+from tests.conversations.test_search import CHITCHAT
 from tests.utils import wait_for
+from usecases.embeddings_backfill import embeddings_backfill
+from usecases.erasure import erasure_execute, erasure_request_create
+from usecases.importer import export_import
+from usecases.purge import purge_expired
 
 pytestmark = pytest.mark.django_db
 

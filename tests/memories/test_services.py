@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memories.models import Memory, MemoryKind, MemoryStatus
-from memories.retrieval import search_memories
+from memories.recall import search_memories
 from memories.selectors import (
     MemoryNotFound,
     long_term_enabled_for,

@@ -10,8 +10,8 @@ from conversations.models import Thread
 from conversations.services import thread_create
 from governance.models import ErasureReceipt
 from memories.models import Memory, MemoryPreference
-from tests.agents.helpers import run_turn
 from tests.factories import MemoryFactory
+from tests.usecases.turn.helpers import run_turn
 
 pytestmark = pytest.mark.django_db
 

@@ -8,12 +8,12 @@ import pytest
 from django.test import Client
 
 from agents.models import Run
-from agents.run_lifecycle import run_fail
-from agents.runner import run_execute
-from agents.services import turn_submit
+from agents.run_lifecycle import run_claim, run_fail, run_stream_append
 from conversations.models import Message, Thread
 from conversations.services import thread_create
-from tests.agents.helpers import run_turn
+from tests.usecases.turn.helpers import run_turn
+from usecases.turn.runner import run_execute
+from usecases.turns import run_cancel, turn_submit
 
 pytestmark = pytest.mark.django_db
 JSON = {"HTTP_ACCEPT": "application/json"}
@@ -227,6 +227,19 @@ def test_stop_cancels_and_regenerate_follows(as_alice, alice):
     assert as_alice.post(f"/runs/{run.pk}/retry").status_code == 302
 
 
+def test_a_stopped_reply_stays_on_the_page_marked_as_stopped(as_alice, alice):
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="tell me a story")
+    run_claim(run_id=run.pk)
+    run_stream_append(run_id=run.pk, text="Once upon a **time**, a fox")
+    run_cancel(run=run)
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    reply = re.search(r'<article class="msg msg-assistant msg-stopped" id="msg-\d+">(.*?)</article>', page, re.DOTALL)
+    assert reply and "Once upon a <strong>time</strong>, a fox" in reply[1]
+    assert "Stopped: the reply was not finished" in reply[1] and "Stopped by the user" not in page
+    assert "Regenerate" in page
+
+
 def test_interrupted_run_says_it_waits_for_approval(as_alice, alice):
     thread = thread_create(owner=alice)
     _, run = turn_submit(user=alice, thread=thread, content="give a discount of 900")
@@ -270,7 +283,7 @@ def test_search_finds_my_messages_only(as_alice, as_bob, alice, bob):
 
 
 def test_search_lists_what_people_wrote_never_tool_steps_and_has_a_floor(as_alice, alice):
-    from tests.memories.test_retrieval import _exchange_with_tools
+    from tests.conversations.test_search import _exchange_with_tools
 
     thread = thread_create(owner=alice, title="Locker")
     _exchange_with_tools(thread)
@@ -283,7 +296,7 @@ def test_search_lists_what_people_wrote_never_tool_steps_and_has_a_floor(as_alic
     api = as_alice.get("/api/search", {"q": "recall_facts"}).json()
     assert api["results"] == []
     api = as_alice.get(f"/api/threads/{thread.pk}/search", {"q": "locker"}).json()
-    assert api["results"]  # the agent's own search of one thread is unchanged
+    assert api["results"]
 
 
 def test_a_search_hit_opens_below_the_sticky_top_bar(client):

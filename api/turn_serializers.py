@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+from django.urls import reverse
+from rest_framework import serializers
+
+from agents.models import Run
+from conversations.content import is_stopped
+from conversations.models import Message, Thread
+from usecases.turn.registry import agent_choices
+
+
+class MessageOutSerializer(serializers.ModelSerializer):
+    run_id = serializers.UUIDField(allow_null=True, read_only=True)
+    thread_id = serializers.UUIDField(read_only=True)
+    stopped = serializers.SerializerMethodField(help_text="A reply stopped by its person before it was finished.")
+
+    class Meta:
+        model = Message
+        fields = [
+            "id",
+            "thread_id",
+            "sequence",
+            "role",
+            "content",
+            "text",
+            "agent",
+            "run_id",
+            "token_estimate",
+            "created_at",
+            "stopped",
+        ]
+
+    def get_stopped(self, message: Message) -> bool:
+        return is_stopped(message.content or [])
+
+
+class TurnInSerializer(serializers.Serializer):
+    content = serializers.CharField(allow_blank=True, trim_whitespace=False)
+
+
+class RunRefSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = ["id", "status", "url"]
+
+    def get_url(self, run: Run) -> str:
+        return reverse("api-run-detail", kwargs={"run_id": run.id})
+
+
+class RunErrorSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class RunOutSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    thread_id = serializers.UUIDField(read_only=True)
+    request_message_id = serializers.IntegerField(allow_null=True, read_only=True)
+    reply = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "url",
+            "thread_id",
+            "request_message_id",
+            "status",
+            "agent",
+            "model",
+            "attempts",
+            "tokens_in",
+            "tokens_out",
+            "tokens_cached",
+            "latency_ms",
+            "created_at",
+            "finished_at",
+            "reply",
+            "error",
+        ]
+
+    def get_url(self, run: Run) -> str:
+        return reverse("api-run-detail", kwargs={"run_id": run.id})
+
+    def get_reply(self, run: Run) -> dict | None:
+        reply = self.context.get("reply")
+        return MessageOutSerializer(reply).data if reply else None
+
+    def get_error(self, run: Run) -> dict | None:
+        if not run.error_code:
+            return None
+        return {"code": run.error_code, "message": run.error_message}
+
+
+class TurnOutSerializer(serializers.Serializer):
+    message = MessageOutSerializer()
+    run = RunRefSerializer()
+
+
+class ThreadOutSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Thread
+        fields = [
+            "id",
+            "title",
+            "agent",
+            "incognito",
+            "created_at",
+            "last_activity_at",
+            "expires_at",
+            "tokens_sent",
+            "tokens_full_resend",
+        ]
+
+
+class ThreadCreateInSerializer(serializers.Serializer):
+    agent = serializers.ChoiceField(choices=agent_choices(), default="assistant")
+    title = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    incognito = serializers.BooleanField(default=False)
+
+
+class ThreadUpdateInSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=200, allow_blank=True)

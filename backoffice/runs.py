@@ -1,0 +1,329 @@
+"""Staff admin for runs and their traces: why a reply said what it said."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.forms.models import BaseInlineFormSet
+from django.http import Http404, HttpRequest, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from agents.models import PendingApproval, Run, TraceEvent
+from agents.selectors import thread_checkpoints
+from conversations.models import Message, ThreadSummary
+from liamemory.admin_utils import (
+    AccessLoggedMixin,
+    NoCountAdminMixin,
+    StaffViewOnlyMixin,
+    admin_link,
+    person_link,
+    truncate,
+)
+from liamemory.errors import ApplicationError, Conflict
+from liamemory.models import StaffAccess
+from liamemory.roles import is_staff, signed_in
+from liamemory.staff_access import staff_access_record
+from memories.models import Memory
+from usecases.turns import run_approval_decide, thread_fork
+
+INLINE_TRACE_EVENTS = 300
+
+
+def _pretty(value, limit: int = 4000) -> str:
+    return format_html("<pre style='white-space:pre-wrap'>{}</pre>", truncate(json.dumps(value, indent=2), limit))
+
+
+class FirstEventsFormSet(BaseInlineFormSet):
+    """A run's first ``INLINE_TRACE_EVENTS`` events in order (the step limit keeps runs short anyway)."""
+
+    def get_queryset(self):
+        if not hasattr(self, "_queryset"):
+            self._queryset = list(super().get_queryset().order_by("id")[:INLINE_TRACE_EVENTS])
+        return self._queryset
+
+
+class TraceEventInline(StaffViewOnlyMixin, admin.TabularInline):
+    model = TraceEvent
+    formset = FirstEventsFormSet
+    fields = ("kind", "name", "tokens_in", "tokens_out", "duration_ms", "payload_view", "created_at")
+    readonly_fields = fields
+    extra = 0
+
+    @admin.display(description="payload")
+    def payload_view(self, obj: TraceEvent) -> str:
+        return _pretty(obj.payload, 2000)
+
+
+@admin.register(Run)
+class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
+    access_what = StaffAccess.RUN
+    list_display = (
+        "id",
+        "thread",
+        "user_link",
+        "agent",
+        "status",
+        "error_code",
+        "model",
+        "tokens_in",
+        "tokens_out",
+        "tokens_cached",
+        "latency_ms",
+        "created_at",
+    )
+    # Fixed choices only: a DISTINCT over every run's model or agent is a full scan.
+    list_filter = ("status", "error_code")
+    search_fields = ("=id",)
+    list_select_related = ("user", "thread")
+    ordering = ("-created_at",)
+    fields = (
+        "id",
+        "thread_link",
+        "user_link",
+        "request_link",
+        "agent",
+        "status",
+        "error_code",
+        "error_message",
+        "model",
+        "prompt_context",
+        "tokens_in",
+        "tokens_out",
+        "tokens_cached",
+        "tokens_cache_write",
+        "tokens_full_resend",
+        "latency_ms",
+        "attempts",
+        "retry_link",
+        "checkpoints_link",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "expires_at",
+    )
+    readonly_fields = fields
+    inlines = [TraceEventInline]
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).select_related("user", "thread")
+
+    # --- time travel: the thread's checkpoints, and a fork from one -----------------
+    def get_urls(self):
+        view = self.admin_site.admin_view(self.checkpoints_view)
+        extra = [path("<path:object_id>/checkpoints/", view, name="agents_run_checkpoints")]
+        return extra + super().get_urls()
+
+    def checkpoints_view(self, request: HttpRequest, object_id: str):
+        """The run's thread as LangGraph checkpointed it; POST forks a new thread from one."""
+        run = self.get_object(request, unquote(object_id))
+        if run is None or not self.has_view_permission(request, run):
+            raise Http404("No such run.")
+        if request.method == "POST":
+            try:
+                fork = thread_fork(thread=run.thread, checkpoint_id=request.POST.get("checkpoint_id", ""))
+            except ApplicationError as exc:
+                self.message_user(request, exc.message, messages.ERROR)
+            else:
+                self.message_user(request, f"Forked as a new thread of {run.user.username}.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:conversations_thread_change", args=[fork.pk]))
+        staff_access_record(
+            viewer=signed_in(request.user), subject_id=run.user_id, what=StaffAccess.THREAD, object_ref=run.thread_id
+        )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Checkpoints of the thread of run {run.pk}",
+            "opts": self.opts,
+            "original": run,
+            "checkpoints": thread_checkpoints(thread=run.thread),
+        }
+        return TemplateResponse(request, "admin/agents/run/checkpoints.html", context)
+
+    @admin.display(description="checkpoints")
+    def checkpoints_link(self, obj: Run) -> str:
+        url = reverse("admin:agents_run_checkpoints", args=[obj.pk])
+        return format_html('<a href="{}">The thread\'s checkpoints (fork from one)</a>', url)
+
+    @admin.display(description="user", ordering="user__username")
+    def user_link(self, obj: Run) -> str:
+        return person_link(obj.user_id, obj.user.username)
+
+    @admin.display(description="thread")
+    def thread_link(self, obj: Run) -> str:
+        return admin_link(obj.thread, truncate(str(obj.thread), 80))
+
+    @admin.display(description="request message")
+    def request_link(self, obj: Run) -> str:
+        return admin_link(None, model="conversations.message", pk=obj.request_message_id)
+
+    @admin.display(description="retry of")
+    def retry_link(self, obj: Run) -> str:
+        return admin_link(None, model="agents.run", pk=obj.retry_of_id)
+
+    @admin.display(description="what went into this prompt")
+    def prompt_context(self, obj: Run) -> str:
+        """Run.context_info made navigable: the summary, the memories, the window of messages."""
+        info = obj.context_info or {}
+        if not info:
+            return "Not recorded (the run has not assembled a context yet)."
+        rows = []
+        version = info.get("summary_version")
+        if version:
+            summary = ThreadSummary.objects.filter(thread_id=obj.thread_id, version=version).only("id").first()
+            label = f"v{version} (covers messages 1–{info.get('summary_covers_through', '?')})"
+            rows.append(("Summary", admin_link(summary, label) if summary else f"{label}, since deleted"))
+        else:
+            rows.append(("Summary", "none"))
+        memory_ids = [i for i in info.get("memory_ids") or [] if isinstance(i, int)]
+        if memory_ids:
+            found = {m.pk: m for m in Memory.objects.filter(pk__in=memory_ids).only("id", "kind", "content")}
+            items = format_html_join(
+                "",
+                "<li>{}</li>",
+                (
+                    (
+                        admin_link(found[i], f"#{i} [{found[i].kind}] {truncate(found[i].content, 80)}")
+                        if i in found
+                        else f"#{i} (since deleted)",
+                    )
+                    for i in memory_ids
+                ),
+            )
+            rows.append(("Memories", format_html("<ul style='margin:0'>{}</ul>", items)))
+        else:
+            rows.append(("Memories", "none"))
+        excerpts = [e for e in info.get("excerpts") or [] if isinstance(e, dict) and "message_id" in e]
+        if excerpts:
+            messages_found = {
+                m.pk: m for m in Message.objects.filter(pk__in=[e["message_id"] for e in excerpts]).only("id", "text")
+            }
+            items = format_html_join(
+                "",
+                "<li>{}</li>",
+                (
+                    (
+                        admin_link(
+                            messages_found[e["message_id"]],
+                            f"#{e['sequence']} {truncate(messages_found[e['message_id']].text, 80)}",
+                        )
+                        if e["message_id"] in messages_found
+                        else f"#{e['sequence']} (since deleted)",
+                    )
+                    for e in excerpts
+                ),
+            )
+            label = f"{len(excerpts)} ({info.get('excerpt_tokens', '?')} tokens)"
+            rows.append(("Older excerpts", format_html("{}<ul style='margin:0'>{}</ul>", label, items)))
+        first, last = info.get("window_first_sequence"), info.get("window_last_sequence")
+        if first is not None and last is not None:
+            url = f"{reverse('admin:conversations_message_changelist')}?thread={obj.thread_id}"
+            url += f"&sequence__gte={first}&sequence__lte={last}"
+            window = format_html(
+                '<a href="{}">messages {}–{}</a> ({} sent, {} dropped for the budget)',
+                url,
+                first,
+                last,
+                info.get("window_messages", "?"),
+                info.get("dropped_for_budget", 0),
+            )
+            rows.append(("Window", window))
+        if info.get("uncovered_messages"):
+            rows.append(("Outside window and summary", f"{info['uncovered_messages']} messages (search_history only)"))
+        if "estimated_tokens" in info:
+            rows.append(
+                (
+                    "Tokens",
+                    f"{info['estimated_tokens']} estimated of a {info.get('budget', '?')} budget; "
+                    f"resending the whole history: {info.get('full_resend_tokens', '?')}",
+                )
+            )
+        table = format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows)
+        return format_html(
+            "<table>{}</table><details><summary>raw context_info</summary>{}</details>", table, _pretty(info)
+        )
+
+
+@admin.register(TraceEvent)
+class TraceEventAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
+    access_what = StaffAccess.TRACE
+    list_display = ("id", "run_link", "kind", "name", "tokens_in", "tokens_out", "duration_ms", "created_at")
+    list_filter = ("kind",)
+    fields = ("run_link", "kind", "name", "tokens_in", "tokens_out", "duration_ms", "created_at", "payload_view")
+    readonly_fields = fields
+    ordering = ("-id",)
+    list_per_page = 100
+
+    def get_queryset(self, request: HttpRequest):
+        return super().get_queryset(request).select_related("run")
+
+    def access_subject_id(self, obj: TraceEvent) -> int:
+        return obj.run.user_id
+
+    @admin.display(description="run")
+    def run_link(self, obj: TraceEvent) -> str:
+        return admin_link(None, model="agents.run", pk=obj.run_id)
+
+    @admin.display(description="payload")
+    def payload_view(self, obj: TraceEvent) -> str:
+        return _pretty(obj.payload, 20000)
+
+
+@admin.register(PendingApproval)
+class PendingApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, admin.ModelAdmin):
+    """The queue of runs waiting for staff: approve or reject the action they asked for."""
+
+    access_what = StaffAccess.RUN
+
+    list_display = ("id", "thread", "user_link", "agent", "requested_action", "amount", "created_at")
+    list_select_related = ("user", "thread")
+    ordering = ("created_at",)
+    fields = ("id", "thread_link", "user_link", "agent", "requested_action", "amount", "created_at")
+    readonly_fields = fields
+    actions = ["approve", "reject"]
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        # Needed for actions to show; the form itself stays read-only.
+        return is_staff(request.user)
+
+    @admin.display(description="user")
+    def user_link(self, obj: Run) -> str:
+        return person_link(obj.user_id, obj.user.username)
+
+    @admin.display(description="thread")
+    def thread_link(self, obj: Run) -> str:
+        return admin_link(obj.thread)
+
+    @admin.display(description="action asked for")
+    def requested_action(self, obj: Run) -> str:
+        return truncate(str((obj.context_info or {}).get("approval", {}).get("reason", "")), 200)
+
+    @admin.display(description="amount (€)")
+    def amount(self, obj: Run):
+        return (obj.context_info or {}).get("approval", {}).get("amount")
+
+    def _decide(self, request: HttpRequest, queryset, approved: bool) -> None:
+        done = 0
+        for run in queryset:
+            try:
+                run_approval_decide(
+                    run=run,
+                    approved=approved,
+                    actor=request.user,
+                    note=f"{'approved' if approved else 'rejected'} in admin",
+                )
+                done += 1
+            except Conflict:
+                pass
+        verb = "approved" if approved else "rejected"
+        self.message_user(request, f"{done} action(s) {verb}; the conversation(s) resume now.")
+
+    @admin.action(description="Approve the requested action")
+    def approve(self, request: HttpRequest, queryset) -> None:
+        self._decide(request, queryset, True)
+
+    @admin.action(description="Reject the requested action")
+    def reject(self, request: HttpRequest, queryset) -> None:
+        self._decide(request, queryset, False)

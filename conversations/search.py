@@ -1,0 +1,381 @@
+"""Message search: the single place to change how messages are found.
+
+- ``search_history``: verbatim messages of one thread relevant to a query (the agent's
+  tool, the context's older excerpts).
+- ``search_threads``: the same across all of a user's threads (the search page and API).
+
+History search scores every message with two independent signals and adds them as
+standard scores (how many standard deviations a message stands above the scope's mean,
+negative parts dropped), so that neither family's scale dominates and a signal that
+sees nothing special in a query adds nothing:
+
+1. lexical: BM25 over stemmed words (English and Italian snowball) of each message
+   indexed together with its neighbours at half weight, plus the dates the question
+   names (a month, a year, a weekday) matched against the message's date
+   (``retrieval_sql.HISTORY_SQL`` says why);
+2. semantic: cosine similarity of e5 embeddings (``liamemory.embeddings``) of the
+   question and the scope's embedded messages, the nearest found by
+   ``conversations.vector_search`` (pgvector where the server has it, else an exact scan
+   in numpy): it finds the answers that share no word with the question ("Who is my
+   physician?" -> "My new GP is Dr. Okafor"), which no lexical list can.
+
+Chosen on LoCoMo's conv-26 and checked on other chats (bench/README.md, "Long
+chats"): reciprocal-rank fusion of several correlated lexical lists with a heavily
+weighted cosine list ranked the speaker the question names above its words; ranks
+throw away how far ahead the best matches are, standard scores keep it.
+
+Memory recall (``memories.recall``) fuses the same kinds of lists over the
+user's memories; a memory found by its embedding alone must pass a cosine floor, so
+that a message about nothing the user ever said does not pull unrelated memories into
+the context. Both read the question's words and dates with ``liamemory.search_terms``.
+
+Lexical lists use the question's content words (English and Italian stop words and
+"what did I say about"-style words removed); the embedding sees the question as
+written. Rows not embedded yet are simply absent from the cosine list. Whether
+embeddings are used at all is decided in ``liamemory.embeddings.enabled()``. Scores
+of memories are ordinal only. A history hit's score is its summed standard scores
+(above about 3 it stands well out of its thread); its ``word_share`` and
+``cosine_margin`` are the strengths that compare across queries and threads.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
+
+from conversations import search_sql as sql
+from conversations import vector_search
+from conversations.informative import carries_nothing, near_identical
+from conversations.models import Message, MessageRole, Thread
+from conversations.selectors import asked_before
+from liamemory import embeddings
+from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, query_terms, tsquery_text
+
+__all__ = ["RELEVANCE_COSINE_FLOOR", "HistoryHit", "informative_hits", "search_history", "search_threads"]
+
+# BM25 parameters (the usual defaults).
+BM25_K1 = 1.2
+BM25_B = 0.75
+# History: the weight of each neighbour in a message's lexical document (the message
+# itself weighs 1, so it outranks its neighbours on its own words), and of the two
+# standard scores in the sum. Chosen on LoCoMo conv-26 and the generated chats' dev
+# split, seed 3 (bench/README.md, "Long chats"): neighbours at 0 / 0.25 / 0.5 give
+# conv-26 recall@10 64.3 / 76.1 / 78.3 (cosine weight 1); cosine weight 1 / 1.5 / 2
+# gives 78.3 / 78.6 / 78.6 (neighbours 0.5), the generated style-a chats 54.7 / 59.4 / 62.5.
+NEIGHBOUR_WEIGHT = 0.5
+HISTORY_WEIGHTS = {"lexical": 1.0, "cosine": 1.5}
+
+
+@dataclass(frozen=True)
+class HistoryHit:
+    message_id: int
+    thread_id: uuid.UUID
+    sequence: int
+    role: str
+    created_at: datetime
+    excerpt: str
+    score: float
+    # Each signal's standard score for this message (lexical, cosine), for traces and tuning.
+    signals: dict[str, float] = field(default_factory=dict, compare=False)
+    # Two strengths comparable across queries and threads, for callers that need a
+    # floor: the share of the query's content words the message itself contains, and how
+    # far its embedding's cosine to the query exceeds what everyday unrelated statements
+    # score (``embeddings.unrelated_similarity``; None without a vector).
+    word_share: float = field(default=0.0, compare=False)
+    cosine_margin: float | None = field(default=None, compare=False)
+
+
+# --- history ----------------------------------------------------------------------
+
+
+@dataclass
+class _Candidate:
+    id: int
+    thread_id: uuid.UUID
+    sequence: int
+    lexical: float = 0.0
+    own: bool = False  # the message itself holds a query word (not only its neighbours)
+    coverage: int = 0  # how many distinct query words the message itself holds
+    cosine: float | None = None
+    unrelated: float = 0.0  # what unrelated statements score for the query (cosine)
+
+
+@dataclass
+class _Scores:
+    """The candidates of one search and the statistics that standardise their scores."""
+
+    candidates: dict[int, _Candidate] = field(default_factory=dict)
+    lexical_mean: float = 0.0
+    lexical_std: float = 0.0
+    cosine_mean: float = 0.0
+    cosine_std: float = 0.0
+
+
+def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms: list[str], before: int) -> _Scores:
+    scores = _Scores()
+    if not terms:
+        return scores
+    dates = date_terms(query)
+    params = {
+        **scope_params,
+        "terms": terms,
+        "tsq": tsquery_text(terms),
+        "date_parts": [part for part, _ in dates],
+        "date_values": [value for _, value in dates],
+        "tz": settings.TIME_ZONE,
+        "before": before,
+        "nb": NEIGHBOUR_WEIGHT,
+        "k1": BM25_K1,
+        "b": BM25_B,
+        "pool": CANDIDATE_POOL,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql.HISTORY_SQL.format(scope=scope_sql.format(t="m")), params)
+        rows = cursor.fetchall()
+    for message_id, thread_id, sequence, score, own, coverage, *_ in rows:
+        scores.candidates[message_id] = _Candidate(
+            id=message_id, thread_id=thread_id, sequence=sequence, lexical=score, own=own, coverage=coverage
+        )
+    if rows:
+        *_, s1, s2, n = rows[0]
+        scores.lexical_mean = s1 / n
+        scores.lexical_std = max(0.0, s2 / n - scores.lexical_mean**2) ** 0.5
+    return scores
+
+
+def _vector_candidates(
+    *, scope_sql: str, scope_params: dict, question: Future | None, before: int, scores: _Scores
+) -> None:
+    """Cosines of the lexical candidates and of the scope's nearest messages (which join them).
+
+    Which rows are nearest is asked of ``conversations.vector_search`` (pgvector or an exact
+    scan, chosen once per process). The cosines are standardised by their mean and
+    spread over the rows it returns: on a thread of a few hundred messages nearly all
+    of them, on a long one the nearest 400 and the lexical candidates (on the
+    development chats, standardising over the nearest 100, 200 or all rows changes
+    recall@10 by at most 1.6 points: ``bench/README.md``).
+    """
+    if question is None:
+        return
+    near = vector_search.backend().nearest(
+        scope_sql=scope_sql,
+        scope_params=scope_params,
+        before=before,
+        query=question,
+        limit=CANDIDATE_POOL,
+        also=list(scores.candidates),
+    )
+    if not near:
+        return
+    cosines = np.array([n.cosine for n in near])
+    scores.cosine_mean, scores.cosine_std = float(cosines.mean()), float(cosines.std())
+    unrelated = embeddings.unrelated_similarity(question.result())
+    for n in near:
+        new = _Candidate(id=n.message_id, thread_id=n.thread_id, sequence=n.sequence)
+        candidate = scores.candidates.setdefault(n.message_id, new)
+        candidate.cosine, candidate.unrelated = n.cosine, unrelated
+
+
+def _standard(value: float | None, mean: float, std: float) -> float:
+    """How far above the mean ``value`` stands, in standard deviations; nothing below it."""
+    if value is None or value <= mean:
+        return 0.0
+    return (value - mean) / std if std > 1e-9 else 1.0
+
+
+def _rank_history(scores: _Scores, limit: int, *, own_only: bool) -> list[tuple[_Candidate, float, dict]]:
+    ranked = []
+    for c in scores.candidates.values():
+        if own_only and not c.own and c.cosine is None:
+            continue
+        parts = {
+            "lexical": _standard(c.lexical if c.lexical > 0 else None, scores.lexical_mean, scores.lexical_std),
+            "cosine": _standard(c.cosine, scores.cosine_mean, scores.cosine_std),
+        }
+        fused = sum(HISTORY_WEIGHTS[name] * z for name, z in parts.items())
+        ranked.append((c, fused, parts))
+    # Ties (a lexical match below the mean, or no vectors at all): the lexical score,
+    # the cosine, then the newest message.
+    ranked.sort(key=lambda r: (-r[1], -r[0].lexical, -(r[0].cosine or 0.0), -r[0].sequence))
+    ranked = [r for r in ranked if r[1] > 0 or r[0].lexical > 0][:limit]
+    return [(c, fused, _seen_by(c, parts)) for c, fused, parts in ranked]
+
+
+def _seen_by(c: _Candidate, parts: dict[str, float]) -> dict[str, float]:
+    """The standard score of each signal that saw the message (matched it, or compared it)."""
+    seen = {"lexical": c.lexical > 0, "cosine": c.cosine is not None}
+    return {name: round(z, 2) for name, z in parts.items() if seen[name]}
+
+
+def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
+    """Up to ``limit`` characters of ``text``, centred on the first query word found."""
+    if len(text) <= limit:
+        return text
+    lowered = text.lower()
+    positions = [p for p in (lowered.find(t) for t in terms) if p >= 0]
+    if not positions:
+        return text[: limit - 1] + "…"
+    start = max(0, min(positions) - limit // 3)
+    end = min(len(text), start + limit - 2)
+    start = max(0, end - (limit - 2))
+    return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
+def _history_hits(scores: _Scores, terms: list[str], limit: int, *, own_only: bool) -> list[HistoryHit]:
+    ranked = _rank_history(scores, limit, own_only=own_only)
+    rows = Message.objects.in_bulk([c.id for c, _, _ in ranked])
+    return [
+        HistoryHit(
+            message_id=c.id,
+            thread_id=c.thread_id,
+            sequence=c.sequence,
+            role=rows[c.id].role,
+            created_at=rows[c.id].created_at,
+            excerpt=_excerpt(rows[c.id].text, terms),
+            score=score,
+            signals=signals,
+            word_share=c.coverage / max(1, len(terms)),
+            cosine_margin=None if c.cosine is None else c.cosine - c.unrelated,
+        )
+        for c, score, signals in ranked
+        if c.id in rows
+    ]
+
+
+def _search_scope(
+    *, scope_sql: str, scope_params: dict, query: str, before: int, limit: int, own_only: bool = False
+) -> list[HistoryHit]:
+    query = (query or "")[:MAX_QUERY_CHARS]
+    terms = query_terms(query)
+    if limit <= 0 or not terms:  # nothing but stop words: nothing to look for
+        return []
+    # The question is embedded in another thread while the lexical statement runs.
+    question = embeddings.query_vector_soon(query[:MAX_QUERY_CHARS]) if embeddings.enabled() else None
+    kwargs = {"scope_sql": scope_sql, "scope_params": scope_params, "before": before}
+    scores = _history_candidates(query=query, terms=terms, **kwargs)
+    _vector_candidates(question=question, scores=scores, **kwargs)
+    return _history_hits(scores, terms, limit, own_only=own_only)
+
+
+# What was said in a thread: the person's messages, the replies, correction notes. Tool
+# calls (``[remember_fact] {"content": …}``) and tool results (``{"ok": true, …}``) are
+# the agent's workings: quoted back to a model they are noise, and a reply that quoted
+# them was read as an answer. The clause names a message by (thread, sequence), which
+# both the messages and their embeddings carry.
+_TOOL_USE = json.dumps([{"type": "tool_use"}])
+_SAID_IN_THREAD = """{t}.thread_id = %(thread)s AND {t}.sequence NOT IN (
+    SELECT x.sequence FROM conversations_message x
+    WHERE x.thread_id = %(thread)s AND (x.role = %(tool_role)s OR x.content @> %(tool_use)s::jsonb)
+)"""
+
+
+def search_history(
+    *, thread: Thread, query: str, before_sequence: int | None = None, limit: int = 10
+) -> list[HistoryHit]:
+    """Messages of ``thread`` (older than ``before_sequence`` when given) ranked for ``query``.
+
+    Tool calls and tool results are not searched (``_SAID_IN_THREAD``).
+
+    Three queries at most: the lexical ranking, the nearest vectors, the hits' texts;
+    the question is embedded meanwhile.
+    """
+    return _search_scope(
+        scope_sql=_SAID_IN_THREAD,
+        scope_params={"thread": thread.pk, "tool_role": MessageRole.TOOL, "tool_use": _TOOL_USE},
+        query=query,
+        before=before_sequence if before_sequence is not None else 2**31 - 1,
+        limit=limit,
+    )
+
+
+# The messages a person searches in their own conversations: what they wrote and the
+# replies they read. Tool calls (``[recall_facts] {"query": ""}``), tool results and
+# system notes are the agent's workings, stored as text for the agent's own
+# ``search_history``, and meaningless in a person's list. The clause names a message by
+# (thread, sequence), which both the messages and their embeddings carry.
+_PEOPLES_MESSAGES = """({t}.thread_id, {t}.sequence) IN (
+    SELECT x.thread_id, x.sequence
+    FROM conversations_message x JOIN conversations_thread th ON th.id = x.thread_id
+    WHERE th.owner_id = %(owner)s AND x.role = ANY (%(people_roles)s::text[])
+      AND NOT x.content @> %(tool_use)s::jsonb
+)"""
+# A person's search lists only messages that hold one of the query's content words
+# themselves, or whose embedding is this much closer to the query than everyday unrelated
+# statements are (``HistoryHit.cosine_margin``): a word said nowhere ("xylophone") finds
+# nothing rather than the least unrelated chit-chat. The standard scores cannot serve as
+# the floor: within a scope someone always stands above the mean. Chosen on a small
+# probe (tests/conversations/test_search.py's chit-chat): words said nowhere ("xylophone",
+# "trumpet lessons", "quantum chromodynamics") reached margins up to 0.05, paraphrases
+# of what was said ("Who is my physician?" -> "My new GP is Dr. Okafor", "delivery to my
+# sibling" -> the parcel sent to the sister) 0.08 to 0.085.
+THREAD_SEARCH_COSINE_FLOOR = 0.07
+# The same floor serves the context's excerpts (``usecases.turn.context``): relevant in itself.
+RELEVANCE_COSINE_FLOOR = THREAD_SEARCH_COSINE_FLOOR
+
+
+def search_threads(
+    *, user: AbstractBaseUser, query: str, limit: int = 20, thread: Thread | None = None
+) -> list[HistoryHit]:
+    """What the user wrote and the replies, across all their threads (or in ``thread``), ranked for ``query``.
+
+    IDF is over all of them. The person reads these hits in a list: a message that only
+    its neighbours matched (no query word of its own, no vector compared) is left out,
+    where the agent's ``search_history`` keeps it, and so is one below the relevance
+    floor (``THREAD_SEARCH_COSINE_FLOOR``). One thread's search (``thread``, one of the
+    user's) follows the same rules over that thread only.
+    """
+    scope_params = {
+        "owner": user.pk,
+        "people_roles": [MessageRole.USER, MessageRole.ASSISTANT],
+        "tool_use": _TOOL_USE,
+    }
+    scope_sql = _PEOPLES_MESSAGES
+    if thread is not None:
+        scope_sql = "{t}.thread_id = %(thread)s AND " + _PEOPLES_MESSAGES
+        scope_params["thread"] = thread.pk
+    hits = _search_scope(
+        scope_sql=scope_sql,
+        scope_params=scope_params,
+        query=query,
+        before=2**31 - 1,
+        limit=limit,
+        own_only=True,
+    )
+    return [h for h in hits if _relevant_to_a_person(h)]
+
+
+def _relevant_to_a_person(hit: HistoryHit) -> bool:
+    """The floor of a person's search: a query word of its own, or a meaning well above chit-chat's."""
+    return hit.word_share > 0 or (hit.cosine_margin is not None and hit.cosine_margin >= THREAD_SEARCH_COSINE_FLOOR)
+
+
+def informative_hits(hits: list[HistoryHit], *, query: str = "") -> list[HistoryHit]:
+    """``hits`` without filler, in their order: what is worth quoting back to a model.
+
+    Left out: a reply that carries nothing (a refusal, "I don't know", a restatement of
+    the message it answers: ``conversations.informative``), a row near-identical to the
+    query or to a row kept before it, except that the person's own words replace a
+    reply that quoted them. One query (the messages the replies answer).
+    """
+    asked = asked_before(message_ids=[h.message_id for h in hits if h.role == MessageRole.ASSISTANT])
+    kept: list[HistoryHit] = []
+    for hit in hits:
+        if carries_nothing(hit.excerpt, role=hit.role, asked=asked.get(hit.message_id, "")):
+            continue
+        if query and near_identical(hit.excerpt, query):
+            continue
+        twin = next((i for i, k in enumerate(kept) if near_identical(k.excerpt, hit.excerpt)), None)
+        if twin is None:
+            kept.append(hit)
+        elif kept[twin].role != MessageRole.USER and hit.role == MessageRole.USER:
+            kept[twin] = hit
+    return kept

@@ -1,0 +1,185 @@
+"""Where message vectors are compared with a query: the one swap point.
+
+Two backends answer the same question, "the messages of this scope nearest to this
+query vector, and the cosine of these other messages", and ``backend()`` picks one
+once per process, on first use, by probing the database:
+
+- ``pgvector`` where the server has the ``vector`` extension and migration
+  ``conversations.0005`` gave ``conversations_messageembedding`` its ``embedding``
+  column (``halfvec(384)``) and HNSW index: the database ranks and sends back only
+  the nearest rows (the embedded PostgreSQL of ``make run`` ships pgvector).
+- ``exact`` everywhere else (PostgreSQL 15 from Debian has no pgvector package): the
+  scope's newest vectors are read as float16 bytes and compared in numpy, as before.
+
+HNSW rather than IVFFlat: IVFFlat's lists are trained from the rows present when the
+index is built, so an index made by a migration on an empty table stays poor as the
+table grows; HNSW needs no training, takes inserts as they come, and answers in a
+few milliseconds at the recall we need. Its scans are iterative (pgvector 0.8, set
+for the database by the migration, so a search is one statement): a scope filter
+(one thread, one user's threads) keeps the index walking until enough rows of the
+scope are found; for one thread the planner usually prefers the thread index and an
+exact sort of its rows, which is both exact and fast.
+
+Both backends score with the query rounded to float16, like the stored vectors, and
+round cosines to six decimals, so they rank the same rows in the same order (tested
+on the embedded server). Memory recall does not come here: a user has at most ``MEMORY_MAX_ACTIVE_PER_USER`` active
+memories, whose vectors travel with the ranking statement and are compared in numpy
+while the query is still being embedded, which no index can beat.
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection
+
+from liamemory import embeddings
+
+COLUMN = "embedding"
+TABLE = "conversations_messageembedding"
+# The newest embedded messages of a scope that the exact backend reads.
+EXACT_SCAN = 20_000
+# Cosines are compared to this many decimals (float16 vectors carry about three).
+DIGITS = 6
+
+
+@dataclass(frozen=True)
+class Near:
+    message_id: int
+    thread_id: uuid.UUID
+    sequence: int
+    cosine: float
+
+
+def _rounded(vector: np.ndarray) -> np.ndarray:
+    """``vector`` rounded to float16, as the stored bytes are."""
+    return np.asarray(vector, dtype="<f2").astype(np.float32)
+
+
+def to_halfvec_text(vector: np.ndarray) -> str:
+    """pgvector's text form of a vector, rounded to float16 like the stored bytes."""
+    return "[" + ",".join(f"{x:.6g}" for x in _rounded(vector)) + "]"
+
+
+class ExactScan:
+    """Read the scope's newest vectors and compare them all in numpy."""
+
+    name = "exact"
+
+    SQL = f"""
+SELECT e.message_id, e.thread_id, e.sequence, e.vector
+FROM {TABLE} e
+WHERE {{scope}} AND e.sequence < %(before)s AND e.model = %(model)s
+ORDER BY e.message_id DESC
+LIMIT %(scan)s
+"""
+
+    def nearest(
+        self, *, scope_sql: str, scope_params: dict, before: int, query: Future, limit: int, also: list[int]
+    ) -> list[Near]:
+        params = {**scope_params, "before": before, "model": embeddings.MODEL_NAME, "scan": EXACT_SCAN}
+        # The rows are read while the query is still being embedded in another thread.
+        with connection.cursor() as cursor:
+            cursor.execute(self.SQL.format(scope=scope_sql.format(t="e")), params)
+            rows = cursor.fetchall()
+        if not rows:
+            return []
+        # float64, then rounded: equal vectors get equal cosines (a float32 matrix product
+        # may not, from one row to the next), and both backends agree to the digit.
+        matrix = embeddings.from_bytes([bytes(r[3]) for r in rows]).astype(np.float64)
+        cosines = np.round(matrix @ _rounded(query.result()).astype(np.float64), DIGITS)
+        keep = set(int(i) for i in np.argsort(-cosines, kind="stable")[:limit])
+        wanted = set(also)
+        return [
+            Near(message_id=r[0], thread_id=r[1], sequence=r[2], cosine=float(cosines[i]))
+            for i, r in enumerate(rows)
+            if i in keep or r[0] in wanted
+        ]
+
+
+class PgVector:
+    """Let the database rank by the HNSW index (or an exact sort, as its planner sees fit)."""
+
+    name = "pgvector"
+
+    SQL = f"""
+(SELECT e.message_id, e.thread_id, e.sequence, -(e.{COLUMN} <#> %(q)s::halfvec) AS cosine
+ FROM {TABLE} e
+ WHERE {{scope}} AND e.sequence < %(before)s AND e.model = %(model)s AND e.{COLUMN} IS NOT NULL
+ ORDER BY e.{COLUMN} <#> %(q)s::halfvec
+ LIMIT %(limit)s)
+UNION
+(SELECT e.message_id, e.thread_id, e.sequence, -(e.{COLUMN} <#> %(q)s::halfvec)
+ FROM {TABLE} e
+ WHERE e.message_id = ANY (%(also)s::bigint[]) AND e.model = %(model)s AND e.{COLUMN} IS NOT NULL)
+"""
+
+    def nearest(
+        self, *, scope_sql: str, scope_params: dict, before: int, query: Future, limit: int, also: list[int]
+    ) -> list[Near]:
+        params = {
+            **scope_params,
+            "before": before,
+            "model": embeddings.MODEL_NAME,
+            "q": to_halfvec_text(query.result()),
+            "limit": limit,
+            "also": list(also),
+        }
+        # One statement: the index's settings are the database's own (migration 0005).
+        with connection.cursor() as cursor:
+            cursor.execute(self.SQL.format(scope=scope_sql.format(t="e")), params)
+            rows = cursor.fetchall()
+        return [Near(message_id=r[0], thread_id=r[1], sequence=r[2], cosine=round(float(r[3]), DIGITS)) for r in rows]
+
+
+BACKENDS: dict[str, Callable[[], ExactScan | PgVector]] = {"exact": ExactScan, "pgvector": PgVector}
+
+_PROBE_SQL = """
+SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')
+   AND EXISTS (SELECT 1 FROM information_schema.columns
+               WHERE table_schema = current_schema() AND table_name = %s AND column_name = %s)
+"""
+
+
+def has_pgvector() -> bool:
+    """Whether this database has the extension and the column the pgvector backend reads."""
+    with connection.cursor() as cursor:
+        cursor.execute(_PROBE_SQL, [TABLE, COLUMN])
+        return bool(cursor.fetchone()[0])
+
+
+_forced: list[ExactScan | PgVector] = []
+
+
+@functools.cache
+def database_has_pgvector() -> bool:
+    """``has_pgvector()``, probed once per process: what writers fill and the default backend."""
+    return has_pgvector()
+
+
+def backend() -> ExactScan | PgVector:
+    """The process's backend, chosen on first use by probing the database."""
+    if _forced:
+        return _forced[-1]
+    return PgVector() if database_has_pgvector() else ExactScan()
+
+
+def reset() -> None:
+    """Probe again on next use (after migrating a database, in tests and benchmarks)."""
+    database_has_pgvector.cache_clear()
+
+
+@contextmanager
+def forced(name: str) -> Iterator[ExactScan | PgVector]:
+    """Use the named backend for the block (benchmarks compare the two side by side)."""
+    _forced.append(BACKENDS[name]())
+    try:
+        yield _forced[-1]
+    finally:
+        _forced.pop()

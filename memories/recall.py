@@ -1,0 +1,171 @@
+"""Memory recall: a user's active long-term memories relevant to a message.
+
+Reciprocal-rank fusion of stemmed and exact full-text rank, trigram word similarity,
+word coverage and embedding cosine (memories are short and similar in length, so
+ranks fuse them well); a memory found by its embedding alone must pass a cosine floor,
+so that a message about nothing the user ever said pulls in no memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection, transaction
+
+from liamemory import embeddings
+from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, query_terms, tsquery_text
+from memories.models import Memory, MemoryStatus
+
+# The reciprocal-rank-fusion constant and each list's weight.
+RRF_K = 60
+MEMORY_WEIGHTS = {"stem": 1.0, "simple": 0.7, "trigram": 0.7, "coverage": 0.4, "cosine": 3.0}
+MEMORY_TRIGRAM_FLOOR = 0.3
+MEMORY_VECTOR_SCAN = 2_000
+# A memory that no lexical list found is recalled only when its cosine exceeds what
+# unrelated statements score for the same query by this margin
+# (``embeddings.unrelated_similarity``). Chosen on the benchmark's dev split: 0.05
+# keeps 80 % of the answers and lets an unrelated chit-chat message pull in a memory
+# 11 % of the time (0.06: 68 % and 6 %).
+MEMORY_COSINE_MARGIN = 0.05
+
+
+# One statement of two parts. The first: the user's visible memories that match a
+# query word (GIN indexes on the stored tsvectors) or the content words by trigram word
+# similarity (the trigram GIN index, through ``<%``), with their lexical signals. The
+# second, when embeddings are on: the newest of their memories whose vector is current
+# (its hash matches the content). A memory may come from both parts; Python merges.
+# Each part keeps the most recently updated rows (there is no index on updated_at, so
+# the planner filters by user and match first and never walks a big index in order).
+# ts_rank without length normalisation suits facts of similar length.
+MEMORY_VISIBLE = """
+    m.user_id = %(user)s AND m.status = %(status)s
+    AND (m.expires_at IS NULL OR m.expires_at > clock_timestamp())
+    AND (%(kinds)s::text[] IS NULL OR m.kind = ANY (%(kinds)s::text[]))
+"""
+MEMORY_SQL = f"""
+(SELECT m.id,
+        CASE WHEN m.search_stem @@ q.qm THEN ts_rank(m.search_stem, q.qm) ELSE 0 END AS stem,
+        CASE WHEN m.search_simple @@ q.qs THEN ts_rank(m.search_simple, q.qs) ELSE 0 END AS simple,
+        word_similarity(%(qtext)s, m.content) AS trigram,
+        (SELECT count(*) FROM unnest(%(terms)s::text[]) t
+          WHERE m.search_simple @@ to_tsquery('simple', quote_literal(t))
+             OR m.search_stem @@ (to_tsquery('english', quote_literal(t)) || to_tsquery('italian', quote_literal(t)))
+        ) AS coverage,
+        NULL::bytea AS vector
+ FROM memories_memory m,
+      (SELECT to_tsquery('simple', %(tsq)s) AS qs,
+              to_tsquery('english', %(tsq)s) || to_tsquery('italian', %(tsq)s) AS qm) q
+ WHERE {MEMORY_VISIBLE}
+   AND (m.search_simple @@ q.qs OR m.search_stem @@ q.qm OR %(qtext)s <%% m.content)
+ ORDER BY m.updated_at DESC
+ LIMIT %(pool)s)
+UNION ALL
+(SELECT m.id, 0, 0, 0, 0, e.vector
+ FROM memories_memory m JOIN memories_memoryembedding e ON e.memory_id = m.id
+ WHERE %(vectors)s AND {MEMORY_VISIBLE}
+   AND e.model = %(model)s AND e.content_md5 = md5(m.content)
+ ORDER BY m.updated_at DESC
+ LIMIT %(scan)s)
+"""
+
+
+@dataclass(frozen=True)
+class MemoryHit:
+    memory: Memory
+    score: float
+
+
+def _ranks(keys: list, values: dict) -> dict:
+    """Rank (1 = best) of each key with a positive value; equal values share a rank."""
+    ordered = sorted((k for k in keys if values[k] > 0), key=lambda k: -values[k])
+    ranks: dict = {}
+    for position, key in enumerate(ordered, start=1):
+        previous = ordered[position - 2] if position > 1 else None
+        same = previous is not None and values[previous] == values[key]
+        ranks[key] = ranks[previous] if same else position
+    return ranks
+
+
+def _fuse(keys: list, signals: dict[str, dict], weights: dict[str, float]) -> tuple[dict, dict]:
+    ranks = {name: _ranks(keys, values) for name, values in signals.items()}
+    fused = {k: sum(weights[name] / (RRF_K + r[k]) for name, r in ranks.items() if k in r) for k in keys}
+    return fused, ranks
+
+
+def _memory_rows(*, user: AbstractBaseUser, terms: list[str], kinds: list[str] | None, vectors: bool) -> list:
+    """``(id, stem, simple, trigram, coverage, lexical, vector)`` per candidate memory."""
+    params = {
+        "tsq": tsquery_text(terms),
+        "terms": terms,
+        "qtext": " ".join(terms),
+        "user": user.pk,
+        "status": MemoryStatus.ACTIVE,
+        "kinds": list(kinds) if kinds else None,
+        "vectors": vectors,
+        "model": embeddings.MODEL_NAME,
+        "pool": CANDIDATE_POOL,
+        "scan": MEMORY_VECTOR_SCAN,
+    }
+    # One transaction (no savepoint, so no extra query inside a caller's): the threshold
+    # is set for it only (SET LOCAL), never left on a connection a pooler hands on.
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+        # The threshold of ``<%``: our floor, so the trigram index filters for us.
+        cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(MEMORY_TRIGRAM_FLOOR)])
+        cursor.execute(MEMORY_SQL, params)
+        parts = cursor.fetchall()
+    rows: dict[int, list] = {}
+    for pk, stem, simple, trigram, coverage, vector in parts:
+        row = rows.setdefault(pk, [pk, 0.0, 0.0, 0.0, 0, False, None])
+        if vector is None:
+            row[1:6] = [float(stem), float(simple), float(trigram), int(coverage), True]
+        else:
+            row[6] = bytes(vector)
+    return list(rows.values())
+
+
+def search_memories(
+    *, user: AbstractBaseUser, query: str, kinds: list[str] | None = None, limit: int = 8
+) -> list[MemoryHit]:
+    """The user's active, unexpired memories ranked for ``query``.
+
+    Fused ranks of stemmed and exact full-text rank, trigram word similarity, word
+    coverage and embedding cosine; importance, then recency, break ties. A memory
+    that only the embedding found must stand out (``MEMORY_COSINE_MARGIN``). Three
+    queries (the trigram threshold, the ranking, the rows), and the query's embedding
+    when the user has embedded memories (cached per process: a turn pays for it once).
+    """
+    query = (query or "")[:MAX_QUERY_CHARS]
+    terms = query_terms(query)
+    if limit <= 0 or not terms:  # nothing but stop words: nothing to look for
+        return []
+    vectors = embeddings.enabled()
+    # Embedded in another thread while the ranking statement runs (cached per process).
+    future = embeddings.query_vector_soon(query) if vectors else None
+    rows = _memory_rows(user=user, terms=terms, kinds=kinds, vectors=vectors)
+    cosine: dict[int, float] = {}
+    floor = 1.0
+    embedded = [r for r in rows if r[6] is not None]
+    if embedded and future is not None:
+        question = future.result()
+        sims = embeddings.from_bytes([r[6] for r in embedded]) @ question
+        cosine = {r[0]: float(v) for r, v in zip(embedded, sims, strict=True)}
+        floor = embeddings.unrelated_similarity(question) + MEMORY_COSINE_MARGIN
+    rows = [r for r in rows if r[5] or cosine.get(r[0], 0.0) >= floor]
+    if not rows:
+        return []
+    keys = [r[0] for r in rows]
+    signals = {
+        "stem": {r[0]: float(r[1]) for r in rows},
+        "simple": {r[0]: float(r[2]) for r in rows},
+        "trigram": {r[0]: float(r[3]) for r in rows},
+        "coverage": {r[0]: float(r[4]) for r in rows},
+        "cosine": {k: cosine.get(k, 0.0) for k in keys},
+    }
+    fused, _ = _fuse(keys, signals, MEMORY_WEIGHTS)
+    memories = Memory.objects.in_bulk(keys)
+    order = sorted(
+        (k for k in keys if k in memories),
+        key=lambda k: (-round(fused[k], 9), -memories[k].importance, -memories[k].updated_at.timestamp(), -k),
+    )[:limit]
+    return [MemoryHit(memory=memories[k], score=fused[k]) for k in order]

@@ -1,0 +1,88 @@
+"""Search my conversations: across all of them and within one, ranks ordinal, never another user's."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from conversations.content import text_block
+from conversations.services import messages_append, thread_create
+
+pytestmark = pytest.mark.django_db
+
+
+def api(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def chat(owner, title, texts):
+    thread = thread_create(owner=owner, title=title)
+    messages_append(thread=thread, items=[{"role": "user", "content": [text_block(t)]} for t in texts])
+    return thread
+
+
+def test_search_across_my_threads(alice, bob):
+    trip = chat(alice, "Trip", ["we fly to Lisbon on the 12th", "hotel booked near the river"])
+    chat(alice, "Work", ["the quarterly report is due Friday"])
+    chat(bob, "Bob", ["Lisbon is lovely, my PIN is 7781"])
+    response = api(alice).get("/api/search", {"q": "Lisbon flight"})
+    assert response.status_code == 200
+    results = response.json()["results"]
+    assert [r["rank"] for r in results] == list(range(1, len(results) + 1))
+    assert results[0]["thread_id"] == str(trip.id) and results[0]["sequence"] == 1
+    assert results[0]["thread_title"] == "Trip" and "Lisbon" in results[0]["excerpt"]
+    assert all("7781" not in r["excerpt"] for r in results)
+
+
+def test_search_within_one_thread_covers_the_whole_thread(alice, bob):
+    texts = [f"small talk number {i}" for i in range(60)]
+    texts[2] = "my passport number is X1234567"
+    thread = chat(alice, "Long", texts)
+    bobs = chat(bob, "Bob", ["passport number Z999"])
+    body = api(alice).get(f"/api/threads/{thread.id}/search", {"q": "passport number", "limit": 5}).json()
+    assert body["results"][0]["sequence"] == 3 and body["results"][0]["rank"] == 1
+    assert len(body["results"]) <= 5
+    assert api(alice).get(f"/api/threads/{bobs.id}/search", {"q": "passport"}).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"q": ""}, {"q": "x", "limit": 0}, {"q": "x", "limit": 100000}, {"q": "x", "limit": "ten"}]
+)
+def test_bad_search_parameters_answer_400(alice, params):
+    thread = chat(alice, "T", ["hello"])
+    for url in ("/api/search", f"/api/threads/{thread.id}/search"):
+        response = api(alice).get(url, params)
+        assert response.status_code == 400 and set(response.json()) == {"message", "extra"}
+
+
+@pytest.mark.parametrize(("embeddings", "queries"), [("off", 3), ("on", 4)])
+def test_search_costs_a_fixed_number_of_queries(alice, django_assert_num_queries, settings, embeddings, queries):
+    settings.HISTORY_SEARCH_EMBEDDINGS = embeddings
+    for i in range(5):
+        chat(alice, f"T{i}", [f"invoice {i} for the garden", "other words"])
+    # Authentication is forced: ranking, (the threads' vectors,) message texts, thread titles.
+    with django_assert_num_queries(queries):
+        results = api(alice).get("/api/search", {"q": "garden invoice", "limit": 50}).json()["results"]
+    assert len(results) == 5
+
+
+def test_searching_one_thread_for_a_word_said_nowhere_finds_nothing(alice, settings):
+    from tests.conversations.test_search import CHITCHAT, _embed_all, _exchange_with_tools, _say
+
+    settings.HISTORY_SEARCH_EMBEDDINGS = "auto"
+    thread = thread_create(owner=alice, title="Everyday")
+    _say(thread, CHITCHAT * 3)
+    _exchange_with_tools(thread)
+    _say(thread, [("user", "My new GP is Dr. Okafor, she is lovely.")])
+    _embed_all()
+    url = f"/api/threads/{thread.id}/search"
+
+    for query in ["xylophone", "Did I ever mention a xylophone?", "trumpet lessons"]:
+        assert api(alice).get(url, {"q": query}).json()["results"] == [], query
+    # What was said is still found, by its words or by what it means; tool steps never are.
+    assert "pasta" in api(alice).get(url, {"q": "pasta"}).json()["results"][0]["excerpt"]
+    assert "Okafor" in api(alice).get(url, {"q": "Who is my physician?"}).json()["results"][0]["excerpt"]
+    hits = api(alice).get(url, {"q": "recall_facts query"}).json()["results"]
+    assert all(h["role"] in {"user", "assistant"} and "recall_facts" not in h["excerpt"] for h in hits)

@@ -1,0 +1,314 @@
+"""Retrieval as the agent and the user see it: the right turn, the right user, no errors."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from conversations.search import search_history, search_threads
+from conversations.services import messages_append, thread_create
+from memories.models import Memory, MemoryStatus
+from memories.recall import search_memories
+from tests.factories import MessageFactory
+
+pytestmark = pytest.mark.django_db
+
+CHITCHAT = [
+    ("user", "Ugh, the meeting took forever today and then the deadline moved again."),
+    ("assistant", "That sounds frustrating. Try to set a small goal for tomorrow and keep the deadline separate."),
+    ("user", "Can you give me three quick tips about cooking pasta? Nothing too long."),
+    ("assistant", "Salt the water well, stir in the first minute, and taste two minutes before the box says."),
+    ("user", "The weather was grey all day, I stayed inside with a podcast."),
+    ("assistant", "Grey days are good for podcasts. Any favourite show lately?"),
+]
+
+
+def _say(thread, turns) -> None:
+    messages_append(thread=thread, items=[{"role": r, "content": [{"type": "text", "text": t}]} for r, t in turns])
+
+
+def _long_thread(owner, *, answer: str, distractors: list[str], filler_rounds: int = 30):
+    """A thread with the answer early, distractors and many turns of chit-chat after it."""
+    thread = thread_create(owner=owner)
+    _say(thread, CHITCHAT)
+    _say(thread, [("user", answer), ("assistant", "Noted, thanks for telling me.")])
+    answer_seq = thread.next_sequence - 2
+    for i in range(filler_rounds):
+        _say(thread, CHITCHAT)
+        if i < len(distractors):
+            _say(thread, [("user", distractors[i]), ("assistant", "I see.")])
+    return thread, answer_seq
+
+
+def test_history_finds_an_old_turn_by_paraphrase_above_distractors(alice):
+    thread, answer_seq = _long_thread(
+        alice,
+        answer="By the way, the parcel with the new lamp shipped to my sister's address in Turin.",
+        distractors=[
+            "My sister called, she is fine.",
+            "The lamp in the kitchen flickers again.",
+            "I read an article about container ships on the news.",
+        ],
+    )
+    assert thread.next_sequence > 150  # far beyond any context window
+
+    hits = search_history(thread=thread, query="What did I say about shipping the lamp to my sister?")
+
+    assert hits, "nothing found"
+    assert hits[0].sequence == answer_seq
+    assert "Turin" in hits[0].excerpt
+    assert hits[0].thread_id == thread.pk and hits[0].role == "user"
+
+
+def test_history_respects_before_sequence(alice):
+    thread, answer_seq = _long_thread(alice, answer="My order number is A-7781.", distractors=[], filler_rounds=3)
+
+    assert [h.sequence for h in search_history(thread=thread, query="order number")][:1] == [answer_seq]
+    assert search_history(thread=thread, query="order number", before_sequence=answer_seq) == []
+    later = search_history(thread=thread, query="order number", before_sequence=answer_seq + 1)
+    # The answer first; the turn before it may follow (its neighbour holds the words).
+    assert later[0].sequence == answer_seq
+    assert all(h.sequence < answer_seq + 1 for h in later)
+
+
+def test_history_never_crosses_threads_or_users(alice, bob):
+    text = "My locker code is 4471, please remember it."
+    mine = thread_create(owner=alice)
+    other_of_mine = thread_create(owner=alice)
+    bobs = thread_create(owner=bob)
+    for thread in (mine, other_of_mine, bobs):
+        _say(thread, [*CHITCHAT, ("user", text)])
+
+    hits = search_history(thread=mine, query="locker code")
+    assert hits and {h.thread_id for h in hits} == {mine.pk}
+
+    across = search_threads(user=alice, query="locker code")
+    assert {h.thread_id for h in across} == {mine.pk, other_of_mine.pk}
+    assert {h.thread_id for h in search_threads(user=bob, query="locker code")} == {bobs.pk}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "",
+        "   ",
+        "what did I say about the",
+        "cosa ti ho detto di questo?",
+        "?!.,;:()[]{}<>|&*'\"\\%_",
+        "':* & !( | <-> DROP TABLE conversations_message; --",
+        "zzzqqq xyzzy",
+        "a" * 5000,
+        "word " * 3000,
+        "emoji 🙂🚀 and \x00 null",
+    ],
+)
+def test_odd_queries_do_not_fail_and_find_nothing(alice, query):
+    thread = thread_create(owner=alice)
+    _say(thread, CHITCHAT)
+    Memory.objects.create(user=alice, content="Prefers tea to coffee")
+
+    assert search_history(thread=thread, query=query) == []
+    assert search_threads(user=alice, query=query) == []
+    assert search_memories(user=alice, query=query) == []
+
+
+def test_history_italian_query_finds_italian_turn(alice):
+    thread, answer_seq = _long_thread(
+        alice,
+        answer="Le spedizioni dei mobili nuovi arriveranno a Bologna giovedì.",
+        distractors=["Il mio vicino di Bologna ha un cane.", "Ho comprato dei mobili usati anni fa."],
+    )
+
+    hits = search_history(thread=thread, query="Cosa ti ho detto sulla spedizione dei mobili?")
+
+    assert hits and hits[0].sequence == answer_seq
+
+
+def test_history_skips_empty_text_rows(alice):
+    thread = thread_create(owner=alice)
+    _say(thread, [("user", "the locker is blue")])
+    MessageFactory(thread=thread, sequence=2, role="assistant", content=[], text="")
+    assert [h.sequence for h in search_history(thread=thread, query="locker")] == [1]
+    assert [h.sequence for h in search_history(thread=thread, query="the")] == []
+
+
+@pytest.mark.parametrize(("mode", "queries"), [("off", 2), ("on", 3)])
+def test_history_query_count(alice, django_assert_num_queries, settings, mode, queries):
+    """Lexical ranking and the hits' texts; with embeddings, the thread's vectors too."""
+    settings.HISTORY_SEARCH_EMBEDDINGS = mode
+    thread, _ = _long_thread(alice, answer="My order number is A-7781.", distractors=[], filler_rounds=5)
+    with django_assert_num_queries(queries):
+        search_history(thread=thread, query="what was my order number?")
+
+
+def _memory(user, content, **kwargs) -> Memory:
+    return Memory.objects.create(user=user, content=content, **kwargs)
+
+
+def test_memory_recall_ranks_the_relevant_fact_first(alice):
+    _memory(alice, "Likes hiking in the Dolomites")
+    _memory(alice, "Works from home on Fridays")
+    order = _memory(alice, "Order number is A-7781")
+    _memory(alice, "Has a dog named Biscuit")
+
+    hits = search_memories(user=alice, query="what is my order number?")
+    assert hits[0].memory == order
+
+    dog = search_memories(user=alice, query="what's the name of my dogs?")
+    assert dog[0].memory.content == "Has a dog named Biscuit"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_memory_recall_leaves_no_setting_on_the_connection(alice):
+    """The trigram threshold is set for the search's own transaction only: a pooled
+    connection handed to the next request keeps PostgreSQL's default."""
+    from django.db import connection
+
+    _memory(alice, "Order number is A-7781")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW pg_trgm.word_similarity_threshold")
+        before = cursor.fetchone()[0]
+    assert search_memories(user=alice, query="order number")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW pg_trgm.word_similarity_threshold")
+        assert cursor.fetchone()[0] == before
+
+
+def test_memory_recall_italian(alice):
+    _memory(alice, "Il suo ordine è il numero A-7781")
+    cane = _memory(alice, "Ha un cane di nome Birillo")
+    assert search_memories(user=alice, query="come si chiama il mio cane?")[0].memory == cane
+
+
+def test_memory_recall_excludes_pending_superseded_expired_and_others(alice, bob):
+    text = "Order number is A-7781"
+    active = _memory(alice, text)
+    _memory(alice, text + " (pending)", status=MemoryStatus.PENDING)
+    _memory(alice, text + " (old)", status=MemoryStatus.SUPERSEDED, superseded_by=active)
+    _memory(alice, text + " (rejected)", status=MemoryStatus.REJECTED)
+    _memory(alice, text + " (expired)", expires_at=timezone.now() - timedelta(minutes=1))
+    _memory(bob, text)
+
+    hits = search_memories(user=alice, query="order number")
+    assert [h.memory for h in hits] == [active]
+    assert [h.memory.user for h in search_memories(user=bob, query="order number")] == [bob]
+
+
+def test_memory_recall_breaks_ties_by_importance_then_recency(alice):
+    low = _memory(alice, "Seat preference: window", importance=2)
+    high = _memory(alice, "Seat preference: aisle", importance=5)
+    newer = _memory(alice, "Seat preference: middle", importance=2)
+
+    hits = search_memories(user=alice, query="seat preference")
+    assert [h.memory for h in hits] == [high, newer, low]
+
+
+def test_memory_recall_filters_kinds(alice):
+    _memory(alice, "Order number is A-7781", kind="fact")
+    rule = _memory(alice, "Never discuss order numbers by email", kind="rule")
+    assert [h.memory for h in search_memories(user=alice, query="order numbers", kinds=["rule"])] == [rule]
+
+
+def test_history_question_naming_a_month_finds_the_turn_said_that_month(alice):
+    """ "Yesterday" holds no date: the message's own date answers "in July"."""
+    thread = thread_create(owner=alice)
+    _say(thread, CHITCHAT)
+    _say(thread, [("user", "We went camping by the lake yesterday, the kids loved it."), ("assistant", "Lovely!")])
+    june_seq = thread.next_sequence - 2
+    _say(thread, CHITCHAT * 3)
+    july_from = thread.next_sequence
+    _say(thread, [("user", "We went camping again yesterday, this time up in the mountains."), ("assistant", "Nice.")])
+    july_seq = thread.next_sequence - 2
+    _say(thread, CHITCHAT)
+    june, july = (timezone.now().replace(year=2023, month=m, day=10) for m in (6, 7))
+    thread.messages.filter(sequence__lt=july_from).update(created_at=june)
+    thread.messages.filter(sequence__gte=july_from).update(created_at=july)
+
+    assert search_history(thread=thread, query="Where did we go camping in July?")[0].sequence == july_seq
+    assert search_history(thread=thread, query="Where did we go camping in June?")[0].sequence == june_seq
+
+
+def test_history_finds_an_answer_through_its_neighbour(alice):
+    """The answer shares no word with the question; the turn just before it does."""
+    thread = thread_create(owner=alice)
+    for _ in range(10):
+        _say(thread, CHITCHAT)
+    _say(thread, [("assistant", "Did you finally go to the pottery class on Saturday?"), ("user", "Yes! A bowl.")])
+    answer_seq = thread.next_sequence - 1
+    for _ in range(10):
+        _say(thread, CHITCHAT)
+
+    hits = search_history(thread=thread, query="What did I create at the pottery class?")
+
+    assert answer_seq in [h.sequence for h in hits[:3]]
+
+
+def test_date_terms_name_months_years_and_weekdays_but_not_may_the_verb():
+    from liamemory.search_terms import date_terms
+
+    assert date_terms("What did I do in May 2023, on a Friday?") == [("month", 5), ("year", 2023), ("isodow", 5)]
+    assert date_terms("May I ask what you may have said?") == []
+    assert date_terms("Cosa ho fatto a giugno?") == [("month", 6)]
+
+
+def _exchange_with_tools(thread) -> None:
+    """A turn as the agent stores it: the question, a tool call, its result, the reply."""
+    messages_append(
+        thread=thread,
+        items=[
+            {"role": "user", "content": [{"type": "text", "text": "What is my locker code? Please check the query."}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "recall_facts", "input": {"query": ""}}],
+            },
+            {
+                "role": "tool",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": '{"facts": ["locker query 4412"]}'}
+                ],
+            },
+            {"role": "assistant", "content": [{"type": "text", "text": "Your locker code is 4412."}]},
+        ],
+    )
+
+
+def test_thread_search_reads_what_people_wrote_and_the_replies_never_tool_steps(alice):
+    thread = thread_create(owner=alice)
+    _say(thread, CHITCHAT)
+    _exchange_with_tools(thread)
+
+    for query in ["recall_facts", "query", "facts"]:
+        hits = search_threads(user=alice, query=query)
+        assert all(h.role in {"user", "assistant"} for h in hits), query
+        assert not any("recall_facts" in h.excerpt or '"facts"' in h.excerpt for h in hits), query
+    found = search_threads(user=alice, query="locker code")
+    assert {h.excerpt for h in found} >= {
+        "What is my locker code? Please check the query.",
+        "Your locker code is 4412.",
+    }
+
+
+def test_thread_search_has_a_relevance_floor(alice, settings):
+    settings.HISTORY_SEARCH_EMBEDDINGS = "auto"
+    thread = thread_create(owner=alice)
+    _say(thread, CHITCHAT * 3)
+    _exchange_with_tools(thread)
+    _embed_all()
+
+    assert search_threads(user=alice, query="xylophone") == []
+    assert search_threads(user=alice, query="Did I ever mention a xylophone?") == []
+    assert search_threads(user=alice, query="trumpet lessons") == []
+    assert search_threads(user=alice, query="pasta")  # a word said still finds its message
+    _say(thread, [("user", "My new GP is Dr. Okafor, she is lovely.")])
+    _embed_all()
+    hits = search_threads(user=alice, query="Who is my physician?")  # a paraphrase too
+    assert hits and "Okafor" in hits[0].excerpt
+
+
+def _embed_all() -> None:
+    from conversations.embedding_services import message_embeddings_update
+    from conversations.models import Message
+
+    message_embeddings_update(message_ids=list(Message.objects.values_list("id", flat=True)))

@@ -1,0 +1,194 @@
+"""Vector search at scale: pgvector where the server has it, the exact scan elsewhere.
+
+What a user notices: the same question finds the same messages in the same order
+whichever backend the server allows; a new message is searchable by meaning once the
+embedding queue has made its vector, and the turn that wrote it never waited for that.
+
+The pgvector tests run on the embedded PostgreSQL (`make test`, and the last step of
+`.ci/run`); on Debian's PostgreSQL 15, which has no pgvector package, they are skipped
+saying so, and the exact-scan tests run instead.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+
+from conversations import vector_search
+from conversations.embedding_services import message_embeddings_update
+from conversations.models import MessageEmbedding
+from conversations.search import search_history, search_threads
+from conversations.services import messages_append, thread_create
+from conversations.tasks import embed_messages
+from liamemory import embeddings
+from memories.embedding_services import memory_embeddings_update
+from memories.models import Memory
+from memories.recall import search_memories
+from memories.services import memory_remember
+from memories.tasks import embed_memories
+from tests.conversations.test_search import CHITCHAT
+
+pytestmark = pytest.mark.django_db
+
+QUESTIONS = (
+    "Who is my physician?",
+    "what did I say about the marathon training?",
+    "tips about cooking pasta",
+    "Where does my sister live now?",
+    "the new bike",
+)
+FACTS = (
+    ("user", "Good news: my new GP is Dr. Okafor, she takes her time with every appointment."),
+    ("assistant", "Glad to hear it, a good doctor makes a difference."),
+    ("user", "I am training for the Turin marathon in April, four runs a week."),
+    ("user", "My sister moved to Lisbon last spring, she teaches maths there."),
+    ("user", "I bought a second-hand road bike, a blue Bianchi with eleven gears."),
+)
+
+
+@pytest.fixture(autouse=True)
+def _embeddings_on(settings):
+    settings.HISTORY_SEARCH_EMBEDDINGS = "on"
+    vector_search.reset()
+    yield
+    vector_search.reset()
+
+
+@pytest.fixture
+def pgvector_server():
+    if not vector_search.has_pgvector():
+        pytest.skip("this PostgreSQL has no pgvector (Debian's 15 has no package): the exact scan is tested instead")
+
+
+def _say(thread, turns):
+    return messages_append(
+        thread=thread, items=[{"role": r, "content": [{"type": "text", "text": t}]} for r, t in turns]
+    )
+
+
+def _thread(owner, *, rounds: int = 6, day: str = ""):
+    # ``day`` makes another thread's chit-chat differ from this one's (no exact ties).
+    thread = thread_create(owner=owner)
+    for i in range(rounds):
+        _say(thread, [(role, f"{text} {day}".strip()) for role, text in CHITCHAT])
+        if i < len(FACTS):
+            _say(thread, [(FACTS[i][0], f"{FACTS[i][1]} {day}".strip())])
+    message_embeddings_update(message_ids=list(thread.messages.values_list("id", flat=True)))
+    return thread
+
+
+def _hits(search, **kwargs):
+    return [(h.message_id, h.score) for h in search(**kwargs)]
+
+
+def _same(fast, exact) -> bool:
+    """The same messages in the same order, with the same scores up to float rounding (the
+    database sums float32 products, numpy float64 ones; both round cosines to 1e-6)."""
+    return [m for m, _ in fast] == [m for m, _ in exact] and [s for _, s in fast] == pytest.approx(
+        [s for _, s in exact], rel=1e-4, abs=1e-6
+    )
+
+
+def test_pgvector_and_the_exact_scan_find_the_same_messages(pgvector_server, alice, bob):
+    mine, _ = _thread(alice), _thread(alice, rounds=3, day="That was on Monday.")
+    _thread(bob, day="Sunday, finally.")  # another user's vectors are in the same index
+    assert vector_search.backend().name == "pgvector"
+
+    for question in QUESTIONS:
+        with vector_search.forced("pgvector"):
+            fast = _hits(search_history, thread=mine, query=question, limit=10)
+            fast_all = _hits(search_threads, user=alice, query=question, limit=20)
+        with vector_search.forced("exact"):
+            exact = _hits(search_history, thread=mine, query=question, limit=10)
+            exact_all = _hits(search_threads, user=alice, query=question, limit=20)
+        assert _same(fast, exact), (question, fast, exact)
+        assert _same(fast_all, exact_all), (question, fast_all, exact_all)
+        assert fast and all(h.thread_id == mine.pk for h in search_history(thread=mine, query=question))
+
+    with vector_search.forced("pgvector"):
+        hits = search_history(thread=mine, query="Who is my physician?", limit=3)
+    assert "Okafor" in " ".join(h.excerpt for h in hits)
+
+
+def test_pgvector_vectors_are_written_with_their_message_and_indexed(pgvector_server, alice):
+    thread = _thread(alice, rounds=2)
+
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT count(*), count(embedding) FROM conversations_messageembedding WHERE thread_id = %s", [thread.pk]
+        )
+        rows, with_column = cur.fetchone()
+        cur.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'msg_embedding_hnsw_idx'")
+        (indexdef,) = cur.fetchone()
+    assert rows > 0 and with_column == rows
+    assert "hnsw" in indexdef and "halfvec_ip_ops" in indexdef
+
+    # Across all rows (no thread filter), nearest-first is answered from the index.
+    question = vector_search.to_halfvec_text(embeddings.query_vector("Who is my physician?"))
+    with connection.cursor() as cur:
+        cur.execute("SET LOCAL enable_seqscan = off")
+        cur.execute(
+            "EXPLAIN SELECT message_id FROM conversations_messageembedding ORDER BY embedding <#> %s::halfvec LIMIT 5",
+            [question],
+        )
+        plan = "\n".join(r[0] for r in cur.fetchall())
+    assert "msg_embedding_hnsw_idx" in plan
+
+
+def test_without_pgvector_the_exact_scan_is_chosen_and_finds_by_meaning(alice):
+    if vector_search.has_pgvector():
+        pytest.skip("this server has pgvector: the exact scan is compared with it above")
+    thread = _thread(alice)
+
+    assert vector_search.backend().name == "exact"
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT count(*) FROM information_schema.columns "
+            "WHERE table_name = 'conversations_messageembedding' AND column_name = 'embedding'"
+        )
+        assert cur.fetchone()[0] == 0
+    hits = search_history(thread=thread, query="Who is my physician?", limit=3)
+    assert "Okafor" in " ".join(h.excerpt for h in hits)
+
+
+def test_embedding_tasks_go_to_their_own_queue_and_turns_do_not():
+    from config.celery import app
+
+    def queue(name: str) -> str:
+        return app.amqp.router.route({}, name)["queue"].name
+
+    assert queue("conversations.embed_messages") == django_settings.EMBEDDING_QUEUE
+    assert queue("memories.embed_memories") == django_settings.EMBEDDING_QUEUE
+    assert queue("agents.execute_run") == django_settings.CELERY_TASK_DEFAULT_QUEUE
+    assert django_settings.EMBEDDING_QUEUE != django_settings.CELERY_TASK_DEFAULT_QUEUE
+
+
+def test_a_new_message_is_searchable_by_meaning_once_the_queue_embeds_it(alice, django_capture_on_commit_callbacks):
+    thread = _thread(alice, rounds=2)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        (said,) = _say(thread, [("user", "My daughter started violin lessons with Mrs. Ferraro on Tuesdays.")])
+
+    # Writing the message made no vector: the turn did not wait for the model.
+    assert not MessageEmbedding.objects.filter(message=said).exists()
+    assert callbacks, "the embedding task is enqueued when the message is committed"
+    question = "Which instrument is my child learning?"
+    assert said.pk not in [h.message_id for h in search_history(thread=thread, query=question, limit=5)]
+
+    embed_messages.run([said.pk])  # what the embedding worker does with the queued task
+
+    assert MessageEmbedding.objects.filter(message=said).exists()
+    assert said.pk in [h.message_id for h in search_history(thread=thread, query=question, limit=3)]
+
+
+def test_a_memory_written_is_recalled_by_meaning_after_the_batch_task(alice, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        outcome = memory_remember(user=alice, content="Has a rescue dog named Biscuit", writer_type="user")
+        other = Memory.objects.create(user=alice, content="Works from home on Fridays")
+    question = "What did we call our new pet?"
+    assert search_memories(user=alice, query=question) == []
+
+    embed_memories.run([outcome.memory.pk, other.pk])  # one task, one model call for both
+
+    assert [h.memory.pk for h in search_memories(user=alice, query=question)][:1] == [outcome.memory.pk]
+    assert memory_embeddings_update(memory_ids=[outcome.memory.pk, other.pk]) == 0  # nothing left to do

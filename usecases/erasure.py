@@ -1,0 +1,192 @@
+"""Right to erasure: requests, dry runs and legal holds; the public face of the erasure.
+
+The execution (resumable batches, the scan, the receipt) is
+``usecases/erasure_execution.py``; its entry points are re-exported here.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, ErasureStatus, LegalHold
+from liamemory.roles import is_compliance_officer
+from usecases import erasure_selectors as sel
+from usecases.erasure_execution import ErasureForbidden, ErasureRefused, erasure_execute, erasure_verify, memory_erase
+from usecases.erasure_receipts import receipt_build, receipt_canonical, receipt_hash, receipt_is_intact, subject_ref_for
+from usecases.tasks import execute_erasure
+
+logger = logging.getLogger(__name__)
+
+
+# --- requests --------------------------------------------------------------------
+
+
+def erasure_request_file(
+    *,
+    subject: User,
+    requested_by: User,
+    reason: str = "",
+    delete_account: bool = False,
+    self_service: bool = False,
+) -> tuple[ErasureRequest, bool]:
+    """File a request, or join the person's unfinished one; True when a new one was filed.
+
+    Compliance officers for anyone; a person for themselves only. A person has at most
+    one unfinished request: a new one joins it (a failed one is resumed).
+    """
+    if self_service:
+        if requested_by.pk != subject.pk:
+            raise ErasureForbidden("You can only erase your own data.")
+    elif not is_compliance_officer(requested_by):
+        raise ErasureForbidden("Only compliance officers can file erasure requests for other people.")
+    existing = _join(subject, delete_account=delete_account)
+    if existing is not None:
+        return existing, False
+    held = sel.hold_in_force(user_id=subject.pk)
+    request = ErasureRequest(
+        subject=subject,
+        subject_ref=subject_ref_for(subject.pk),
+        requested_by=requested_by,
+        self_service=self_service,
+        reason=reason,
+        delete_account=delete_account,
+        status=ErasureStatus.HELD if held else ErasureStatus.PENDING,
+    )
+    # The one-open-request rule is the database's (a partial unique index): of two
+    # requests filed at once, the second joins the first instead of naming a constraint.
+    request.full_clean(validate_constraints=False)
+    try:
+        with transaction.atomic():
+            request.save()
+    except IntegrityError:
+        joined = _join(subject, delete_account=delete_account)
+        if joined is None:
+            raise
+        return joined, False
+    logger.info("erasure request %s filed (self_service=%s)", request.pk, self_service)
+    return request, True
+
+
+def erasure_request_create(
+    *,
+    subject: User,
+    requested_by: User,
+    reason: str = "",
+    delete_account: bool = False,
+    self_service: bool = False,
+) -> ErasureRequest:
+    """:func:`erasure_request_file`, for callers that need not know whether it was joined."""
+    return erasure_request_file(
+        subject=subject,
+        requested_by=requested_by,
+        reason=reason,
+        delete_account=delete_account,
+        self_service=self_service,
+    )[0]
+
+
+def _join(subject: User, *, delete_account: bool) -> ErasureRequest | None:
+    """The person's unfinished request, which a new one joins: open, or failed (it becomes
+    pending again, to be resumed). Two requests would block each other for ever, each
+    one a reference to the person the other's verification finds."""
+    existing = (
+        ErasureRequest.objects.filter(subject=subject, status__in=[*OPEN_ERASURE_STATUSES, ErasureStatus.FAILED])
+        .order_by("-created_at")
+        .first()
+    )
+    if existing is None:
+        return None
+    changes: dict[str, object] = {}
+    if existing.status == ErasureStatus.FAILED:
+        changes["status"] = ErasureStatus.PENDING
+    if delete_account and not existing.delete_account:
+        changes["delete_account"] = True  # the wider request wins
+    if changes:
+        ErasureRequest.objects.filter(pk=existing.pk).update(**changes)
+        existing.refresh_from_db()
+    return existing
+
+
+def erasure_dry_run(*, request: ErasureRequest) -> dict[str, int]:
+    """Counts per store of what executing ``request`` would remove now; removes nothing."""
+    if request.status == ErasureStatus.COMPLETED or request.subject_id is None:
+        raise ErasureRefused("This erasure is already complete.")
+    counts = sel.erasure_counts(user_id=request.subject_id, delete_account=request.delete_account)
+    ErasureRequest.objects.filter(pk=request.pk).update(dry_run_counts=counts)
+    request.dry_run_counts = counts
+    return counts
+
+
+def erasure_enqueue(*, request: ErasureRequest) -> None:
+    """Start execution in the worker once the caller's transaction commits."""
+    execute_erasure.delay_on_commit(str(request.pk))
+
+
+# --- legal holds -----------------------------------------------------------------
+
+
+def legal_hold_place(*, user: User, reason: str, actor: User) -> LegalHold:
+    """Put a person under hold: open erasure requests wait (status ``held``)."""
+    if not is_compliance_officer(actor):
+        raise ErasureForbidden("Only compliance officers can place legal holds.")
+    with transaction.atomic():
+        hold = LegalHold(user=user, reason=reason, placed_by=actor)
+        hold.full_clean()
+        hold.save()
+        # A running erasure sees the hold at its next batch and stops there.
+        ErasureRequest.objects.filter(subject=user, status=ErasureStatus.PENDING).update(status=ErasureStatus.HELD)
+    logger.info("legal hold %s placed", hold.pk)
+    return hold
+
+
+def legal_hold_lift(*, hold: LegalHold, actor: User) -> LegalHold:
+    """Lift a hold; when none is left, waiting erasures of the person are started."""
+    if not is_compliance_officer(actor):
+        raise ErasureForbidden("Only compliance officers can lift legal holds.")
+    if hold.lifted_at is not None:
+        return hold
+    with transaction.atomic():
+        LegalHold.objects.filter(pk=hold.pk, lifted_at__isnull=True).update(lifted_at=timezone.now())
+        hold.refresh_from_db()
+        if not sel.hold_in_force(user_id=hold.user_id):
+            for request in ErasureRequest.objects.filter(subject_id=hold.user_id, status=ErasureStatus.HELD):
+                ErasureRequest.objects.filter(pk=request.pk).update(status=ErasureStatus.PENDING, error_message="")
+                erasure_enqueue(request=request)
+    logger.info("legal hold %s lifted", hold.pk)
+    return hold
+
+
+def erasure_self_service(*, user: User, delete_account: bool = False) -> ErasureRequest:
+    """ "Delete all my data": file the request on oneself and run it now.
+
+    Runs in the request rather than the worker: the erasure ends the caller's
+    sessions and tokens, so they could not come back to poll for the outcome.
+    """
+    request = erasure_request_create(
+        subject=user, requested_by=user, delete_account=delete_account, self_service=True, reason="self-service"
+    )
+    return erasure_execute(request_id=request.pk)
+
+
+__all__ = [
+    "ErasureForbidden",
+    "ErasureRefused",
+    "erasure_dry_run",
+    "erasure_execute",
+    "erasure_request_create",
+    "erasure_request_file",
+    "erasure_self_service",
+    "erasure_verify",
+    "legal_hold_lift",
+    "legal_hold_place",
+    "memory_erase",
+    "receipt_build",
+    "receipt_canonical",
+    "receipt_hash",
+    "receipt_is_intact",
+    "subject_ref_for",
+]

@@ -1,0 +1,400 @@
+"""Right to erasure, the execution: verified deletion in resumable batches, then a receipt.
+
+Execution is resumable: every batch deletes rows and adds to the request's
+``executed_counts`` in one transaction, so a worker that dies midway leaves exact
+totals and a re-run continues where it stopped. The last step (account, scan,
+receipt) is one transaction: the receipt exists only if the scan found nothing.
+Requests and legal holds are ``usecases/erasure.py``; a compliance officer's
+erasure of one memory (``memory_erase``) shares the memory steps.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
+from django.contrib.sessions.models import Session
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from agents.models import Run, RunStatus
+from governance.models import ErasureReceipt, ErasureRequest, ErasureStatus, LegalHold
+from liamemory.errors import Conflict, Forbidden
+from liamemory.models import StaffAccessLog
+from liamemory.roles import is_compliance_officer
+from memories.models import Memory, MemoryPreference
+from usecases import erasure_scan as scan
+from usecases import erasure_selectors as sel
+from usecases.erasure_receipts import receipt_build, receipt_hash
+from usecases.erasure_statistics import statistics_rebuild
+from usecases.personal_data import store_tables
+from usecases.thread_deletion import threads_delete
+
+logger = logging.getLogger(__name__)
+
+
+class ErasureForbidden(Forbidden):
+    pass
+
+
+class ErasureRefused(Conflict):
+    """The request cannot go on in its current state."""
+
+
+NOT_VERIFIED = (
+    "The erasure could not be verified: some of the data is still stored. "
+    "It has been reported, and a compliance officer can resume it."
+)
+INTERRUPTED = (
+    "The erasure was interrupted before it finished. "
+    "What was already deleted stays deleted, and a compliance officer can resume it."
+)
+
+
+# The reaper resumes an interrupted erasure by itself this many times; after that it
+# stays failed for a compliance officer to look at and resume.
+AUTOMATIC_ATTEMPTS = 3
+
+
+def batch_size() -> int:
+    return int(getattr(settings, "ERASURE_BATCH_SIZE", 500))
+
+
+class _HoldPlaced(Exception):
+    pass
+
+
+def lock_key(request_id: uuid.UUID) -> int:
+    # A signed 64-bit key for pg_try_advisory_lock, derived from the request id.
+    return int.from_bytes(uuid.UUID(str(request_id)).bytes[:8], "big", signed=True)
+
+
+def _add_counts(request_id: uuid.UUID, delta: dict[str, int]) -> None:
+    """Add to the request's progress counts; call inside the batch's transaction."""
+    locked = ErasureRequest.objects.select_for_update().get(pk=request_id)
+    if locked.subject_id is not None and sel.hold_in_force(user_id=locked.subject_id):
+        raise _HoldPlaced
+    counts = dict(locked.executed_counts)
+    for store, n in delta.items():
+        counts[store] = counts.get(store, 0) + n
+    ErasureRequest.objects.filter(pk=request_id).update(executed_counts=counts)
+
+
+def _in_batches(request_id: uuid.UUID, next_ids: Callable[[], list[Any]], delete: Callable[[list[Any]], dict]) -> None:
+    """Repeat ``delete(ids)`` on the next batch until none is left, one transaction each."""
+    while True:
+        with transaction.atomic():
+            ids = next_ids()
+            if not ids:
+                return
+            delta = delete(ids)
+            _add_counts(request_id, delta)
+
+
+def _erase_memories(ids: list[int]) -> dict[str, int]:
+    # Raw DELETE: the ORM's delete would write a "deleted" audit row holding the
+    # content we are erasing. Pointers from other memories are cleared first.
+    # Their embeddings would go by the database's cascade; deleted first to be counted.
+    Memory.objects.filter(superseded_by_id__in=ids).exclude(id__in=ids).update(superseded_by=None)
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM memories_memoryembedding WHERE memory_id = ANY(%s)", [ids])
+        embeddings = cur.rowcount
+        cur.execute("DELETE FROM memories_memory WHERE id = ANY(%s)", [ids])
+        return {"memories": cur.rowcount, "embeddings": embeddings}
+
+
+def _scrub_history(history_ids: list[int]) -> dict[str, int]:
+    # Tombstones keep history_id, the memory id, kind, history_type, actor and time.
+    model = Memory.history.model
+    n = model.objects.filter(history_id__in=history_ids).update(
+        content="",
+        user=None,
+        writer_name="",
+        source_thread=None,
+        source_thread_ref=None,
+        source_message=None,
+        source_run=None,
+        superseded_by=None,
+        history_change_reason=None,
+    )
+    return {"memory_history_scrubbed": n}
+
+
+def _delete_runs(ids: list[uuid.UUID]) -> dict[str, int]:
+    _, per_model = Run.objects.filter(id__in=ids).delete()
+    return {"runs": per_model.get("agents.Run", 0), "trace_events": per_model.get("agents.TraceEvent", 0)}
+
+
+def _pseudonymize_staff_access(user_id: int, subject_ref: str) -> int:
+    """The audit of staff reads outlives the person: who looked, what kind of data and when
+    stay; the person is named only by the receipt's pseudonym, and the ids of their erased
+    objects go. Where the person was the staff member looking, their name goes the same way."""
+    about = StaffAccessLog.objects.filter(subject_id=user_id)
+    seen = about.update(subject=None, subject_ref=subject_ref, object_ref="")
+    looked = StaffAccessLog.objects.filter(viewer_id=user_id).update(
+        viewer=None, viewer_username=f"erased person {subject_ref[:12]}"
+    )
+    return seen + looked
+
+
+def _start(request_id: uuid.UUID) -> ErasureRequest | None:
+    """Claim the request; refuse while held; cancel the person's runs in the same transaction."""
+    with transaction.atomic():
+        request = ErasureRequest.objects.select_for_update().get(pk=request_id)
+        if request.status == ErasureStatus.COMPLETED:
+            return None
+        uid = _subject_id(request)
+        if sel.hold_in_force(user_id=uid):
+            request.status = ErasureStatus.HELD
+            request.error_message = "A legal hold is in force: the erasure waits until it is lifted."
+            request.save(update_fields=["status", "error_message"])
+            return request
+        now = timezone.now()
+        request.status = ErasureStatus.RUNNING
+        request.started_at = request.started_at or now
+        request.error_message = ""
+        request.attempts += 1
+        request.executed_counts = {store: request.executed_counts.get(store, 0) for store in sel.STORES}
+        if not request.verification:
+            # Chosen before the first deletion and kept: a resume checks what the first
+            # attempt would have, not a sample of what it left.
+            request.verification = scan.verification_strings(user=get_user_model().objects.get(pk=uid))
+        request.save(
+            update_fields=["status", "started_at", "error_message", "attempts", "executed_counts", "verification"]
+        )
+        # The runner re-checks its run's status under a row lock before every write,
+        # so once this commits no run of the person writes anything any more.
+        sel.subject_runs(user_id=uid).filter(
+            status__in=[RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED]
+        ).update(status=RunStatus.CANCELLED, finished_at=now, error_message="Cancelled: the data is being erased.")
+    return request
+
+
+def _subject_id(request: ErasureRequest) -> int:
+    if request.subject_id is None:
+        raise ErasureRefused("The subject of this request no longer exists.")
+    return request.subject_id
+
+
+def _delete_everything(request: ErasureRequest) -> None:
+    rid, uid, size = request.pk, _subject_id(request), batch_size()
+    _in_batches(
+        rid,
+        lambda: list(sel.subject_log_entries(user_id=uid).values_list("id", flat=True)[:size]),
+        lambda ids: {"admin_log_entries": LogEntry.objects.filter(id__in=ids).delete()[0]},
+    )
+    _in_batches(
+        rid,
+        lambda: list(Memory.objects.filter(user_id=uid).order_by("id").values_list("id", flat=True)[:size]),
+        _erase_memories,
+    )
+    _in_batches(
+        rid,
+        lambda: list(sel.subject_history(user_id=uid).values_list("history_id", flat=True)[:size]),
+        _scrub_history,
+    )
+    _in_batches(
+        rid,
+        lambda: list(sel.subject_history_as_actor(user_id=uid).values_list("history_id", flat=True)[:size]),
+        lambda ids: {
+            "memory_history_actor_cleared": Memory.history.model.objects.filter(history_id__in=ids).update(
+                history_user=None
+            )
+        },
+    )
+    _in_batches(
+        rid,
+        lambda: list(sel.subject_threads(user_id=uid).order_by("id").values_list("id", flat=True)[:size]),
+        lambda ids: threads_delete(thread_ids=ids),
+    )
+    _in_batches(
+        rid,
+        lambda: list(sel.subject_runs(user_id=uid).values_list("id", flat=True)[:size]),
+        _delete_runs,
+    )
+    with transaction.atomic():
+        refs = sel.subject_references(user_id=uid, exclude_request_id=rid)
+        _add_counts(
+            rid,
+            {
+                "memory_preferences": MemoryPreference.objects.filter(user_id=uid).delete()[0],
+                "api_tokens": Token.objects.filter(user_id=uid).delete()[0],
+                "sessions": Session.objects.filter(session_key__in=list(sel.subject_sessions(user_id=uid))).delete()[0],
+                "legal_holds_lifted": LegalHold.objects.filter(user_id=uid, lifted_at__isnull=False).delete()[0],
+                "references_cleared": refs["holds_placed"].update(placed_by=None)
+                + refs["requests_filed"].update(requested_by=None),
+                "staff_access_pseudonymized": _pseudonymize_staff_access(uid, request.subject_ref),
+            },
+        )
+
+
+def _finish(request_id: uuid.UUID) -> ErasureRequest:
+    """Delete the account if asked, scan, and write the receipt: all or nothing."""
+    with transaction.atomic():
+        request = ErasureRequest.objects.select_for_update().get(pk=request_id)
+        uid = _subject_id(request)
+        account = 0
+        exempt_rows: dict[str, tuple[str, Any]] = {ErasureRequest._meta.db_table: ("id", request.pk)}
+        exempt_refs: set[tuple[str, str]] = set()
+        user_model = get_user_model()
+        if request.delete_account:
+            _, per_model = user_model.objects.filter(pk=uid).delete()
+            account = per_model.get(user_model._meta.label, 0)
+        else:
+            # The login stays, empty: its own row and group links are not leftovers.
+            exempt_rows[user_model._meta.db_table] = ("id", uid)
+            for through in (user_model.groups.through, user_model.user_permissions.through):
+                exempt_refs.add((through._meta.db_table, "user_id"))
+        findings = scan.schema_scan(
+            user_id=uid,
+            strings=request.verification.get("strings", []),
+            uuids=request.verification.get("uuids", []),
+            exempt_rows=exempt_rows,
+            exempt_ref_columns=exempt_refs,
+        )
+        if not findings.clean:
+            transaction.set_rollback(True)
+            places = ", ".join(f"{f['table']}.{f['column']}" for f in findings.references + findings.identifiers)
+            # The places (table and column names, never values) are for the log; the
+            # person and the officer read plain words.
+            logger.warning("erasure %s: verification found leftovers in %s", request_id, places)
+            failure = NOT_VERIFIED
+        else:
+            failure = ""
+            counts = dict(request.executed_counts)
+            counts["account"] = account
+            now = timezone.now()
+            body = receipt_build(request=request, counts=counts, verification=findings.summary(), finished_at=now)
+            ErasureReceipt.objects.create(request=request, body=body, sha256=receipt_hash(body))
+            ErasureRequest.objects.filter(pk=request.pk).update(
+                status=ErasureStatus.COMPLETED,
+                finished_at=now,
+                executed_counts=counts,
+                subject=None,
+                requested_by_id=None if request.self_service else request.requested_by_id,
+                reason="",
+                verification={},
+            )
+    if failure:
+        ErasureRequest.objects.filter(pk=request_id).update(status=ErasureStatus.FAILED, error_message=failure)
+    return ErasureRequest.objects.get(pk=request_id)
+
+
+def _refresh_statistics() -> None:
+    """Rebuild the planner statistics of every declared store, so none keeps a sample of
+    the person's values. A failure leaves the erasure completed (the rows are gone; the
+    receipt says statistics are refreshed by the next ANALYZE at the latest)."""
+    try:
+        statistics_rebuild(tables=store_tables())
+    except DatabaseError:
+        logger.warning("erasure: refreshing the planner statistics failed; the next ANALYZE refreshes them")
+
+
+def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
+    """Erase the subject of the request. Idempotent and resumable.
+
+    Completed: nothing happens. Held: status ``held``, nothing deleted. Otherwise the
+    person's runs are cancelled, everything of theirs is deleted in batches, the
+    schema is scanned and a receipt written. A concurrent execution of the same
+    request returns at once (advisory lock).
+    """
+    request_id = uuid.UUID(str(request_id))
+    with connection.cursor() as cur:
+        cur.execute("SELECT pg_try_advisory_lock(%s)", [lock_key(request_id)])
+        if not cur.fetchone()[0]:
+            return ErasureRequest.objects.get(pk=request_id)
+    try:
+        request = _start(request_id)
+        if request is None or request.status == ErasureStatus.HELD:
+            return ErasureRequest.objects.get(pk=request_id)
+        try:
+            _delete_everything(request)
+        except _HoldPlaced:
+            ErasureRequest.objects.filter(pk=request_id).update(
+                status=ErasureStatus.HELD,
+                error_message="A legal hold was placed during the erasure: it waits until the hold is lifted.",
+            )
+            return ErasureRequest.objects.get(pk=request_id)
+        result = _finish(request_id)
+        if result.status == ErasureStatus.COMPLETED:
+            _refresh_statistics()
+        logger.info("erasure %s finished: %s", request_id, result.status)
+        return result
+    except Exception:
+        # Never left "running" for ever: failed, with what was done so far counted, and
+        # resumable (execute it again; it continues where it stopped).
+        logger.exception("erasure %s stopped by an error", request_id)
+        ErasureRequest.objects.filter(pk=request_id).exclude(status=ErasureStatus.COMPLETED).update(
+            status=ErasureStatus.FAILED, error_message=INTERRUPTED
+        )
+        return ErasureRequest.objects.get(pk=request_id)
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_unlock(%s)", [lock_key(request_id)])
+
+
+def erasures_reap_interrupted() -> list[uuid.UUID]:
+    """The ``running`` requests nobody executes any more, now ``failed`` and resumable.
+
+    An execution holds its request's advisory lock for as long as it runs, on its own
+    database session; a worker killed mid-erasure loses the session and the lock with it,
+    while the row still says ``running`` (the broker redelivers its task only much later,
+    if ever). Taking the lock here proves nobody holds it; the update is conditional on
+    the row still being ``running``, so an execution that just finished is left alone.
+    """
+    reaped = []
+    for request_id in ErasureRequest.objects.filter(status=ErasureStatus.RUNNING).values_list("pk", flat=True):
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_try_advisory_lock(%s)", [lock_key(request_id)])
+            if not cur.fetchone()[0]:
+                continue
+        try:
+            stopped = ErasureRequest.objects.filter(pk=request_id, status=ErasureStatus.RUNNING).update(
+                status=ErasureStatus.FAILED, error_message=INTERRUPTED
+            )
+        finally:
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_advisory_unlock(%s)", [lock_key(request_id)])
+        if stopped:
+            logger.warning("erasure %s was interrupted (no execution holds it): failed, resumable", request_id)
+            reaped.append(request_id)
+    return reaped
+
+
+def erasure_verify(*, subject_ids: dict[str, Any], canaries: set[str]) -> scan.ScanFindings:
+    """Scan the whole schema for a person; ``subject_ids``: user_id, username, email, thread_ids."""
+    strings = scan.name_needles(subject_ids.get("username", ""), subject_ids.get("email", ""))
+    uuids = {str(t) for t in subject_ids.get("thread_ids", [])}
+    return scan.schema_scan(user_id=subject_ids["user_id"], strings=strings | uuids | set(canaries), uuids=uuids)
+
+
+def memory_erase(*, memory: Memory, actor: User) -> dict[str, int]:
+    """Erase one memory without a trace of its content: a compliance officer's act.
+
+    Unlike a delete (whose audit keeps the text from before), the memory, the older
+    versions it replaced and the content of every audit row about them go; the audit
+    rows stay as tombstones (who, when, which id), as in a person's erasure.
+    """
+    if not is_compliance_officer(actor):
+        raise ErasureForbidden("Only compliance officers can erase; staff can delete, which keeps the audit.")
+    with transaction.atomic():
+        ids, frontier = [memory.pk], [memory.pk]
+        while frontier:
+            frontier = list(
+                Memory.objects.filter(user_id=memory.user_id, superseded_by_id__in=frontier).values_list(
+                    "pk", flat=True
+                )
+            )
+            ids += frontier
+        counts = _erase_memories(ids)
+        history = list(Memory.history.model.objects.filter(id__in=ids).values_list("history_id", flat=True))
+        counts.update(_scrub_history(history))
+    logger.info("memories %s of user %s erased by user %s", ids, memory.user_id, actor.pk)
+    return counts

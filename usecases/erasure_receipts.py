@@ -1,0 +1,100 @@
+"""Erasure receipts: what was erased, when, at whose request, and a hash over it all.
+
+A receipt holds no personal data: counts, timestamps, pseudonymous references
+(HMAC-SHA256 of user ids with SECRET_KEY) and a statement of what lies outside the
+database. Its sha256 is taken over the canonical JSON of the body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import Any
+
+from django.conf import settings
+
+from governance.models import ErasureReceipt, ErasureRequest
+from usecases.erasure_selectors import STORES
+
+RECEIPT_FORMAT = "liamemory.erasure-receipt"
+RECEIPT_VERSION = 1
+
+# What lies outside the database. Stated in every receipt so the person knows.
+OUTSIDE_DATABASE = [
+    {
+        "store": "database backups",
+        "holds": "copies taken before the erasure",
+        "lingers": "until the operator's backup rotation removes them; restoring one requires re-running erasures",
+    },
+    {
+        "store": "database statistics",
+        "holds": "samples of column values the query planner keeps (pg_stats), taken before the erasure",
+        "lingers": "refreshed (ANALYZE) right after the erasure; a table it emptied has its statistics removed",
+    },
+    {
+        "store": "deleted row versions",
+        "holds": "the deleted rows' bytes in the database files, unreadable through SQL",
+        "lingers": "until autovacuum reuses the space (minutes to hours on a busy table)",
+    },
+    {"store": "application logs", "holds": "ids, counts and timings only, never content", "lingers": "log rotation"},
+    {
+        "store": "task broker",
+        "holds": "task arguments are ids only (request, run, thread ids)",
+        "lingers": "until the task is consumed",
+    },
+    {"store": "task results", "holds": "nothing: no result backend is configured", "lingers": "n/a"},
+    {
+        "store": "caches",
+        "holds": "nothing shared: no cache is configured (per-process memory only, no user content)",
+        "lingers": "n/a",
+    },
+]
+
+
+def subject_ref_for(user_id: int) -> str:
+    """A stable pseudonym of a user id: HMAC-SHA256 with SECRET_KEY (not reversible without it)."""
+    key = settings.SECRET_KEY.encode()
+    return hmac.new(key, f"liamemory-user:{user_id}".encode(), hashlib.sha256).hexdigest()
+
+
+def receipt_build(
+    *, request: ErasureRequest, counts: dict[str, int], verification: dict[str, Any], finished_at
+) -> dict[str, Any]:
+    """The receipt body: counts, times, pseudonymous references; no personal data."""
+    requester: dict[str, str | None]
+    if request.self_service:
+        requester = {"role": "self_service", "ref": request.subject_ref}
+    else:
+        requester = {
+            "role": "compliance_officer",
+            "ref": subject_ref_for(request.requested_by_id) if request.requested_by_id else None,
+        }
+    return {
+        "format": RECEIPT_FORMAT,
+        "version": RECEIPT_VERSION,
+        "request_id": str(request.pk),
+        "subject_ref": request.subject_ref,
+        "subject_ref_method": "HMAC-SHA256(SECRET_KEY, user id)",
+        "requested_by": requester,
+        "account": "deleted" if request.delete_account else "kept_empty",
+        "requested_at": request.created_at.isoformat(),
+        "started_at": request.started_at.isoformat() if request.started_at else None,
+        "finished_at": finished_at.isoformat(),
+        "counts": {store: int(counts.get(store, 0)) for store in STORES},
+        "verification": verification,
+        "outside_database": OUTSIDE_DATABASE,
+    }
+
+
+def receipt_canonical(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def receipt_hash(body: dict[str, Any]) -> str:
+    """sha256 over the canonical JSON of the body (sorted keys, no spaces, ASCII)."""
+    return hashlib.sha256(receipt_canonical(body)).hexdigest()
+
+
+def receipt_is_intact(receipt: ErasureReceipt) -> bool:
+    return hmac.compare_digest(receipt_hash(receipt.body), receipt.sha256)

@@ -1,0 +1,354 @@
+"""Context assembly: what one model call sees. One function, easy to read and test.
+
+Order (docs/design.md, "A chat turn"): the stable part first — common identity, the agent's
+instructions, tool definitions — marked for the provider's prompt cache; after it what
+changes every turn: the rolling summary and the user's relevant long-term memories,
+with the rule that what the user says now wins, and the older excerpts of the thread
+relevant to the message (quoted with their date, speaker and sequence); then the window
+of recent messages cut at whole turns and trimmed to the token budget; the agent's
+critical constraints are re-asserted at the very end. Volatile data (today's date) only
+ever comes from tools.
+
+Excerpts: a message that asks about something (a question, a request to recall, an
+identifier) gets the best ``search_history`` hits older than the window, within
+``MEMORY_EXCERPT_TOKENS``; the rest gets none. The gate is on the message, not on the
+hits: measured on LoCoMo and the generated chats, no floor on a hit's strengths (word
+share, cosine margin) keeps the answers of real questions while stopping what small
+talk pulls in (bench/README.md, "Context evidence recall").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+
+from conversations.models import Message, MessageRole, Thread, ThreadSummary
+from conversations.search import RELEVANCE_COSINE_FLOOR, HistoryHit, informative_hits, search_history
+from conversations.selectors import corrections_of, message_window, summary_current
+from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
+from liamemory import embeddings
+from liamemory.search_terms import MAX_QUERY_CHARS
+from memories.models import Memory
+from memories.recall import search_memories
+from memories.selectors import long_term_memory_allowed, pinned_memories
+from usecases.turn import tools as agent_tools
+from usecases.turn.registry import COMMON_IDENTITY, AgentSpec
+from usecases.turn.window import cut_to_whole_turns, drop_oldest_turn
+
+SUMMARY_HEADING = "Summary of the conversation so far:"
+MEMORY_HEADING = "What you already know about this user (long-term memory):"
+OVERRIDE_LINE = "If the user's current messages contradict anything remembered above, what the user says now wins."
+EXCERPT_HEADING = "Earlier in this conversation (verbatim excerpts older than the recent messages):"
+EXCERPT_LINE = "- [#{sequence}, {date}, {role}] “{text}”"
+EXCERPT_CANDIDATES = 10
+# Hits read to find ``EXCERPT_CANDIDATES`` that carry information.
+EXCERPT_POOL = 50
+# A turn beside a relevant hit: the next row, or the reply after a tool call and its result.
+NEIGHBOUR_REACH = 3
+
+# What makes a message ask about something said before, in English and Italian: a
+# request to recall, or a question (a question mark or an interrogative opening) about
+# someone or something specific. Small talk ("how are you?", "thanks!") asks for
+# nothing specific: no name, no identifier, no first-person subject.
+_QUESTION = re.compile(
+    r"\?$|^\W*(?:who|whom|whose|what|when|where|which|why|how|did|do|does|was|were|is|are|have|has|had|can|could"
+    r"|chi|cosa|che cosa|quando|dove|quale|quali|perch[eé]|come|quanto|quanti|quante|quanta)\b",
+    re.I,
+)
+_RECALL = re.compile(
+    r"\b(?:remember|recall|remind|mention(?:ed)?|said|say|told|tell me|wrote|earlier|last time"
+    r"|ricord\w*|detto|dett[aie]|scritto|menzionat\w*|l'altra volta)\b",
+    re.I,
+)
+# Someone the question is about: the user ("I", "my", "io", "mio", "ho"), a past act
+# ("did"), or a name (a capitalised word that does not open a sentence).
+_PERSONAL = re.compile(
+    r"\b(?:i|me|my|mine|myself|we|us|our|did|io|mi|mio|mia|miei|mie|ho|avevo|sono|noi|nostr[oaie])\b", re.I
+)
+_NAME = re.compile(r"(?<!^)\b(?!I\b|I')[A-Z][\w'-]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# An order code, an amount, a date, a year: a token of three characters or more with a digit.
+_IDENTIFIER = re.compile(r"(?=[\w€$£./-]*\d)[\w€$£][\w€$£./-]{2,}")
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    message_id: int
+    sequence: int
+    role: str
+    created_at: datetime
+    text: str
+    tokens: int
+
+    def line(self) -> str:
+        return EXCERPT_LINE.format(
+            sequence=self.sequence, date=self.created_at.date().isoformat(), role=self.role, text=self.text
+        )
+
+
+@dataclass
+class Context:
+    system: list[dict[str, Any]]
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def relevant_memories(
+    *, user, thread: Thread, agent: AgentSpec, query: str, limit: int = 8, allowed: bool | None = None
+) -> list[Memory]:
+    """Pinned kinds first, then the memories most similar to the message.
+
+    ``allowed``: the turn's memory switch when the caller already knows it.
+    """
+    if allowed is None:
+        allowed = long_term_memory_allowed(user=user, thread=thread)
+    if not allowed:
+        return []
+    pinned = pinned_memories(user=user, kinds=agent.pinned_kinds, limit=limit) if agent.pinned_kinds else []
+    seen = {m.id for m in pinned}
+    hits = [h.memory for h in search_memories(user=user, query=query, limit=limit) if h.memory.id not in seen]
+    return (pinned + hits)[: max(limit, len(pinned))]
+
+
+def asks_about_something(text: str) -> bool:
+    """Whether ``text`` asks about something specific enough to look for in the thread.
+
+    A request to recall always does; a question does when it is about someone or
+    something specific (the user, a past act, a name, an identifier). "How are you
+    today?" does not, nor does a statement ("For the record: order A-1234 costs €120").
+    """
+    text = (text or "").strip()
+    if _RECALL.search(text):
+        return True
+    for sentence in _SENTENCE_END.split(text):
+        specific = _PERSONAL.search(sentence) or _NAME.search(sentence) or _IDENTIFIER.search(sentence)
+        if specific and _QUESTION.search(sentence):
+            return True
+    return False
+
+
+def _covered_by(summary_text: str, text: str) -> bool:
+    """Whether the summary already quotes ``text`` (the extractive summary copies sentences)."""
+    body = " ".join(text.split()).lower()
+    return len(body) >= 20 and body in " ".join(summary_text.split()).lower()
+
+
+def relevant_excerpts(
+    *, thread: Thread, query: str, before_sequence: int, summary_text: str = "", budget: int
+) -> list[Excerpt]:
+    """The thread's messages older than ``before_sequence`` most relevant to ``query``.
+
+    Nothing unless the message asks about something (``asks_about_something``). Then the
+    best ``search_history`` hits that carry information (``conversations.search.informative_hits``:
+    no refusals, no restatements, no two copies of one thing), in rank order, the first
+    ``EXCERPT_CANDIDATES`` of them at most; of those, the ones relevant in themselves
+    (``_relevant``) that the summary does not already quote and that fit ``budget``
+    tokens. A hit the summary quotes keeps its slot: the rank below it does not move up,
+    so when the answer is in the summary no filler takes its place. Returned oldest
+    first, as a conversation reads.
+    """
+    if budget <= 0 or before_sequence <= 1 or not asks_about_something(query):
+        return []
+    hits = search_history(thread=thread, query=query, before_sequence=before_sequence, limit=EXCERPT_POOL)
+    hits = informative_hits(hits, query=query)[:EXCERPT_CANDIDATES]
+    chosen: list[Excerpt] = []
+    spent = 0
+    for hit in _relevant(hits):
+        if summary_text and _covered_by(summary_text, hit.excerpt):
+            continue
+        excerpt = Excerpt(
+            message_id=hit.message_id,
+            sequence=hit.sequence,
+            role=hit.role,
+            created_at=hit.created_at,
+            text=" ".join(hit.excerpt.split()),
+            tokens=0,
+        )
+        tokens = estimate_text(excerpt.line()) + 1
+        if spent + tokens > budget:
+            continue
+        spent += tokens
+        chosen.append(replace(excerpt, tokens=tokens))
+    return sorted(chosen, key=lambda e: e.sequence)
+
+
+def _relevant(hits: list[HistoryHit]) -> list[HistoryHit]:
+    """The hits that are about the query themselves, and the turns beside them.
+
+    A hit holds one of the query's words, or its meaning is clearly closer to the query
+    than unrelated statements are (the floor of the person's own search); a hit that only
+    its neighbours' words brought in stays when it sits beside one that passed ("Did you
+    go?" / "Yes, to the pottery class"). What passes neither is what was left once the
+    relevant messages were taken: no excerpt is better than filler.
+    """
+    strong = {
+        h.message_id
+        for h in hits
+        if h.word_share > 0 or (h.cosine_margin is not None and h.cosine_margin >= RELEVANCE_COSINE_FLOOR)
+    }
+    anchors = [h.sequence for h in hits if h.message_id in strong]
+    return [
+        h
+        for h in hits
+        if h.message_id in strong or any(abs(h.sequence - a) <= NEIGHBOUR_REACH for a in anchors)
+    ]
+
+
+def rows_to_api_messages(rows: list[Message]) -> list[dict[str, Any]]:
+    """Message rows in the Anthropic wire shape; ``tool`` rows travel as user tool_result blocks.
+
+    Consecutive messages of one wire role are merged, as the API expects alternation.
+    """
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        if row.role == MessageRole.SYSTEM:
+            role, blocks = "user", [{"type": "text", "text": f"[Note from the system: {row.text}]"}]
+        elif row.role == MessageRole.TOOL:
+            role, blocks = "user", list(row.content)
+        else:
+            role, blocks = row.role, list(row.content)
+        if out and out[-1]["role"] == role:
+            out[-1]["content"] = out[-1]["content"] + blocks
+        else:
+            out.append({"role": role, "content": blocks})
+    return out
+
+
+def with_late_corrections(rows: list[Message], *, thread: Thread, request_message: Message) -> list[Message]:
+    """Keep a correction note with the statement it corrects, right after it.
+
+    A note always comes after its statement, so one in the window range is already in
+    ``rows``. Only a note written after the message this run answers (a retry or a
+    regenerate of an older turn) is missing: it is put right after its statement. No
+    query unless the thread has grown past that message.
+    """
+    if not rows or thread.next_sequence <= request_message.sequence + 1:
+        return rows
+    notes = corrections_of(message_ids=[r.pk for r in rows])
+    out: list[Message] = []
+    for row in rows:
+        out.append(row)
+        out.extend(n for n in notes.get(row.pk, []) if n.sequence > request_message.sequence)
+    return out
+
+
+def _system_blocks(
+    agent: AgentSpec, summary: ThreadSummary | None, memories: list[Memory], excerpts: list[Excerpt]
+) -> list[dict[str, Any]]:
+    stable = f"{COMMON_IDENTITY}\n\n{agent.instructions}"
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": stable, "cache_control": {"type": "ephemeral"}}]
+    dynamic = []
+    if summary:
+        dynamic.append(f"{SUMMARY_HEADING}\n{summary.text}")
+    if memories:
+        lines = "\n".join(f"- [{m.kind} #{m.id}] {m.content}" for m in memories)
+        dynamic.append(f"{MEMORY_HEADING}\n{lines}\n{OVERRIDE_LINE}")
+    if excerpts:
+        dynamic.append(EXCERPT_HEADING + "\n" + "\n".join(e.line() for e in excerpts))
+    if dynamic:
+        blocks.append({"type": "text", "text": "\n\n".join(dynamic)})
+    return blocks
+
+
+def _reassert(messages: list[dict[str, Any]], agent: AgentSpec) -> None:
+    if not agent.constraints or not messages:
+        return
+    reminder = "Reminder of your constraints: " + " ".join(agent.constraints)
+    messages[-1] = {**messages[-1], "content": [*messages[-1]["content"], {"type": "text", "text": reminder}]}
+
+
+def cap_window_tokens(rows: list[Message], *, cap: int, keep_turns: int = 2) -> list[Message]:
+    """The newest whole turns of ``rows`` that fit in ``cap`` tokens; the last ``keep_turns`` always stay.
+
+    A turn starts at a user message, so a tool call and its result are never parted.
+    What is left out is older than the window: the excerpts and ``search_history`` reach it.
+    """
+    if cap <= 0 or sum(r.token_estimate for r in rows) <= cap:
+        return rows
+    starts = [i for i, r in enumerate(rows) if r.role == MessageRole.USER]
+    if len(starts) <= keep_turns:
+        return rows
+    for start in starts[:-keep_turns]:
+        if sum(r.token_estimate for r in rows[start:]) <= cap:
+            return rows[start:]
+    return rows[starts[-keep_turns] :]
+
+
+def build_context(
+    *, thread: Thread, agent: AgentSpec, user, request_message: Message, memory_allowed: bool | None = None
+) -> Context:
+    if not thread.incognito and request_message.text and embeddings.enabled():
+        # The message's query vector is made in another thread while the summary and the
+        # window are read; memory recall then takes it from the cache.
+        embeddings.query_vector_soon(request_message.text[: MAX_QUERY_CHARS])
+    summary = summary_current(thread=thread) if settings.MEMORY_SUMMARY_ENABLED else None
+    covered = summary.covers_through if summary else 0
+
+    rows = [
+        r
+        for r in message_window(thread=thread, size=settings.MEMORY_WINDOW)
+        if covered < r.sequence <= request_message.sequence
+    ]
+    rows = with_late_corrections(rows, thread=thread, request_message=request_message)
+    rows = cap_window_tokens(rows, cap=settings.MEMORY_WINDOW_TOKENS)
+    messages = cut_to_whole_turns(rows_to_api_messages(rows))
+    memories = relevant_memories(
+        user=user, thread=thread, agent=agent, query=request_message.text, allowed=memory_allowed
+    )
+    first_seq = rows[0].sequence if rows else request_message.sequence
+    excerpts = relevant_excerpts(
+        thread=thread,
+        query=request_message.text,
+        before_sequence=first_seq,
+        summary_text=summary.text if summary else "",
+        budget=settings.MEMORY_EXCERPT_TOKENS,
+    )
+    system = _system_blocks(agent, summary, memories, excerpts)
+    tools = agent_tools.definitions(agent.tools, kinds=agent.memory_kinds)
+
+    budget = history_budget(
+        context_window=settings.MODEL_CONTEXT_WINDOW,
+        reserved_for_answer=settings.TOKENS_RESERVED_FOR_ANSWER,
+        margin=settings.TOKEN_BUDGET_MARGIN,
+    )
+    # The cacheable prefix (tools, identity, instructions) is sent by any design; the
+    # full-history baseline is that prefix plus every message, with no summary or memories.
+    prefix = estimate_text(system[0]["text"]) + estimate_messages(tools)
+    fixed = prefix + sum(estimate_text(b["text"]) for b in system[1:])
+    dropped_items = 0
+    while fixed + estimate_messages(messages) > budget:
+        messages, n = drop_oldest_turn(messages)
+        if not n:
+            break
+        dropped_items += n
+    _reassert(messages, agent)
+
+    estimated = fixed + estimate_messages(messages)
+    return Context(
+        system=system,
+        messages=messages,
+        tools=tools,
+        info={
+            "summary_version": summary.version if summary else None,
+            "summary_covers_through": covered,
+            "memory_ids": [m.id for m in memories],
+            # Which older messages were quoted, and what they cost (estimated, in the total).
+            "excerpts": [{"message_id": e.message_id, "sequence": e.sequence} for e in excerpts],
+            "excerpt_tokens": sum(e.tokens for e in excerpts),
+            "window_first_sequence": first_seq,
+            "window_last_sequence": request_message.sequence,
+            "window_messages": len(messages),
+            "dropped_for_budget": dropped_items,
+            # Older than the window yet in no summary: still reachable by search_history.
+            "uncovered_messages": max(0, first_seq - 1 - covered),
+            "estimated_tokens": estimated,
+            "prefix_tokens": prefix,
+            "full_resend_tokens": prefix + thread.history_tokens + estimate_message({"role": "user", "content": ""}),
+            "budget": budget,
+        },
+    )

@@ -1,0 +1,277 @@
+"""The LangGraph graph of one chat turn, made of small nodes.
+
+    load_context → call_model ⇄ run_tools → persist
+                              ↘ (step cap) stop_at_step_limit → persist
+
+State is this turn's working set only: the new assistant and tool messages, step
+count and usage. The assembled context lives in an untracked channel: it is rebuilt
+from the database when a run resumes, so checkpoints never hold a copy of the thread.
+Tools get the user, thread and run from the runtime the runner built from the run's
+config ids, never from the model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from typing import Annotated, Any, TypedDict
+
+from django.contrib.auth.models import User
+from langgraph.channels import UntrackedValue
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from agents import run_lifecycle
+from agents.models import Run, RunErrorCode, TraceKind
+from agents.streaming import release_db_connection
+from conversations.models import Message, Thread
+from conversations.tokens import estimate_messages
+from liamemory.llm import ChatModel
+from usecases.turn import tools as agent_tools
+from usecases.turn.context import Context, build_context
+from usecases.turn.registry import AgentSpec
+
+STEP_LIMIT_TEXT = "I stopped here: this request needed more tool steps than I am allowed in one turn."
+STEP_LIMIT_ERROR = "This reply needed more than the {steps} steps allowed in one turn; it stopped there."
+
+
+@dataclass
+class TurnRuntime:
+    """What a run's graph reads, loaded once per execution by the runner (``_runtime``)."""
+
+    run: Run
+    thread: Thread
+    user: User
+    agent: AgentSpec
+    model: ChatModel
+    # The user's message this turn answers (a queued run always has one).
+    request_message: Message
+    # The memory switch, decided once for the turn (``memories.selectors.long_term_memory_allowed``).
+    memory_allowed: bool
+    # Publishes the reply while it is written (agents/streaming.py); None writes it only at the end.
+    stream: Any = None
+
+
+class TurnState(TypedDict, total=False):
+    new: list[dict[str, Any]]
+    steps: int
+    usage: dict[str, int]
+    sent: int
+    full_resend: int
+    model: str
+    latency_ms: int
+    info: dict[str, Any]
+    # Set when the turn ends short of an answer (the step cap): the run's error code.
+    error_code: str
+    context: Annotated[dict, UntrackedValue(dict)]
+
+
+def initial_state() -> TurnState:
+    """Every checkpointed key, reset: a run continues its thread's checkpoint, so a key left
+    out here would keep the previous run's value (its ``error_code`` failed every later run)."""
+    return {
+        "new": [],
+        "steps": 0,
+        "usage": {},
+        "sent": 0,
+        "full_resend": 0,
+        "model": "",
+        "latency_ms": 0,
+        "info": {},
+        "error_code": "",
+    }
+
+
+def _wire(new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"role": "user" if m["role"] == "tool" else "assistant", "content": m["content"]} for m in new]
+
+
+def _context(state: TurnState, rt: TurnRuntime) -> Context:
+    ctx = build_context(
+        thread=rt.thread,
+        agent=rt.agent,
+        user=rt.user,
+        request_message=rt.request_message,
+        memory_allowed=rt.memory_allowed,
+    )
+    ctx.info["memory_allowed"] = rt.memory_allowed
+    return ctx
+
+
+def load_context(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
+    rt = runtime.context
+    started = time.monotonic()
+    ctx = _context(state, rt)
+    run_lifecycle.trace_record(
+        run_id=rt.run.pk,
+        kind=TraceKind.RETRIEVAL,
+        name="memories",
+        payload={
+            "query_chars": len(rt.request_message.text),
+            "memory_ids": ctx.info["memory_ids"],
+            "summary_version": ctx.info["summary_version"],
+        },
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
+    if ctx.info["excerpts"]:
+        run_lifecycle.trace_record(
+            run_id=rt.run.pk,
+            kind=TraceKind.RETRIEVAL,
+            name="excerpts",
+            payload={"excerpts": ctx.info["excerpts"], "before_sequence": ctx.info["window_first_sequence"]},
+            tokens_in=ctx.info["excerpt_tokens"],
+        )
+    run_lifecycle.trace_record(
+        run_id=rt.run.pk,
+        kind=TraceKind.CONTEXT,
+        name="build_context",
+        payload=ctx.info,
+        tokens_in=ctx.info["estimated_tokens"],
+    )
+    return {"context": asdict(ctx), "info": ctx.info}
+
+
+def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
+    rt = runtime.context
+    ctx = Context(**state["context"]) if state.get("context") else _context(state, rt)
+    new = state.get("new", [])
+    messages = ctx.messages + _wire(new)
+    # No database connection is held while the model writes (a pooled one goes back).
+    release_db_connection()
+    reply = rt.model.complete(
+        system=ctx.system,
+        messages=messages,
+        tools=ctx.tools,
+        max_tokens=rt.agent.max_tokens,
+        on_text=rt.stream.text if rt.stream else None,
+    )
+    if rt.stream:
+        rt.stream.end_message()
+    sent = ctx.info["estimated_tokens"] + estimate_messages(_wire(new))
+    run_lifecycle.trace_record(
+        run_id=rt.run.pk,
+        kind=TraceKind.MODEL_CALL,
+        name=reply.model,
+        payload={
+            "request_messages": len(messages),
+            "estimated_input_tokens": sent,
+            "stop_reason": reply.stop_reason,
+            "cache_read_tokens": reply.usage.cache_read_tokens,
+            "cache_write_tokens": reply.usage.cache_write_tokens,
+            "tool_calls": [b["name"] for b in reply.tool_uses],
+        },
+        tokens_in=reply.usage.input_tokens,
+        tokens_out=reply.usage.output_tokens,
+        duration_ms=reply.latency_ms,
+    )
+    usage = dict(state.get("usage") or {})
+    for key, value in asdict(reply.usage).items():
+        usage[key] = usage.get(key, 0) + value
+    return {
+        "new": [*new, {"role": "assistant", "content": reply.content}],
+        "steps": state.get("steps", 0) + 1,
+        "usage": usage,
+        "sent": state.get("sent", 0) + sent,
+        "full_resend": state.get("full_resend", 0) + ctx.info["full_resend_tokens"] + estimate_messages(_wire(new)),
+        "model": reply.model,
+        "latency_ms": state.get("latency_ms", 0) + reply.latency_ms,
+        "context": asdict(ctx),
+    }
+
+
+def _tool_result_block(tool_use_id: str, result: dict[str, Any]) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": json.dumps(result, ensure_ascii=False),
+    }
+    if result.get("ok") is False:
+        block["is_error"] = True
+    return block
+
+
+def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
+    rt = runtime.context
+    info = state.get("info") or {}
+    tool_ctx = agent_tools.ToolContext(
+        user=rt.user,
+        thread=rt.thread,
+        run=rt.run,
+        agent=rt.agent,
+        window_first_sequence=info.get("window_first_sequence", rt.request_message.sequence),
+        memory_allowed=info.get("memory_allowed", False),
+    )
+    blocks = []
+    for call in [b for b in state["new"][-1]["content"] if b.get("type") == "tool_use"]:
+        if rt.stream:
+            rt.stream.tool(call["name"])
+        started = time.monotonic()
+        try:
+            result = agent_tools.execute(call["name"], call.get("input"), tool_ctx)
+        except agent_tools.ApprovalRequired as wait:
+            decision = interrupt(wait.payload)
+            result = {
+                "ok": True,
+                "approved": bool(decision.get("approved")),
+                "by": decision.get("by", "staff"),
+                "note": decision.get("note", ""),
+            }
+        run_lifecycle.trace_record(
+            run_id=rt.run.pk,
+            kind=TraceKind.TOOL_CALL,
+            name=call["name"],
+            payload={"arguments": call.get("input"), "result": result},
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+        blocks.append(_tool_result_block(call["id"], result))
+    return {"new": [*state["new"], {"role": "tool", "content": blocks}]}
+
+
+def stop_at_step_limit(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
+    """The last tool results get a closing reply, and the run will end ``failed`` with ``step_limit``."""
+    closing = {"role": "assistant", "content": [{"type": "text", "text": STEP_LIMIT_TEXT}]}
+    return {"new": [*state["new"], closing], "error_code": RunErrorCode.STEP_LIMIT}
+
+
+def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
+    rt = runtime.context
+    run_lifecycle.run_complete(
+        run_id=rt.run.pk,
+        new_messages=state["new"],
+        usage=state.get("usage") or {},
+        model=state.get("model") or rt.model.name,
+        latency_ms=state.get("latency_ms", 0),
+        context_info=state.get("info") or {},
+        tokens_sent=state.get("sent", 0),
+        tokens_full_resend=state.get("full_resend", 0),
+        error_code=state.get("error_code", ""),
+        error_message=STEP_LIMIT_ERROR.format(steps=rt.agent.max_steps) if state.get("error_code") else "",
+    )
+    return {}
+
+
+def after_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> str:
+    last = state["new"][-1]
+    return "run_tools" if any(b.get("type") == "tool_use" for b in last["content"]) else "persist"
+
+
+def after_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> str:
+    return "stop_at_step_limit" if state.get("steps", 0) >= runtime.context.agent.max_steps else "call_model"
+
+
+def build_graph(checkpointer: Any):
+    graph = StateGraph(TurnState, context_schema=TurnRuntime)
+    graph.add_node("load_context", load_context)
+    graph.add_node("call_model", call_model)
+    graph.add_node("run_tools", run_tools)
+    graph.add_node("stop_at_step_limit", stop_at_step_limit)
+    graph.add_node("persist", persist)
+    graph.add_edge(START, "load_context")
+    graph.add_edge("load_context", "call_model")
+    graph.add_conditional_edges("call_model", after_model, ["run_tools", "persist"])
+    graph.add_conditional_edges("run_tools", after_tools, ["call_model", "stop_at_step_limit"])
+    graph.add_edge("stop_at_step_limit", "persist")
+    graph.add_edge("persist", END)
+    return graph.compile(checkpointer=checkpointer)

@@ -1,0 +1,138 @@
+"""Executes a claimed run through the graph, and resumes one after a staff decision."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from langgraph.types import Command
+
+from agents import run_lifecycle
+from agents.checkpointer import shared_saver
+from agents.models import Run, RunErrorCode, RunStatus
+from agents.streaming import RunStream
+from conversations.models import Thread
+from liamemory.llm import AnthropicModel, ChatModel, ModelError
+from memories.selectors import long_term_memory_allowed
+from usecases.thread_deletion import threads_delete
+from usecases.turn.graph import TurnRuntime, build_graph, initial_state
+from usecases.turn.offline import OfflineModel
+from usecases.turn.registry import get_agent
+
+logger = logging.getLogger(__name__)
+
+
+def model_for_run(run: Run) -> ChatModel:
+    """The model the run recorded when it was queued (``usecases.turns.chat_model_name``
+    chose it, once): "offline" (or none recorded) for the offline model, else a Claude model."""
+    if run.model in ("", "offline"):
+        return OfflineModel()
+    return AnthropicModel(run.model)
+
+
+_compiled: tuple[Any, Any] | None = None
+
+
+def _graph() -> Any:
+    """The compiled graph, built once per process and checkpointer pool (compiling costs tens of ms).
+
+    It holds no per-run state: the run's runtime and config go to each ``invoke``.
+    """
+    global _compiled
+    saver = shared_saver()
+    pool = getattr(saver, "conn", saver)  # a new saver object each call, over the process's one pool
+    if _compiled is None or _compiled[0] is not pool:
+        _compiled = (pool, build_graph(saver))
+    return _compiled[1]
+
+
+def _runtime(run_id: str) -> TurnRuntime:
+    """The run with its thread, user and request message: the turn's one read of the run row."""
+    run = Run.objects.select_related("thread", "user", "request_message").get(pk=run_id)
+    if run.request_message is None:
+        raise ValueError(f"run {run_id} has no request message (it was deleted)")
+    return TurnRuntime(
+        run=run,
+        thread=run.thread,
+        user=run.user,
+        agent=get_agent(run.agent),
+        model=model_for_run(run),
+        request_message=run.request_message,
+        memory_allowed=long_term_memory_allowed(user=run.user, thread=run.thread),
+        stream=RunStream(run.pk) if settings.STREAM_REPLIES else None,
+    )
+
+
+def _config(rt: TurnRuntime, checkpoint_id: str | None = None) -> dict[str, Any]:
+    configurable = {"thread_id": str(rt.thread.pk), "user_id": rt.user.pk, "run_id": str(rt.run.pk)}
+    if checkpoint_id:
+        configurable["checkpoint_id"] = checkpoint_id
+    return {"configurable": configurable, "recursion_limit": 4 * rt.agent.max_steps + 10}
+
+
+def _drop_orphaned_checkpoints(thread_id: Any) -> None:
+    """A run whose thread was erased or deleted meanwhile may have written a checkpoint
+    after the deletion (the saver has its own connection and no foreign key): remove it."""
+    if thread_id and not Thread.objects.filter(pk=thread_id).exists():
+        with transaction.atomic():
+            threads_delete(thread_ids=[thread_id])
+
+
+def _checkpoint_to_resume(rt: TurnRuntime) -> str | None:
+    """The checkpoint a staff decision resumes from (set when the run was interrupted)."""
+    if rt.run.status != RunStatus.RUNNING:
+        return None
+    return (rt.run.context_info or {}).get("checkpoint_id")
+
+
+def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
+    """Load the turn's runtime (its one read of the run) and drive the graph to its end or interrupt."""
+    started = time.monotonic()
+    rt: TurnRuntime | None = None
+    try:
+        rt = _runtime(run_id)
+        checkpoint_id = _checkpoint_to_resume(rt) if resume else None
+        if resume and checkpoint_id is None:
+            logger.info("run %s is not resumable", run_id)
+            return
+        graph = _graph()
+        result = graph.invoke(
+            graph_input, _config(rt, checkpoint_id), context=rt, durability=settings.CHECKPOINT_DURABILITY
+        )
+        if result.get("__interrupt__"):
+            state = graph.get_state(_config(rt))
+            info = {**(result.get("info") or {}), "checkpoint_id": state.config["configurable"]["checkpoint_id"]}
+            run_lifecycle.run_interrupt(run_id=run_id, payload=result["__interrupt__"][0].value, context_info=info)
+    except run_lifecycle.RunNoLongerActive:
+        logger.info("run %s ended elsewhere (cancelled or erased); its results were dropped", run_id)
+    except ModelError as exc:
+        logger.warning("run %s failed: %s", run_id, exc.code)
+        run_lifecycle.run_fail(
+            run_id=run_id, code=exc.code, message=exc.message, latency_ms=int((time.monotonic() - started) * 1000)
+        )
+    except Run.DoesNotExist:
+        logger.info("run %s no longer exists", run_id)
+    except Exception:
+        logger.exception("run %s failed with an internal error", run_id)
+        run_lifecycle.run_fail(
+            run_id=run_id, code=RunErrorCode.INTERNAL, message="An internal error stopped this reply."
+        )
+    finally:
+        if rt is not None:
+            _drop_orphaned_checkpoints(rt.thread.pk)
+
+
+def run_execute(*, run_id: str) -> None:
+    """Claim the run (one conditional UPDATE) and drive the graph; a second delivery does nothing."""
+    if not run_lifecycle.run_claim(run_id=run_id):
+        logger.info("run %s was not queued; nothing to do", run_id)
+        return
+    _drive(run_id, initial_state())
+
+
+def run_resume(*, run_id: str, decision: dict[str, Any]) -> None:
+    """Continue an interrupted run from its checkpoint with a staff decision."""
+    _drive(run_id, Command(resume=decision), resume=True)
