@@ -219,6 +219,11 @@ def score_memories(chat: Chat, record: dict[str, Any]) -> dict[str, Any]:
         "by_status": _count(m.get("status", "?") for m in stored),
         "labelled": len(labelled),
         "labelled_stored": sum(1 for t in labelled if t.index in remembered),
+        "labelled_by_kind": {
+            kind: [len(part), sum(1 for t in part if t.index in remembered)]
+            for kind in sorted(STATEMENTS)
+            for part in [[t for t in labelled if t.kind == kind]]
+        },
         "stale_active": len(stale),
         "stale": [{"content": m.get("content", ""), "fact_id": m["fact_id"]} for m in stale],
         "false": [
@@ -277,6 +282,15 @@ def summarize(chats: list[dict[str, Any]]) -> dict[str, Any]:
             "old_value_in_reply": sum(q["old_value_in_reply"] for q in subset),
             "sources": _count(q["source"] or "none" for q in subset),
         }
+    out["by_lang"] = {
+        lang: {
+            "questions": len(part),
+            "reached": sum(q["reached"] for q in part),
+            "correct": sum(q["correct"] for q in part),
+        }
+        for lang in sorted({q["lang"] for q in questions})
+        for part in [[q for q in questions if q["lang"] == lang]]
+    }
     rows: dict[str, int] = {}
     for c in chats:
         for k, v in c["excerpt_rows"].items():
@@ -300,6 +314,9 @@ def summarize(chats: list[dict[str, Any]]) -> dict[str, Any]:
         "labelled_stored": recalled,
         "recall": _share(recalled, labelled),
         "stale_active": sum(m["stale_active"] for m in mem),
+        "labelled_by_kind": {
+            kind: [sum(m["labelled_by_kind"][kind][i] for m in mem) for i in (0, 1)] for kind in sorted(STATEMENTS)
+        },
     }
     sent, full = sum(c["tokens"]["sent"] for c in chats), sum(c["tokens"]["full"] for c in chats)
     out["tokens"] = {"sent": sent, "full_resend": full, "ratio": round(sent / full, 4) if full else None}
