@@ -66,6 +66,8 @@ def table(split: str, s: dict[str, Any]) -> str:
         f"  {'excerpt rows shown':<44} {rows['shown']}",
         f"  {'  of which tool traffic':<44} {_pct(rows['tool'], rows['shown']):<22} 0",
         f"  {'  of which carry nothing':<44} {_pct(rows['nothing'], rows['shown']):<22} <= 5 %",
+        f"  {'  under fact questions: about the asked fact':<44} {_pct(rows['about_fact'], rows['under_questions'])}",
+        f"  {'  under other turns / repeats in one reply':<44} {rows['elsewhere']} / {rows['repeats']}",
         f"  {'memories stored (labelled store / all)':<44} {_pct(mem['stored_labelled_store'], mem['stored']):<22}"
         " precision >= 0.95",
         f"  {'labelled store turns with a memory':<44} {_pct(mem['labelled_stored'], mem['labelled']):<22} recall",

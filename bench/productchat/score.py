@@ -244,6 +244,43 @@ def _count(items) -> dict[str, int]:
 # --- one chat, one split ------------------------------------------------------------
 
 
+ROW_USES = ("under_questions", "about_fact", "elsewhere", "repeats")
+
+
+def row_uses(chat: Chat, record: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Where the rows were shown and what they held beyond their class.
+
+    ``under_questions``: rows shown under a question about a fact; ``about_fact``: of those,
+    statements of the asked fact (any of its statements, or a row holding a value of
+    it); ``elsewhere``: rows under any other turn; ``repeats``: a row whose words are all
+    in another row of the same reply (a copy, or a reply quoting the other).
+    """
+    message_turn = {t["message_id"]: t["index"] for t in record["turns"] if t.get("message_id")}
+    out = dict.fromkeys(ROW_USES, 0)
+    by_turn: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_turn.setdefault(row["turn"], []).append(row)
+    for index, shown in by_turn.items():
+        turn = chat.turns[index]
+        if turn.kind == "question":
+            said = statements_before(chat, index).get(turn.fact_id, [])
+            out["under_questions"] += len(shown)
+            out["about_fact"] += sum(
+                1
+                for r in shown
+                if any(message_turn.get(r["message_id"]) == s.index or holds(r["text"], s.value) for s in said)
+            )
+        else:
+            out["elsewhere"] += len(shown)
+        own = [words(r["text"]) for r in shown]
+        out["repeats"] += sum(
+            1
+            for i, w in enumerate(own)
+            if w and any(j != i and w <= other and (w != other or j < i) for j, other in enumerate(own))
+        )
+    return out
+
+
 def score_chat(chat: Chat, record: dict[str, Any]) -> dict[str, Any]:
     rows = [{**r, "class": classify_row(r)} for r in record.get("excerpt_rows") or []]
     return {
@@ -252,6 +289,7 @@ def score_chat(chat: Chat, record: dict[str, Any]) -> dict[str, Any]:
         "turns": len(chat.turns),
         "questions": score_questions(chat, record),
         "excerpt_rows": _count(r["class"] for r in rows),
+        "excerpt_uses": row_uses(chat, record, rows),
         "excerpt_examples": {
             c: [r["text"][:120] for r in rows if r["class"] == c][:3] for c in ("tool", "nothing")
         },
@@ -296,12 +334,14 @@ def summarize(chats: list[dict[str, Any]]) -> dict[str, Any]:
         for k, v in c["excerpt_rows"].items():
             rows[k] = rows.get(k, 0) + v
     total = sum(rows.values())
+    uses = {k: sum(c["excerpt_uses"][k] for c in chats) for k in ROW_USES}
     out["excerpt_rows"] = {
         "shown": total,
         "tool": rows.get("tool", 0),
         "nothing": rows.get("nothing", 0),
         "tool_share": _share(rows.get("tool", 0), total),
         "nothing_share": _share(rows.get("nothing", 0), total),
+        **uses,
     }
     mem = [c["memories"] for c in chats]
     stored, true_ = sum(m["stored"] for m in mem), sum(m["stored_true"] for m in mem)
