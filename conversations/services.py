@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -14,6 +15,7 @@ from conversations.models import Message, MessageRole, Thread
 from conversations.tasks import embed_messages
 from conversations.tokens import estimate_message
 from liamemory import embeddings
+from liamemory.errors import ApplicationError
 from liamemory.retention import thread_expires_at
 
 
@@ -71,6 +73,13 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
 
 def message_append(*, thread: Thread, role: str, content: list[dict[str, Any]], agent: str = "", run=None) -> Message:
     return messages_append(thread=thread, items=[{"role": role, "content": content, "agent": agent, "run": run}])[0]
+
+
+def thread_tokens_add(*, thread_id: uuid.UUID | str, sent: int, full_resend: int) -> None:
+    """Add a turn's tokens to the thread's totals (an increment, so concurrent turns add up)."""
+    Thread.objects.filter(pk=thread_id).update(
+        tokens_sent=F("tokens_sent") + sent, tokens_full_resend=F("tokens_full_resend") + full_resend
+    )
 
 
 def thread_rename(*, thread: Thread, title: str) -> Thread:
@@ -132,8 +141,6 @@ def message_correct(*, message: Message, right_value: str, about: str = "", by: 
     Only what the user or the assistant said can be corrected. ``by`` names who
     corrected it in the note ("the user", "staff").
     """
-    from liamemory.api import ApplicationError
-
     right_value = " ".join((right_value or "").split())
     about = " ".join((about or "").split())
     if message.role not in CORRECTABLE_ROLES:
