@@ -31,7 +31,9 @@ DESCRIPTION = (
     "message: what was said is wrong, the right value, ignore the earlier statement) is appended with the next "
     "sequence and references it; the statement itself stays. The note is kept in the agent's context wherever "
     "the statement is, and the summary uses it instead of the wrong value. Memories drawn from the statement "
-    "are superseded by ones with the right value. 400: empty or too long right_value, or a system/tool message."
+    "are superseded by ones with the right value. 400: empty or too long right_value, or a system/tool message. "
+    "409: the statement was corrected already (one correction per statement; the memory it produced can be "
+    "corrected)."
 )
 
 

@@ -3,11 +3,51 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from typing import Any
 
 
 def text_block(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
+
+
+def correction_text(*, sequence: int, who: str, by: str, about: str, right_value: str) -> str:
+    """A correction note's first block: what is wrong, the right value, ignore the earlier statement.
+
+    It never repeats the wrong value, so a summary can keep it whole. ``who`` said the
+    statement ("the user", "the assistant"); ``by`` corrected it ("the user", "staff").
+    ``correction_words`` reads it back.
+    """
+    subject = f" about {about}" if about else ""
+    return (
+        f"Correction by {by} of message #{sequence}: what {who} said there{subject} is wrong; "
+        f"the right value is: {right_value}. Ignore the earlier statement."
+    )
+
+
+_CORRECTION = re.compile(
+    r"Correction by (?P<by>.+?) of message #\d+: what (?:the user|the assistant) said there"
+    r"(?: about (?P<about>.+?))? is wrong; the right value is: (?P<value>.*)\. Ignore the earlier statement\.",
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class CorrectionWords:
+    """A correction as the person gave it: the right value, what it is about, who corrected."""
+
+    right_value: str
+    about: str
+    by: str
+
+
+def correction_words(content: list[dict[str, Any]]) -> CorrectionWords | None:
+    """The right value and subject a correction note was written from (``correction_text``), or None."""
+    match = _CORRECTION.fullmatch(correction_without_quote(content))
+    if match is None:
+        return None
+    return CorrectionWords(right_value=match["value"], about=match["about"] or "", by=match["by"])
 
 
 def correction_without_quote(content: list[dict[str, Any]]) -> str:

@@ -54,11 +54,13 @@ from django.db import connection
 
 from conversations import search_sql as sql
 from conversations import vector_search
+from conversations.informative import carries_nothing, near_identical
 from conversations.models import Message, MessageRole, Thread
+from conversations.selectors import asked_before
 from liamemory import embeddings
 from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, query_terms, tsquery_text
 
-__all__ = ["HistoryHit", "search_history", "search_threads"]
+__all__ = ["RELEVANCE_COSINE_FLOOR", "HistoryHit", "informative_hits", "search_history", "search_threads"]
 
 # BM25 parameters (the usual defaults).
 BM25_K1 = 1.2
@@ -264,17 +266,31 @@ def _search_scope(
     return _history_hits(scores, terms, limit, own_only=own_only)
 
 
+# What was said in a thread: the person's messages, the replies, correction notes. Tool
+# calls (``[remember_fact] {"content": …}``) and tool results (``{"ok": true, …}``) are
+# the agent's workings: quoted back to a model they are noise, and a reply that quoted
+# them was read as an answer. The clause names a message by (thread, sequence), which
+# both the messages and their embeddings carry.
+_TOOL_USE = json.dumps([{"type": "tool_use"}])
+_SAID_IN_THREAD = """{t}.thread_id = %(thread)s AND {t}.sequence NOT IN (
+    SELECT x.sequence FROM conversations_message x
+    WHERE x.thread_id = %(thread)s AND (x.role = %(tool_role)s OR x.content @> %(tool_use)s::jsonb)
+)"""
+
+
 def search_history(
     *, thread: Thread, query: str, before_sequence: int | None = None, limit: int = 10
 ) -> list[HistoryHit]:
     """Messages of ``thread`` (older than ``before_sequence`` when given) ranked for ``query``.
 
+    Tool calls and tool results are not searched (``_SAID_IN_THREAD``).
+
     Three queries at most: the lexical ranking, the nearest vectors, the hits' texts;
     the question is embedded meanwhile.
     """
     return _search_scope(
-        scope_sql="{t}.thread_id = %(thread)s",
-        scope_params={"thread": thread.pk},
+        scope_sql=_SAID_IN_THREAD,
+        scope_params={"thread": thread.pk, "tool_role": MessageRole.TOOL, "tool_use": _TOOL_USE},
         query=query,
         before=before_sequence if before_sequence is not None else 2**31 - 1,
         limit=limit,
@@ -302,6 +318,8 @@ _PEOPLES_MESSAGES = """({t}.thread_id, {t}.sequence) IN (
 # of what was said ("Who is my physician?" -> "My new GP is Dr. Okafor", "delivery to my
 # sibling" -> the parcel sent to the sister) 0.08 to 0.085.
 THREAD_SEARCH_COSINE_FLOOR = 0.07
+# The same floor serves the context's excerpts (``usecases.turn.context``): relevant in itself.
+RELEVANCE_COSINE_FLOOR = THREAD_SEARCH_COSINE_FLOOR
 
 
 def search_threads(
@@ -318,7 +336,7 @@ def search_threads(
     scope_params = {
         "owner": user.pk,
         "people_roles": [MessageRole.USER, MessageRole.ASSISTANT],
-        "tool_use": json.dumps([{"type": "tool_use"}]),
+        "tool_use": _TOOL_USE,
     }
     scope_sql = _PEOPLES_MESSAGES
     if thread is not None:
@@ -338,3 +356,26 @@ def search_threads(
 def _relevant_to_a_person(hit: HistoryHit) -> bool:
     """The floor of a person's search: a query word of its own, or a meaning well above chit-chat's."""
     return hit.word_share > 0 or (hit.cosine_margin is not None and hit.cosine_margin >= THREAD_SEARCH_COSINE_FLOOR)
+
+
+def informative_hits(hits: list[HistoryHit], *, query: str = "") -> list[HistoryHit]:
+    """``hits`` without filler, in their order: what is worth quoting back to a model.
+
+    Left out: a reply that carries nothing (a refusal, "I don't know", a restatement of
+    the message it answers: ``conversations.informative``), a row near-identical to the
+    query or to a row kept before it, except that the person's own words replace a
+    reply that quoted them. One query (the messages the replies answer).
+    """
+    asked = asked_before(message_ids=[h.message_id for h in hits if h.role == MessageRole.ASSISTANT])
+    kept: list[HistoryHit] = []
+    for hit in hits:
+        if carries_nothing(hit.excerpt, role=hit.role, asked=asked.get(hit.message_id, "")):
+            continue
+        if query and near_identical(hit.excerpt, query):
+            continue
+        twin = next((i for i, k in enumerate(kept) if near_identical(k.excerpt, hit.excerpt)), None)
+        if twin is None:
+            kept.append(hit)
+        elif kept[twin].role != MessageRole.USER and hit.role == MessageRole.USER:
+            kept[twin] = hit
+    return kept

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import QuerySet
 
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
@@ -147,3 +148,26 @@ def message_excerpts(*, thread: Thread, message_ids: list[int]) -> dict[int, dic
             "text": text,
         }
     return out
+
+
+def asked_before(*, message_ids: list[int]) -> dict[int, str]:
+    """For each of these messages, the text of the person's message it answers.
+
+    That is the nearest earlier ``user`` message of its thread (a tool call and its result
+    may sit between). One query.
+    """
+    if not message_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT m.id, (
+                SELECT u.text FROM conversations_message u
+                WHERE u.thread_id = m.thread_id AND u.role = %s AND u.sequence < m.sequence
+                ORDER BY u.sequence DESC LIMIT 1
+            )
+            FROM conversations_message m WHERE m.id = ANY(%s)
+            """,
+            [MessageRole.USER, list(message_ids)],
+        )
+        return {pk: asked or "" for pk, asked in cursor.fetchall()}

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from conversations.content import blocks_to_text, text_block
+from conversations.content import blocks_to_text, correction_text, text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.tasks import embed_messages
 from conversations.tokens import estimate_message
@@ -32,11 +32,17 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
     """Append messages to a thread atomically, allocating their sequence numbers.
 
     Each item: ``{"role", "content" (blocks), "agent"?, "run"?, "corrects"?}``. The thread row is
-    locked (SELECT ... FOR UPDATE) while numbers are handed out, so concurrent writers
-    never collide on a sequence and never leave a gap.
+    locked while numbers are handed out, so concurrent writers never collide on a sequence
+    and never leave a gap. The lock is ``FOR NO KEY UPDATE`` (only ``next_sequence``
+    changes): a row inserted elsewhere that refers to the thread (a memory's source, a
+    run) takes a key-share lock on it, which this lock does not block, so a writer holding
+    other rows (a memory being corrected) never waits on a thread whose lock holder waits
+    on it.
     """
     with transaction.atomic():
-        locked = Thread.objects.select_for_update().only("id", "next_sequence", "incognito").get(pk=thread.pk)
+        locked = (
+            Thread.objects.select_for_update(no_key=True).only("id", "next_sequence", "incognito").get(pk=thread.pk)
+        )
         start = locked.next_sequence
         rows = []
         for offset, item in enumerate(items):
@@ -125,12 +131,19 @@ def correction_note_blocks(
     if len(said) > _QUOTE_CHARS:
         said = said[:_QUOTE_CHARS].rsplit(" ", 1)[0] + "…"
     who = "the user" if wrong.role == MessageRole.USER else "the assistant"
-    subject = f" about {about}" if about else ""
-    correction = (
-        f"Correction by {by} of message #{wrong.sequence}: what {who} said there{subject} is wrong; "
-        f"the right value is: {right_value}. Ignore the earlier statement."
-    )
+    correction = correction_text(sequence=wrong.sequence, who=who, by=by, about=about, right_value=right_value)
     return [text_block(correction), text_block(f"(Message #{wrong.sequence} said: “{said}”)")]
+
+
+def message_lock_for_correction(*, message_id: int) -> Message | None:
+    """Lock a statement until the transaction ends; None when it no longer exists.
+
+    Every correction takes this lock first, of the statement (``memories.corrections``)
+    or of a memory drawn from it (``memories.services.memory_correct``): the one order
+    is the statement, then its memories by id. ``FOR NO KEY UPDATE``: rows that merely
+    refer to the message (a note, a memory's source) are not held up by it.
+    """
+    return Message.objects.select_for_update(no_key=True).filter(pk=message_id).first()
 
 
 def message_correct(*, message: Message, right_value: str, about: str = "", by: str = "the user") -> Message:

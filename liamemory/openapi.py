@@ -30,6 +30,8 @@ CONFLICTS = {
     ("post", "/api/memories/{memory_id}/correct"): "The memory was already superseded or rejected.",
     ("post", "/api/memories/{memory_id}/approve"): "The memory is not pending.",
     ("post", "/api/memories/{memory_id}/reject"): "The memory is not pending.",
+    ("post", "/api/threads/{thread_id}/messages/{sequence}/correct"): "The statement was corrected already.",
+    ("post", "/api/staff/threads/{thread_id}/messages/{sequence}/correct"): "The statement was corrected already.",
     ("post", "/api/erasure-requests"): "The person already has an open erasure request.",
     ("post", "/api/people/{user_id}/import"): "A thread id of the document belongs to another person.",
 }

@@ -279,6 +279,8 @@ def memory_correct(*, actor: User, memory: Memory, content: str) -> Memory:
     """Replace ``memory`` by a corrected text: a new memory, the old one superseded.
 
     The new one is active, or pending when its kind needs review and the corrector is not staff.
+    A memory drawn from a statement is corrected under that statement's lock, taken first
+    (``usecases/memory_correction.py``, ``usecases/message_correction.py``).
     """
     content = clean_content(content)
     writer_type = _writer_for(actor, memory)

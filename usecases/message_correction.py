@@ -23,7 +23,8 @@ from django.db import transaction
 from django.db.models import Q
 
 from conversations.models import Message, MessageRole
-from conversations.services import message_correct
+from conversations.services import message_correct, message_lock_for_correction
+from liamemory.errors import Conflict
 from memories.matching import extract_claim
 from memories.models import Memory, MemoryStatus
 from memories.services import memory_correct
@@ -63,19 +64,40 @@ def statement_correct(
 ) -> StatementCorrection:
     """Mark ``message`` as wrong with the right value (see the module docstring).
 
-    The caller has checked that ``actor`` may: the thread's owner, or staff.
+    The caller has checked that ``actor`` may: the thread's owner, or staff. A statement
+    is corrected once: of parallel corrections the first writes its note and the others
+    find it corrected (``Conflict``), never six contradicting notes. Rows are locked in
+    the one order every correction uses (``memories.services.memory_correct`` too): the
+    statement, then the memories drawn from it by id, so a memory corrected at the same
+    time waits or is skipped, and nothing deadlocks.
     """
     with transaction.atomic():
+        locked = message_lock_for_correction(message_id=message.pk)
+        if locked is None:
+            raise Conflict("This message no longer exists.")
+        message = locked
+        earlier = message.corrections.order_by("sequence").first()
+        if earlier is not None:
+            raise Conflict(
+                f"Message #{message.sequence} has already been corrected (note #{earlier.sequence}). "
+                "To change the right value again, correct the memory the note produced or say it in the conversation.",
+                extra={"sequence": message.sequence, "note_sequence": earlier.sequence},
+            )
         note = message_correct(
             message=message, right_value=right_value, about=about, by="staff" if by_staff else "the user"
         )
         replaced = []
         # Drawn from the statement: remembered from this message, or, for a reply, in the
-        # run that wrote it (the reply says what it remembered).
+        # run that wrote it (the reply says what it remembered). Locked now, by id; one
+        # superseded meanwhile by its own correction is left to that correction.
         source = Q(source_message=message)
         if message.role == MessageRole.ASSISTANT and message.run_id:
             source |= Q(source_run_id=message.run_id)
-        drawn = Memory.objects.filter(source, status__in=[MemoryStatus.ACTIVE, MemoryStatus.PENDING]).order_by("id")
+        drawn = list(
+            Memory.objects.filter(source, status__in=[MemoryStatus.ACTIVE, MemoryStatus.PENDING])
+            .select_for_update()
+            .order_by("id")
+        )
         for old in drawn:
             text = corrected_memory_text(old=old.content, right_value=note_value(right_value), about=about)
             new = memory_correct(actor=actor, memory=old, content=text)

@@ -14,9 +14,10 @@ import random
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from governance.models import ErasureRequest
 from liamemory.llm import RETRYABLE_CODES, ModelError
 from usecases import purge
-from usecases.erasure_execution import erasure_execute
+from usecases.erasure_execution import AUTOMATIC_ATTEMPTS, erasure_execute, erasures_reap_interrupted
 from usecases.thread_summary import thread_summarize
 
 logger = logging.getLogger(__name__)
@@ -68,6 +69,17 @@ def execute_erasure(request_id: str) -> dict[str, str]:
     a redelivered task continues where the dead worker stopped, or does nothing."""
     request = erasure_execute(request_id=request_id)
     return {"request_id": str(request.pk), "status": request.status}
+
+
+# Periodic (django-celery-beat, governance migration 0006).
+@shared_task(name="governance.reap_stale_erasures", soft_time_limit=60, time_limit=90, ignore_result=True)
+def reap_stale_erasures() -> dict[str, int]:
+    """Find erasures a dead worker left ``running``: failed, and resumed in the worker
+    unless they were already started a few times."""
+    reaped = erasures_reap_interrupted()
+    for request in ErasureRequest.objects.filter(pk__in=reaped, attempts__lt=AUTOMATIC_ATTEMPTS):
+        execute_erasure.delay_on_commit(str(request.pk))
+    return {"interrupted": len(reaped)}
 
 
 # Periodic (django-celery-beat, see migration 0002). Late ack is safe: overlapping or

@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString
 from agents import selectors as run_selectors
 from agents.models import Run, RunStatus
 from conversations import selectors as conversation_selectors
+from conversations.content import correction_words
 from conversations.models import Message, MessageRole, Thread
 from usecases.turn.registry import AGENTS
 from web.markdown import render_markdown
@@ -52,6 +53,16 @@ def agent_title(name: str) -> str:
     return spec.title if spec else name
 
 
+@dataclass(frozen=True)
+class CorrectionView:
+    """A correction shown at the message it corrects, in the words it was given."""
+
+    note_id: int
+    right_value: str
+    about: str
+    by_you: bool
+
+
 @dataclass
 class MessageView:
     id: int
@@ -66,6 +77,8 @@ class MessageView:
     # Where "Correct" posts (what the user or the assistant said), and a refused correction.
     correct_url: str = ""
     correction_error: str = ""
+    # Its corrections, oldest first (the notes are shown here, not as messages of their own).
+    corrections: list[CorrectionView] = field(default_factory=list)
 
 
 def _tool_label(block: dict[str, Any], refused: Collection[str]) -> str:
@@ -116,7 +129,10 @@ def messages_for_display(messages: list[Message], *, excerpts: dict | None = Non
     carried: list[str] = []
     excerpts = dict(excerpts or {})
     refused = _refused_calls(messages)
-    for view in (message_view(m, refused=refused) for m in messages):
+    corrections = _corrections_at_their_message(messages)
+    shown_apart = [m for m in messages if m.pk not in corrections["notes"]]
+    for view in (message_view(m, refused=refused) for m in shown_apart):
+        view.corrections = corrections["by_message"].get(view.id, [])
         if not str(view.html).strip():
             carried += view.tools
             continue
@@ -127,6 +143,23 @@ def messages_for_display(messages: list[Message], *, excerpts: dict | None = Non
             view.excerpts = excerpts.pop(view.run_id)
         shown.append(view)
     return shown
+
+
+def _corrections_at_their_message(messages: list[Message]) -> dict[str, Any]:
+    """The correction notes among ``messages`` whose statement is shown too, by the statement's id."""
+    shown = {m.pk for m in messages}
+    by_message: dict[int, list[CorrectionView]] = {}
+    notes = set()
+    for note in messages:
+        words = correction_words(note.content or []) if note.corrects_id in shown else None
+        if note.corrects_id is None or words is None:
+            continue
+        notes.add(note.pk)
+        view = CorrectionView(
+            note_id=note.pk, right_value=words.right_value, about=words.about, by_you=words.by == "the user"
+        )
+        by_message.setdefault(note.corrects_id, []).append(view)
+    return {"notes": notes, "by_message": by_message}
 
 
 def _refused_calls(messages: list[Message]) -> set[str]:

@@ -139,9 +139,10 @@ def message_correct_view(request: HttpRequest, thread_id, sequence: int) -> Http
     try:
         outcome = statement_correct(actor=request.user, message=message, **form.cleaned_data)
     except ApplicationError as exc:
-        return _render_chat(request, thread, MessageForm(), status=400, correction_errors={sequence: exc.message})
+        status = status_of(exc)
+        return _render_chat(request, thread, MessageForm(), status=status, correction_errors={sequence: exc.message})
     messages.success(request, "Corrected: the assistant will use the right value from now on.")
-    return redirect(f"{reverse('web:chat', kwargs={'thread_id': thread.pk})}#msg-{outcome.note.pk}")
+    return redirect(f"{reverse('web:chat', kwargs={'thread_id': thread.pk})}#msg-{outcome.corrected.pk}")
 
 
 @login_required

@@ -177,6 +177,8 @@ X_FRAME_OPTIONS = "DENY"
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256 * 1024)
 # Largest export document accepted as an uploaded file by the import API (the command has no limit).
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
+# Rows an erasure deletes per transaction (each batch also records its progress).
+ERASURE_BATCH_SIZE = env.int("ERASURE_BATCH_SIZE", default=500)
 
 # --- REST framework -------------------------------------------------------------
 REST_FRAMEWORK = {

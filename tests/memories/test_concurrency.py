@@ -65,3 +65,72 @@ def test_parallel_corrections_of_one_memory_make_one_successor(alice):
         w.join(timeout=30)
     assert sorted(codes) == [200, 409, 409, 409, 409, 409]
     assert Memory.objects.filter(user=alice, status="active").count() == 1
+
+
+def _race(calls) -> list[int]:
+    """Run the calls at once, each in its own thread (its own database connection)."""
+    from rest_framework.test import APIClient
+
+    barrier = threading.Barrier(len(calls))
+    codes: list[int] = []
+
+    def go(user, method: str, url: str, body: dict) -> None:
+        client = APIClient()
+        client.force_authenticate(user)
+        try:
+            barrier.wait()
+            codes.append(getattr(client, method)(url, body, "json").status_code)
+        finally:
+            connection.close()
+
+    workers = [threading.Thread(target=go, args=call) for call in calls]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+    assert len(codes) == len(calls), "a request never ended"
+    return codes
+
+
+@pytest.fixture
+def told(alice):
+    """Alice stated a locker code in a real turn and the offline model remembered it from her message."""
+    from conversations.services import thread_create
+    from tests.usecases.turn.helpers import run_turn
+
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "remember that my locker code is 4417")
+    memory = Memory.objects.get(user=alice, status="active")
+    assert memory.source_message.sequence == 1
+    return thread, memory
+
+
+@pytest.mark.django_db(transaction=True)
+def test_memory_and_message_corrections_racing_never_deadlock(alice, told):
+    """A correction of a memory and one of the message it came from lock the same rows: in one order."""
+    from conversations.models import Message
+
+    thread, memory = told
+    message_url = f"/api/threads/{thread.pk}/messages/1/correct"
+    calls = []
+    for n in range(10):
+        calls.append((alice, "patch", f"/api/me/memories/{memory.pk}", {"content": f"my locker code is 55{n}"}))
+        calls.append((alice, "post", message_url, {"right_value": f"66{n}", "about": "my locker code"}))
+    codes = _race(calls)
+    assert 503 not in codes and 500 not in codes, codes
+    assert set(codes) <= {200, 201, 409}, codes
+    assert codes.count(201) == 1, codes  # one correction of the message wins
+    assert Message.objects.filter(thread=thread, corrects__isnull=False).count() == 1
+    assert Memory.objects.filter(user=alice, status="active").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_corrections_of_one_message_one_wins_the_others_409(alice, told):
+    from conversations.models import Message
+
+    thread, _memory = told
+    url = f"/api/threads/{thread.pk}/messages/1/correct"
+    codes = _race([(alice, "post", url, {"right_value": f"77{n}"}) for n in range(6)])
+    assert sorted(codes) == [201, 409, 409, 409, 409, 409]
+    assert Message.objects.filter(thread=thread, corrects__isnull=False).count() == 1
+    assert Memory.objects.filter(user=alice, status="active").count() == 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -136,11 +138,46 @@ def test_correct_on_a_reply_in_the_web_chat(client, alice, bob, told):
     assert refused.status_code == 400 and 'class="form-error"' in refused.content.decode()
     done = client.post(action, {"right_value": "B-1200", "about": "the order number"})
     note = Message.objects.get(thread=told, role="system")
-    assert done.status_code == 302 and done.url.endswith(f"#msg-{note.pk}")
+    assert done.status_code == 302 and done.url.endswith(f"#msg-{reply.pk}")  # opens at the corrected reply
     assert note.corrects_id == reply.pk and "the assistant said" in note.text
-    assert "the right value is: B-1200" in client.get(f"/c/{told.pk}/").content.decode()
     client.force_login(bob)
     assert client.post(action, {"right_value": "C-1"}).status_code == 404
+
+
+def _article(page: str, message_id: int) -> str:
+    """The HTML of one message on the chat page."""
+    match = re.search(rf'<article class="([^"]*)" id="msg-{message_id}">(.*?)</article>', page, re.DOTALL)
+    assert match, f"message {message_id} is not on the page"
+    return match[1] + match[2]
+
+
+def test_a_correction_shows_at_the_message_it_corrects_in_my_words(client, alice, told):
+    wrong = Message.objects.get(thread=told, sequence=1)
+    client.force_login(alice)
+    client.post(f"/c/{told.pk}/m/1/correct", {"right_value": "  my order number is   B-1200", "about": "my order"})
+    note = Message.objects.get(thread=told, role="system")
+
+    page = client.get(f"/c/{told.pk}/").content.decode()
+    statement = _article(page, wrong.pk)
+    assert "msg-corrected" in statement and "A-7781" in statement  # what was said stays, marked
+    assert "Corrected by you:" in statement and "“my order number is B-1200”" in statement
+    assert "(my order)" in statement and f'id="msg-{note.pk}"' in statement  # older links to the note land here
+    assert "Ignore the earlier statement" not in page and "msg-system" not in page  # no note at the bottom
+    others = [m.pk for m in Message.objects.filter(thread=told, role="assistant") if f'id="msg-{m.pk}"' in page]
+    assert others and all("msg-corrected" not in _article(page, pk) for pk in others)
+
+
+
+def test_the_same_correction_twice_is_refused(client, alice, told):
+    first = api(alice).post(url(told, 1), {"right_value": "B-1200", "about": "my order number"}, format="json")
+    assert first.status_code == 201
+    again = api(alice).post(url(told, 1), {"right_value": " B-1200 "}, format="json")
+    assert again.status_code == 409 and "already been corrected" in again.json()["message"]
+    client.force_login(alice)
+    page = client.post(f"/c/{told.pk}/m/1/correct", {"right_value": "B-1200"})
+    assert page.status_code == 409 and "already been corrected" in page.content.decode()
+    assert Message.objects.filter(thread=told, role="system").count() == 1
+    assert Memory.objects.get(user=alice, status="active").content == "my order number is B-1200"
 
 
 def test_staff_correct_a_message_from_the_admin(client, alice, staff, told):

@@ -350,7 +350,12 @@ def test_correct_a_reply_then_the_next_answer_uses_the_right_value(new_page, wor
     with page.expect_navigation():
         reply.get_by_role("button", name="Save correction").click()
     page.wait_for_load_state("load")
-    expect(page.locator(".msg-system .bubble").last).to_contain_text("the right value is: my order number is B-1200")
+    # The correction shows at the reply it corrects, in the words typed, and the reply is marked.
+    corrected = page.locator(".msg-corrected")
+    expect(corrected).to_have_count(1)
+    expect(corrected.locator(".correction")).to_have_text("Corrected by you: “my order number is B-1200”")
+    expect(corrected.locator(".bubble")).to_contain_text("A-7781")
+    expect(page.locator(".msg-system")).to_have_count(0)
     say(page, "what is my order number?")
     expect(last_reply(page)).to_contain_text("B-1200")
     assert not errors, errors

@@ -27,7 +27,7 @@ from typing import Any
 from django.conf import settings
 
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
-from conversations.search import search_history
+from conversations.search import RELEVANCE_COSINE_FLOOR, HistoryHit, informative_hits, search_history
 from conversations.selectors import corrections_of, message_window, summary_current
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
 from liamemory import embeddings
@@ -45,6 +45,10 @@ OVERRIDE_LINE = "If the user's current messages contradict anything remembered a
 EXCERPT_HEADING = "Earlier in this conversation (verbatim excerpts older than the recent messages):"
 EXCERPT_LINE = "- [#{sequence}, {date}, {role}] “{text}”"
 EXCERPT_CANDIDATES = 10
+# Hits read to find ``EXCERPT_CANDIDATES`` that carry information.
+EXCERPT_POOL = 50
+# A turn beside a relevant hit: the next row, or the reply after a tool call and its result.
+NEIGHBOUR_REACH = 3
 
 # What makes a message ask about something said before, in English and Italian: a
 # request to recall, or a question (a question mark or an interrogative opening) about
@@ -140,16 +144,21 @@ def relevant_excerpts(
     """The thread's messages older than ``before_sequence`` most relevant to ``query``.
 
     Nothing unless the message asks about something (``asks_about_something``). Then the
-    best ``search_history`` hits, in rank order, those the summary already quotes left
-    out, as many as fit ``budget`` tokens; returned oldest first, as a conversation reads.
+    best ``search_history`` hits that carry information (``conversations.search.informative_hits``:
+    no refusals, no restatements, no two copies of one thing), in rank order, the first
+    ``EXCERPT_CANDIDATES`` of them at most; of those, the ones relevant in themselves
+    (``_relevant``) that the summary does not already quote and that fit ``budget``
+    tokens. A hit the summary quotes keeps its slot: the rank below it does not move up,
+    so when the answer is in the summary no filler takes its place. Returned oldest
+    first, as a conversation reads.
     """
     if budget <= 0 or before_sequence <= 1 or not asks_about_something(query):
         return []
+    hits = search_history(thread=thread, query=query, before_sequence=before_sequence, limit=EXCERPT_POOL)
+    hits = informative_hits(hits, query=query)[:EXCERPT_CANDIDATES]
     chosen: list[Excerpt] = []
     spent = 0
-    for hit in search_history(
-        thread=thread, query=query, before_sequence=before_sequence, limit=EXCERPT_CANDIDATES
-    ):
+    for hit in _relevant(hits):
         if summary_text and _covered_by(summary_text, hit.excerpt):
             continue
         excerpt = Excerpt(
@@ -166,6 +175,28 @@ def relevant_excerpts(
         spent += tokens
         chosen.append(replace(excerpt, tokens=tokens))
     return sorted(chosen, key=lambda e: e.sequence)
+
+
+def _relevant(hits: list[HistoryHit]) -> list[HistoryHit]:
+    """The hits that are about the query themselves, and the turns beside them.
+
+    A hit holds one of the query's words, or its meaning is clearly closer to the query
+    than unrelated statements are (the floor of the person's own search); a hit that only
+    its neighbours' words brought in stays when it sits beside one that passed ("Did you
+    go?" / "Yes, to the pottery class"). What passes neither is what was left once the
+    relevant messages were taken: no excerpt is better than filler.
+    """
+    strong = {
+        h.message_id
+        for h in hits
+        if h.word_share > 0 or (h.cosine_margin is not None and h.cosine_margin >= RELEVANCE_COSINE_FLOOR)
+    }
+    anchors = [h.sequence for h in hits if h.message_id in strong]
+    return [
+        h
+        for h in hits
+        if h.message_id in strong or any(abs(h.sequence - a) <= NEIGHBOUR_REACH for a in anchors)
+    ]
 
 
 def rows_to_api_messages(rows: list[Message]) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from agents.models import Run
 from conversations.models import Thread
-from conversations.search import search_history
+from conversations.search import informative_hits, search_history
 from conversations.selectors import corrections_of
 from memories.models import Memory, MemoryKind
 from memories.recall import search_memories
@@ -256,7 +256,9 @@ def _search_history(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     query = args["query"].strip()[:MAX_QUERY_CHARS]
     if not query:
         return refusal("The query is empty.", "Pass the words you are looking for.")
-    hits = search_history(thread=ctx.thread, query=query, before_sequence=ctx.window_first_sequence)
+    # Filler (refusals, restatements, copies) is left out as in the context's excerpts.
+    hits = search_history(thread=ctx.thread, query=query, before_sequence=ctx.window_first_sequence, limit=20)
+    hits = informative_hits(hits, query=query)[:10]
     # An excerpt of a statement that was corrected carries its correction notes.
     notes = corrections_of(message_ids=[h.message_id for h in hits])
     excerpts = []

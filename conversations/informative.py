@@ -1,0 +1,108 @@
+"""Whether a message carries information worth quoting back to a model.
+
+An excerpt of the history stands in for something said long ago; a reply that says
+nothing ("I don't have information about that", "non lo so"), one that only restates
+the question it answers, or a second copy of a row already quoted is filler: it costs
+tokens and pushes out what was said. Tool traffic is not speech at all and never gets
+this far (``memories.retrieval`` leaves it out of the history search's scope). The
+words are in ``liamemory.language``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from liamemory.language import en, it
+
+# The offline model labels every reply; the label is not content.
+_LABEL = re.compile(r"^\s*\(offline model\)\s*", re.I)
+_NO_INFORMATION = re.compile("|".join(en.NO_INFORMATION + it.NO_INFORMATION), re.I)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+_FUNCTION = en.FUNCTION_WORDS | it.FUNCTION_WORDS
+_BUT = re.compile(r"\b(?:but|however|though|although|ma|però|pero|tuttavia)\b", re.I)
+_YES_NO = re.compile(r"^\W*(?:yes|no|yep|nope|sì|si|no)\b", re.I)
+# A quoted excerpt inside a reply: what it quotes is a row of its own.
+_QUOTED = re.compile(r"“([^”]{12,})”")
+
+
+def words(text: str) -> set[str]:
+    """The content words of ``text``, lower-cased (function words out)."""
+    return {w for w in (x.lower().replace("’", "'") for x in _WORD.findall(text)) if w not in _FUNCTION}
+
+
+def says_nothing(text: str) -> bool:
+    """A reply whose every sentence is a refusal, "I don't know", or nothing found.
+
+    "I don't know the exact hours, but the museum opens at 9 on weekdays" carries the
+    second half; only a reply made of nothing else says nothing.
+    """
+    body = _LABEL.sub("", text or "").strip()
+    if not body:
+        return True
+    sentences = [s.strip() for s in _SENTENCES.split(body) if words(s)]
+    if not sentences or not _nothing(sentences[0]):
+        return False
+    return all(_nothing(s) or _acknowledges(s) for s in sentences[1:])
+
+
+def _nothing(sentence: str) -> bool:
+    # "I don't know the exact hours, but it opens at 9": the rest of it carries something.
+    return bool(_NO_INFORMATION.match(sentence)) and not _BUT.search(sentence)
+
+
+def _acknowledges(sentence: str) -> bool:
+    # The second sentence of the offline model's refusal offers to take notes; a real
+    # model's adds a courtesy. Neither carries a name, a number or more than a few words.
+    return len(words(sentence)) <= 4 and not re.search(r"\d|(?<=\s)[A-Z]", sentence)
+
+
+def restates(reply: str, *, asked: str) -> bool:
+    """A reply that only repeats the words of the message it answers (no new word, no yes or no)."""
+    body = _LABEL.sub("", reply or "")
+    said = words(body)
+    return bool(asked.strip()) and not _YES_NO.match(body) and said <= words(asked)
+
+
+def carries_nothing(text: str, *, role: str, asked: str = "") -> bool:
+    """Whether a message of ``role`` is filler as an excerpt (``asked``: what a reply answers).
+
+    A message of questions only asks; otherwise what the person said carries something,
+    and a reply does unless it says nothing or restates ``asked``.
+    """
+    if only_asks(text):
+        return True
+    if role != "assistant":
+        return not (text or "").strip()
+    return says_nothing(text) or restates(text, asked=asked)
+
+
+def only_asks(text: str) -> bool:
+    """A message made only of questions: asked again later, it is no answer to itself."""
+    sentences = [s.strip() for s in _SENTENCES.split(_LABEL.sub("", text or "")) if words(s)]
+    return bool(sentences) and all(s.endswith("?") for s in sentences)
+
+
+def near_identical(a: str, b: str) -> bool:
+    """Two texts that say the same: one holds the other, or they share nearly all their words.
+
+    A reply that quotes an earlier message holds it ("Earlier you said: “…”").
+    """
+    x, y = _normal(a), _normal(b)
+    if not x or not y:
+        return False
+    short, long = sorted((x, y), key=len)
+    if len(short) >= 12 and short in long:
+        return True
+    # Every word counts here: "When is Maeve coming?" is not "Maeve is coming this weekend".
+    wa, wb = set(x.split()), set(y.split())
+    return len(wa & wb) / len(wa | wb) >= 0.8
+
+
+def quotes(text: str) -> list[str]:
+    """The passages ``text`` quotes between “ and ”."""
+    return _QUOTED.findall(text or "")
+
+
+def _normal(text: str) -> str:
+    return " ".join(_WORD.findall(_LABEL.sub("", text or "").lower()))
