@@ -124,6 +124,24 @@ def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, An
         return cursor.fetchone() is not None
 
 
+def run_cancel(*, run_id: RunId) -> str | None:
+    """Cancel a queued, running or waiting run; the text it had streamed, or None if it had already ended.
+
+    The row is locked first: a worker appending text waits for this transaction and
+    then finds the run cancelled (``run_stream_append`` wants ``running``), so the text
+    returned is all that was written, and what followers were shown. The streamed copy
+    is cleared: the caller keeps the text as a message.
+    """
+    run = Run.objects.select_for_update().filter(pk=run_id).only("status", "partial_text").first()
+    if run is None or run.status not in (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED):
+        return None
+    Run.objects.filter(pk=run_id).update(
+        status=RunStatus.CANCELLED, finished_at=timezone.now(), partial_text="", partial_steps=[]
+    )
+    notify_followers(run_id)
+    return run.partial_text
+
+
 def notify_followers(run_id: RunId) -> None:
     """Wake the requests following this run (its status changed); inside a transaction, at its commit."""
     with connection.cursor() as cursor:

@@ -61,7 +61,8 @@ class ThreadMessagesApi(APIView):
 
 
 def _reply(run: Run) -> Message | None:
-    return run_reply_message(run_id=run.pk) if run.status == RunStatus.COMPLETED else None
+    """The final assistant message a completed run wrote, or what a stopped one had written."""
+    return run_reply_message(run_id=run.pk) if run.status in (RunStatus.COMPLETED, RunStatus.CANCELLED) else None
 
 
 class RunDetailApi(APIView):
@@ -151,7 +152,12 @@ class RunRetryApi(APIView):
 
 
 class RunCancelApi(APIView):
-    @extend_schema(request=None, responses=RunOutSerializer, summary="Cancel a queued, running or waiting run")
+    @extend_schema(
+        request=None,
+        responses=RunOutSerializer,
+        summary="Cancel a queued, running or waiting run",
+        description="What the reply had written so far is kept as the run's reply, marked `stopped`.",
+    )
     def post(self, request, run_id):
-        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
-        return Response(RunOutSerializer(services.run_cancel(run=run)).data)
+        run = services.run_cancel(run=selectors.run_get_for_user(user=request.user, run_id=run_id))
+        return Response(RunOutSerializer(run, context={"reply": _reply(run)}).data)

@@ -119,7 +119,7 @@ def thread_exists(*, thread_id: uuid.UUID | str) -> bool:
 
 
 def run_reply_message(*, run_id: uuid.UUID | str) -> Message | None:
-    """The final assistant message a run wrote (the caller knows the run completed)."""
+    """The last assistant message a run wrote (the caller knows the run completed or was stopped)."""
     return Message.objects.filter(run_id=run_id, role=MessageRole.ASSISTANT).order_by("-sequence").first()
 
 

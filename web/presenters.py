@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString
 from agents import selectors as run_selectors
 from agents.models import Run, RunStatus
 from conversations import selectors as conversation_selectors
-from conversations.content import correction_words
+from conversations.content import STOPPED_MARK, correction_words, is_stopped
 from conversations.models import Message, MessageRole, Thread
 from usecases.turn.registry import AGENTS
 from web.markdown import render_markdown
@@ -77,6 +77,8 @@ class MessageView:
     # Where "Correct" posts (what the user or the assistant said), and a refused correction.
     correct_url: str = ""
     correction_error: str = ""
+    # A reply the person stopped while it was written (the words until then are shown).
+    stopped: bool = False
     # Its corrections, oldest first (the notes are shown here, not as messages of their own).
     corrections: list[CorrectionView] = field(default_factory=list)
 
@@ -92,7 +94,7 @@ def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageV
     """``refused``: ids of tool calls whose result was a refusal (their note says so)."""
     texts, tools = [], []
     for block in message.content or []:
-        if block.get("type") == "text":
+        if block.get("type") == "text" and block.get("text") != STOPPED_MARK:
             texts.append(block.get("text", ""))
         elif block.get("type") == "tool_use" and (label := _tool_label(block, refused)):
             tools.append(label)
@@ -107,6 +109,7 @@ def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageV
         agent=agent_title(message.agent) if message.agent else "",
         tools=sorted(set(tools)),
         run_id=message.run_id,
+        stopped=is_stopped(message.content or []),
         correct_url=reverse(
             "web:message-correct", kwargs={"thread_id": message.thread_id, "sequence": message.sequence}
         )
