@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.productchat --quick              # the two shortest dev chats (smoke)
     .venv/bin/python -m bench.productchat --split heldout      # the split scored once
     .venv/bin/python -m bench.productchat --chats w4-01 --json /tmp/pc.json
+    .venv/bin/python -m bench.productchat --rescore /tmp/pc.json  # score saved records again, no stack
 
 Starts the product as ``bench/stack.py`` does (gunicorn, a turn worker on its own queue,
 a background worker for embeddings and summaries; the offline model, no API key)
@@ -59,17 +60,34 @@ def table(split: str, s: dict[str, Any]) -> str:
         f"  [{sources(new)}]",
         f"  {'reply holds the value, same thread':<44} {_pct(same['correct'], same['questions']):<22} >= 95 %",
         f"  {'reply holds the value, new thread':<44} {_pct(new['correct'], new['questions']):<22} >= 95 %",
+        f"  {'by language: reached / reply holds, all':<44} "
+        + ", ".join(f"{k} {v['reached']}/{v['correct']} of {v['questions']}" for k, v in s["by_lang"].items()),
         f"  {'reply holds an older value (same / new)':<44} {same['old_value_in_reply']} / {new['old_value_in_reply']}",
         f"  {'excerpt rows shown':<44} {rows['shown']}",
         f"  {'  of which tool traffic':<44} {_pct(rows['tool'], rows['shown']):<22} 0",
         f"  {'  of which carry nothing':<44} {_pct(rows['nothing'], rows['shown']):<22} <= 5 %",
+        f"  {'  under fact questions: about the asked fact':<44} {_pct(rows['about_fact'], rows['under_questions'])}",
+        f"  {'  under other turns / repeats in one reply':<44} {rows['elsewhere']} / {rows['repeats']}",
         f"  {'memories stored (labelled store / all)':<44} {_pct(mem['stored_labelled_store'], mem['stored']):<22}"
         " precision >= 0.95",
         f"  {'labelled store turns with a memory':<44} {_pct(mem['labelled_stored'], mem['labelled']):<22} recall",
+        f"  {'  by kind (stored/labelled)':<44} "
+        + ", ".join(f"{k} {v[1]}/{v[0]}" for k, v in mem["labelled_by_kind"].items()),
         f"  {'stale memories active at the end':<44} {mem['stale_active']:<22} 0",
         f"  {'tokens sent / full resend':<44} {tok['sent']:,} / {tok['full_resend']:,} ({tok['ratio']})",
     ]
     return "\n".join(lines)
+
+
+def rescore(path: Path) -> int:
+    """The tables of an earlier run's records, scored by today's scorer (the chats' labels read afresh)."""
+    earlier = json.loads(path.read_text())
+    print(f"records of commit {earlier.get('commit')}, rescored")
+    for split, part in earlier["splits"].items():
+        chats = {c.id: c for c in load_split(split)}
+        scored = [score_chat(chats[r["chat"]], r) for r in part["records"]]
+        print(table(split, summarize(scored)))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,7 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="the two shortest chats of each split")
     parser.add_argument("--chats", nargs="*", help="only these chat ids")
     parser.add_argument("--json", type=Path, help="write the figures, rows and records here")
+    parser.add_argument("--rescore", type=Path, help="score the records of an earlier --json file again (no stack)")
     args = parser.parse_args(argv)
+    if args.rescore:
+        return rescore(args.rescore)
     splits = args.split or ["dev"]
     chosen = {}
     for split in splits:

@@ -219,6 +219,11 @@ def score_memories(chat: Chat, record: dict[str, Any]) -> dict[str, Any]:
         "by_status": _count(m.get("status", "?") for m in stored),
         "labelled": len(labelled),
         "labelled_stored": sum(1 for t in labelled if t.index in remembered),
+        "labelled_by_kind": {
+            kind: [len(part), sum(1 for t in part if t.index in remembered)]
+            for kind in sorted(STATEMENTS)
+            for part in [[t for t in labelled if t.kind == kind]]
+        },
         "stale_active": len(stale),
         "stale": [{"content": m.get("content", ""), "fact_id": m["fact_id"]} for m in stale],
         "false": [
@@ -239,6 +244,43 @@ def _count(items) -> dict[str, int]:
 # --- one chat, one split ------------------------------------------------------------
 
 
+ROW_USES = ("under_questions", "about_fact", "elsewhere", "repeats")
+
+
+def row_uses(chat: Chat, record: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Where the rows were shown and what they held beyond their class.
+
+    ``under_questions``: rows shown under a question about a fact; ``about_fact``: of those,
+    statements of the asked fact (any of its statements, or a row holding a value of
+    it); ``elsewhere``: rows under any other turn; ``repeats``: a row whose words are all
+    in another row of the same reply (a copy, or a reply quoting the other).
+    """
+    message_turn = {t["message_id"]: t["index"] for t in record["turns"] if t.get("message_id")}
+    out = dict.fromkeys(ROW_USES, 0)
+    by_turn: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_turn.setdefault(row["turn"], []).append(row)
+    for index, shown in by_turn.items():
+        turn = chat.turns[index]
+        if turn.kind == "question":
+            said = statements_before(chat, index).get(turn.fact_id, [])
+            out["under_questions"] += len(shown)
+            out["about_fact"] += sum(
+                1
+                for r in shown
+                if any(message_turn.get(r["message_id"]) == s.index or holds(r["text"], s.value) for s in said)
+            )
+        else:
+            out["elsewhere"] += len(shown)
+        own = [words(r["text"]) for r in shown]
+        out["repeats"] += sum(
+            1
+            for i, w in enumerate(own)
+            if w and any(j != i and w <= other and (w != other or j < i) for j, other in enumerate(own))
+        )
+    return out
+
+
 def score_chat(chat: Chat, record: dict[str, Any]) -> dict[str, Any]:
     rows = [{**r, "class": classify_row(r)} for r in record.get("excerpt_rows") or []]
     return {
@@ -247,6 +289,7 @@ def score_chat(chat: Chat, record: dict[str, Any]) -> dict[str, Any]:
         "turns": len(chat.turns),
         "questions": score_questions(chat, record),
         "excerpt_rows": _count(r["class"] for r in rows),
+        "excerpt_uses": row_uses(chat, record, rows),
         "excerpt_examples": {
             c: [r["text"][:120] for r in rows if r["class"] == c][:3] for c in ("tool", "nothing")
         },
@@ -277,17 +320,28 @@ def summarize(chats: list[dict[str, Any]]) -> dict[str, Any]:
             "old_value_in_reply": sum(q["old_value_in_reply"] for q in subset),
             "sources": _count(q["source"] or "none" for q in subset),
         }
+    out["by_lang"] = {
+        lang: {
+            "questions": len(part),
+            "reached": sum(q["reached"] for q in part),
+            "correct": sum(q["correct"] for q in part),
+        }
+        for lang in sorted({q["lang"] for q in questions})
+        for part in [[q for q in questions if q["lang"] == lang]]
+    }
     rows: dict[str, int] = {}
     for c in chats:
         for k, v in c["excerpt_rows"].items():
             rows[k] = rows.get(k, 0) + v
     total = sum(rows.values())
+    uses = {k: sum(c["excerpt_uses"][k] for c in chats) for k in ROW_USES}
     out["excerpt_rows"] = {
         "shown": total,
         "tool": rows.get("tool", 0),
         "nothing": rows.get("nothing", 0),
         "tool_share": _share(rows.get("tool", 0), total),
         "nothing_share": _share(rows.get("nothing", 0), total),
+        **uses,
     }
     mem = [c["memories"] for c in chats]
     stored, true_ = sum(m["stored"] for m in mem), sum(m["stored_true"] for m in mem)
@@ -300,6 +354,9 @@ def summarize(chats: list[dict[str, Any]]) -> dict[str, Any]:
         "labelled_stored": recalled,
         "recall": _share(recalled, labelled),
         "stale_active": sum(m["stale_active"] for m in mem),
+        "labelled_by_kind": {
+            kind: [sum(m["labelled_by_kind"][kind][i] for m in mem) for i in (0, 1)] for kind in sorted(STATEMENTS)
+        },
     }
     sent, full = sum(c["tokens"]["sent"] for c in chats), sum(c["tokens"]["full"] for c in chats)
     out["tokens"] = {"sent": sent, "full_resend": full, "ratio": round(sent / full, 4) if full else None}

@@ -131,9 +131,22 @@ def test_split_figures(chat):
     s = score.summarize([score.score_chat(chat, _record())])
     assert s["same_thread"]["questions"] == 2 and s["same_thread"]["reached"] == 2
     assert s["same_thread"]["correct"] == 1 and s["new_thread"]["correct_share"] == 1.0
-    assert s["excerpt_rows"] == {"shown": 6, "tool": 1, "nothing": 3, "tool_share": 0.167, "nothing_share": 0.5}
+    assert s["excerpt_rows"] == {
+        "shown": 6,
+        "tool": 1,
+        "nothing": 3,
+        "tool_share": 0.167,
+        "nothing_share": 0.5,
+        # Only the correction is about the asked fact; "What's your dog's name?" repeats the question row.
+        "under_questions": 6,
+        "about_fact": 1,
+        "elsewhere": 0,
+        "repeats": 1,
+    }
     assert s["memories"]["precision"] == 0.75 and s["memories"]["recall"] == 1.0
     assert s["tokens"]["ratio"] == 0.25
+    assert s["by_lang"] == {"en": {"questions": 3, "reached": 3, "correct": 2}}
+    assert s["memories"]["labelled_by_kind"] == {"correction": [1, 1], "fact": [2, 2], "remember": [0, 0]}
 
 
 def test_chat_files_are_checked(tmp_path):
