@@ -17,7 +17,14 @@ from liamemory.models import RetentionPolicy
 from liamemory.retention import policy_cache_clear
 from liamemory.roles import is_compliance_officer, signed_in
 from memories.models import MemoryKind
-from usecases.erasure import erasure_reference_check
+from usecases.erasure import (
+    erasure_dry_run,
+    erasure_enqueue,
+    erasure_reference_check,
+    erasure_request_create,
+    legal_hold_lift,
+    legal_hold_place,
+)
 from usecases.erasure_receipts import receipt_canonical, receipt_is_intact, receipt_readable
 
 # --- erasure and legal holds ---------------------------------------------------------
@@ -137,8 +144,6 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
         return self.fields if obj else self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: ErasureRequest, form, change: bool) -> None:
-        from usecases.erasure import erasure_request_create
-
         created = erasure_request_create(
             subject=obj.subject,  # type: ignore[arg-type]  # the form requires a subject
             requested_by=signed_in(request.user),
@@ -175,8 +180,6 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
 
     @admin.action(description="Dry run: count what would be erased")
     def dry_run(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
-        from usecases.erasure import erasure_dry_run
-
         for item in queryset:
             try:
                 counts = erasure_dry_run(request=item)
@@ -188,8 +191,6 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
 
     @admin.action(description="Execute or resume the erasure (in the background)")
     def execute(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
-        from usecases.erasure import erasure_enqueue
-
         n = 0
         for item in queryset.exclude(status="completed"):
             erasure_enqueue(request=item)
@@ -211,16 +212,12 @@ class LegalHoldAdmin(ComplianceOnlyAdmin):
         return self.fields if obj else self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: LegalHold, form, change: bool) -> None:
-        from usecases.erasure import legal_hold_place
-
         hold = legal_hold_place(user=obj.user, reason=obj.reason, actor=signed_in(request.user))
         obj.pk = hold.pk
         obj._state.adding = False
 
     @admin.action(description="Lift the selected holds")
     def lift(self, request: HttpRequest, queryset: QuerySet[LegalHold]) -> None:
-        from usecases.erasure import legal_hold_lift
-
         for hold in queryset.filter(lifted_at__isnull=True):
             legal_hold_lift(hold=hold, actor=signed_in(request.user))
         self.message_user(request, "Holds lifted; waiting erasures were started.")
