@@ -24,8 +24,8 @@ from conversations.selectors import thread_newest_empty
 from conversations.services import message_append, messages_append, thread_autotitle, thread_create
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import run_expires_at
-from usecases.tasks import execute_run, resume_run
 from usecases.turn.registry import AGENTS, DEFAULT_AGENT
+from usecases.turn.tasks import execute_run, resume_run
 
 logger = logging.getLogger(__name__)
 

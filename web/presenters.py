@@ -71,7 +71,7 @@ class MessageView:
     agent: str = ""
     tools: list[str] = field(default_factory=list)
     run_id: Any = None
-    # Older messages of the thread the reply's context quoted (``agents.selectors.run_excerpts``).
+    # Older messages of the thread the reply's context quoted (``web.presenters.run_excerpts_for``).
     excerpts: list[dict] = field(default_factory=list)
     # Where "Correct" posts (what the user or the assistant said), and a refused correction.
     correct_url: str = ""
@@ -172,7 +172,12 @@ def _refused_calls(messages: list[Message]) -> set[str]:
 def run_excerpts_for(*, thread: Thread, messages: list[Message]) -> dict:
     """The quoted older messages of the runs that wrote ``messages``."""
     run_ids = {m.run_id for m in messages if m.run_id and m.role == MessageRole.ASSISTANT}
-    return run_selectors.run_excerpts(thread=thread, run_ids=list(run_ids)) if run_ids else {}
+    if not run_ids:
+        return {}
+    refs = run_selectors.run_excerpt_refs(thread=thread, run_ids=list(run_ids))
+    rows = conversation_selectors.message_excerpts(thread=thread, message_ids=[i for ids in refs.values() for i in ids])
+    out = {run_id: [rows[i] for i in ids if i in rows] for run_id, ids in refs.items()}
+    return {run_id: shown for run_id, shown in out.items() if shown}
 
 
 def run_error_text(run: Run) -> str:

@@ -11,7 +11,7 @@ from agents.models import Run, TraceEvent
 from conversations.models import Message
 from conversations.services import thread_create
 from tests.utils import wait_for
-from usecases.tasks import execute_run, reap_stale_runs
+from usecases.turn.tasks import execute_run, reap_stale_runs
 
 
 def api(user) -> APIClient:
