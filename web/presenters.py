@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString
 from agents import selectors as run_selectors
 from agents.models import Run, RunStatus
 from conversations import selectors as conversation_selectors
-from conversations.content import correction_words
+from conversations.content import STOPPED_MARK, correction_words, is_stopped
 from conversations.models import Message, MessageRole, Thread
 from usecases.turn.registry import AGENTS
 from web.markdown import render_markdown
@@ -72,11 +72,13 @@ class MessageView:
     agent: str = ""
     tools: list[str] = field(default_factory=list)
     run_id: Any = None
-    # Older messages of the thread the reply's context quoted (``agents.selectors.run_excerpts``).
+    # Older messages of the thread the reply's context quoted (``web.presenters.run_excerpts_for``).
     excerpts: list[dict] = field(default_factory=list)
     # Where "Correct" posts (what the user or the assistant said), and a refused correction.
     correct_url: str = ""
     correction_error: str = ""
+    # A reply the person stopped while it was written (the words until then are shown).
+    stopped: bool = False
     # Its corrections, oldest first (the notes are shown here, not as messages of their own).
     corrections: list[CorrectionView] = field(default_factory=list)
 
@@ -92,7 +94,7 @@ def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageV
     """``refused``: ids of tool calls whose result was a refusal (their note says so)."""
     texts, tools = [], []
     for block in message.content or []:
-        if block.get("type") == "text":
+        if block.get("type") == "text" and block.get("text") != STOPPED_MARK:
             texts.append(block.get("text", ""))
         elif block.get("type") == "tool_use" and (label := _tool_label(block, refused)):
             tools.append(label)
@@ -107,6 +109,7 @@ def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageV
         agent=agent_title(message.agent) if message.agent else "",
         tools=sorted(set(tools)),
         run_id=message.run_id,
+        stopped=is_stopped(message.content or []),
         correct_url=reverse(
             "web:message-correct", kwargs={"thread_id": message.thread_id, "sequence": message.sequence}
         )
@@ -175,7 +178,12 @@ def _refused_calls(messages: list[Message]) -> set[str]:
 def run_excerpts_for(*, thread: Thread, messages: list[Message]) -> dict:
     """The quoted older messages of the runs that wrote ``messages``."""
     run_ids = {m.run_id for m in messages if m.run_id and m.role == MessageRole.ASSISTANT}
-    return run_selectors.run_excerpts(thread=thread, run_ids=list(run_ids)) if run_ids else {}
+    if not run_ids:
+        return {}
+    refs = run_selectors.run_excerpt_refs(thread=thread, run_ids=list(run_ids))
+    rows = conversation_selectors.message_excerpts(thread=thread, message_ids=[i for ids in refs.values() for i in ids])
+    out = {run_id: [rows[i] for i in ids if i in rows] for run_id, ids in refs.items()}
+    return {run_id: shown for run_id, shown in out.items() if shown}
 
 
 def run_error_text(run: Run) -> str:

@@ -25,6 +25,7 @@ from conversations.selectors import (
     thread_list_for_user,
     threads_by_id_for_user,
 )
+from conversations.selectors import run_messages as conversation_run_messages
 from conversations.services import thread_rename
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError, NotFound
@@ -58,7 +59,7 @@ def _run_or_404(request: HttpRequest, run_id):
 
 def _run_state(run) -> dict:
     thread = _thread_for_run(run)
-    return presenters.run_state(run, replies=run_selectors.run_messages(run=run), thread=thread)
+    return presenters.run_state(run, replies=conversation_run_messages(run_id=run.pk), thread=thread)
 
 
 def _thread_for_run(run):

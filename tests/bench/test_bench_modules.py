@@ -23,6 +23,10 @@ MODULES = [
     "common",
     "longchat.run",
     "longchat.data",
+    "productchat.run",
+    "productchat.replay",
+    "productchat.score",
+    "productchat.data",
 ]
 
 

@@ -8,12 +8,12 @@ import pytest
 from django.test import Client
 
 from agents.models import Run
-from agents.run_lifecycle import run_fail
+from agents.run_lifecycle import run_claim, run_fail, run_stream_append
 from conversations.models import Message, Thread
 from conversations.services import thread_create
 from tests.usecases.turn.helpers import run_turn
 from usecases.turn.runner import run_execute
-from usecases.turns import turn_submit
+from usecases.turns import run_cancel, turn_submit
 
 pytestmark = pytest.mark.django_db
 JSON = {"HTTP_ACCEPT": "application/json"}
@@ -225,6 +225,19 @@ def test_stop_cancels_and_regenerate_follows(as_alice, alice):
     again = as_alice.post(f"/runs/{run.pk}/cancel", **JSON)
     assert again.status_code == 409 and "already ended" in again.json()["message"]
     assert as_alice.post(f"/runs/{run.pk}/retry").status_code == 302
+
+
+def test_a_stopped_reply_stays_on_the_page_marked_as_stopped(as_alice, alice):
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="tell me a story")
+    run_claim(run_id=run.pk)
+    run_stream_append(run_id=run.pk, text="Once upon a **time**, a fox")
+    run_cancel(run=run)
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    reply = re.search(r'<article class="msg msg-assistant msg-stopped" id="msg-\d+">(.*?)</article>', page, re.DOTALL)
+    assert reply and "Once upon a <strong>time</strong>, a fox" in reply[1]
+    assert "Stopped: the reply was not finished" in reply[1] and "Stopped by the user" not in page
+    assert "Regenerate" in page
 
 
 def test_interrupted_run_says_it_waits_for_approval(as_alice, alice):
