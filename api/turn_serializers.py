@@ -49,11 +49,6 @@ class RunRefSerializer(serializers.ModelSerializer):
         return reverse("api-run-detail", kwargs={"run_id": run.id})
 
 
-class RunErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-
-
 class RunOutSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     thread_id = serializers.UUIDField(read_only=True)
