@@ -23,7 +23,6 @@ class RunStatus(models.TextChoices):
 
 
 ACTIVE_RUN_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
-FINAL_RUN_STATUSES = (RunStatus.COMPLETED, RunStatus.FAILED, RunStatus.CANCELLED)
 
 
 class RunErrorCode(models.TextChoices):

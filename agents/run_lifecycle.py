@@ -21,10 +21,6 @@ from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
-from conversations.models import Thread
-from conversations.services import messages_append
-from conversations.tasks import summarize_thread
-from memories.services import memory_touch_used
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +79,34 @@ def trace_record(
         raise RunNoLongerActive(str(run_id)) from exc
 
 
+def trace_on_ended_run(
+    *,
+    run_id: RunId,
+    kind: str,
+    name: str,
+    payload: dict[str, Any],
+    tokens_in: int = 0,
+    tokens_out: int = 0,
+    duration_ms: int = 0,
+) -> bool:
+    """A trace event written after the run ended (the summary job); False when the run is gone."""
+    if not Run.objects.filter(pk=run_id).exists():
+        return False
+    try:
+        trace_record(
+            run_id=run_id,
+            kind=kind,
+            name=name,
+            payload=payload,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            duration_ms=duration_ms,
+        )
+    except RunNoLongerActive:
+        return False
+    return True
+
+
 RUN_EVENTS_CHANNEL = "liamemory_run_events"
 
 
@@ -106,6 +130,24 @@ def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, An
         return cursor.fetchone() is not None
 
 
+def run_cancel(*, run_id: RunId) -> str | None:
+    """Cancel a queued, running or waiting run; the text it had streamed, or None if it had already ended.
+
+    The row is locked first: a worker appending text waits for this transaction and
+    then finds the run cancelled (``run_stream_append`` wants ``running``), so the text
+    returned is all that was written, and what followers were shown. The streamed copy
+    is cleared: the caller keeps the text as a message.
+    """
+    run = Run.objects.select_for_update().filter(pk=run_id).only("status", "partial_text").first()
+    if run is None or run.status not in (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED):
+        return None
+    Run.objects.filter(pk=run_id).update(
+        status=RunStatus.CANCELLED, finished_at=timezone.now(), partial_text="", partial_steps=[]
+    )
+    notify_followers(run_id)
+    return run.partial_text
+
+
 def notify_followers(run_id: RunId) -> None:
     """Wake the requests following this run (its status changed); inside a transaction, at its commit."""
     with connection.cursor() as cursor:
@@ -113,82 +155,54 @@ def notify_followers(run_id: RunId) -> None:
 
 
 def run_lock_active(*, run_id: RunId) -> Run:
-    """Lock the run's row and check it still runs (and its thread exists), until the transaction ends.
+    """Lock the run's row and check it still runs, until the transaction ends.
 
-    Every write of a running turn takes it (``run_complete``, each tool call): a
-    cancel, an erasure or a thread deletion updates or deletes that row, so it either
-    waits for the write to commit (and then removes what it wrote) or the write finds
-    the run ended and does nothing.
+    Every write of a running turn takes it (``usecases/turn/writes.py``): a cancel, an
+    erasure or a thread deletion updates or deletes that row, so it either waits for the
+    write to commit (and then removes what it wrote) or the write finds the run ended
+    and does nothing.
     """
     run = Run.objects.select_for_update().filter(pk=run_id).first()
     if run is None or run.status != RunStatus.RUNNING:
         raise RunNoLongerActive(run_id)
-    if not Thread.objects.filter(pk=run.thread_id).exists():
-        raise RunNoLongerActive(run_id)
     return run
 
 
-def run_complete(
+def run_finish(
     *,
-    run_id: RunId,
-    new_messages: list[dict[str, Any]],
+    run: Run,
     usage: dict[str, int],
     model: str,
     latency_ms: int,
     context_info: dict[str, Any],
-    tokens_sent: int,
     tokens_full_resend: int,
     error_code: str = "",
     error_message: str = "",
-) -> Run:
-    """Persist the turn's new messages and finish the run, in one atomic write.
+) -> None:
+    """End a locked, running run: ``completed``, or ``failed`` with ``error_code`` (the step cap).
 
-    The run row is locked and must still be ``running``: a run cancelled or erased
-    meanwhile writes nothing. Thread totals are bumped incrementally. With an
-    ``error_code`` (the step cap) the run ends ``failed`` with its messages kept, so
-    the conversation has no tool call left without its answer.
+    Called inside the transaction that holds ``run_lock_active`` and writes the turn's
+    messages (``usecases/turn/writes.py:turn_complete``); followers are woken at commit.
     """
-    with transaction.atomic():
-        run = run_lock_active(run_id=run_id)
-        thread = Thread.objects.get(pk=run.thread_id)
-        messages_append(
-            thread=thread,
-            items=[{"role": m["role"], "content": m["content"], "agent": run.agent, "run": run} for m in new_messages],
-        )
-        Run.objects.filter(pk=run.pk).update(
-            status=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
-            error_code=error_code,
-            error_message=error_message[:2000],
-            finished_at=timezone.now(),
-            model=model,
-            tokens_in=usage.get("input_tokens", 0),
-            tokens_out=usage.get("output_tokens", 0),
-            tokens_cached=usage.get("cache_read_tokens", 0),
-            tokens_cache_write=usage.get("cache_write_tokens", 0),
-            tokens_full_resend=tokens_full_resend,
-            latency_ms=latency_ms,
-            # The streamed copy is redundant once the messages hold the reply.
-            partial_text="",
-            partial_steps=[],
-            # Keep what earlier steps recorded (approval request, staff decision).
-            context_info={**(run.context_info or {}), **context_info},
-        )
-        Thread.objects.filter(pk=thread.pk).update(
-            tokens_sent=F("tokens_sent") + tokens_sent,
-            tokens_full_resend=F("tokens_full_resend") + tokens_full_resend,
-        )
-        if context_info.get("memory_ids"):
-            memory_touch_used(memory_ids=context_info["memory_ids"])
-        _enqueue_summary(str(thread.pk), str(run.pk))
-        notify_followers(run.pk)
-    run.refresh_from_db()
-    return run
-
-
-def _enqueue_summary(thread_id: str, run_id: str) -> None:
-    if not settings.MEMORY_SUMMARY_ENABLED:
-        return
-    transaction.on_commit(lambda: summarize_thread.delay(thread_id, run_id))
+    Run.objects.filter(pk=run.pk).update(
+        status=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
+        error_code=error_code,
+        error_message=error_message[:2000],
+        finished_at=timezone.now(),
+        model=model,
+        tokens_in=usage.get("input_tokens", 0),
+        tokens_out=usage.get("output_tokens", 0),
+        tokens_cached=usage.get("cache_read_tokens", 0),
+        tokens_cache_write=usage.get("cache_write_tokens", 0),
+        tokens_full_resend=tokens_full_resend,
+        latency_ms=latency_ms,
+        # The streamed copy is redundant once the messages hold the reply.
+        partial_text="",
+        partial_steps=[],
+        # Keep what earlier steps recorded (approval request, staff decision).
+        context_info={**(run.context_info or {}), **context_info},
+    )
+    notify_followers(run.pk)
 
 
 def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None = None) -> None:

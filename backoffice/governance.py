@@ -12,6 +12,13 @@ from liamemory.models import RetentionPolicy
 from liamemory.retention import policy_cache_clear
 from liamemory.roles import is_compliance_officer, signed_in
 from memories.models import MemoryKind
+from usecases.erasure import (
+    erasure_dry_run,
+    erasure_enqueue,
+    erasure_request_create,
+    legal_hold_lift,
+    legal_hold_place,
+)
 
 # --- erasure and legal holds ---------------------------------------------------------
 # Compliance officers only: staff may not even see who is being erased. Receipts are
@@ -120,8 +127,6 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
         return self.fields if obj else self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: ErasureRequest, form, change: bool) -> None:
-        from usecases.erasure import erasure_request_create
-
         created = erasure_request_create(
             subject=obj.subject,  # type: ignore[arg-type]  # the form requires a subject
             requested_by=signed_in(request.user),
@@ -149,8 +154,6 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
 
     @admin.action(description="Dry run: count what would be erased")
     def dry_run(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
-        from usecases.erasure import erasure_dry_run
-
         for item in queryset:
             try:
                 counts = erasure_dry_run(request=item)
@@ -162,8 +165,6 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
 
     @admin.action(description="Execute or resume the erasure (in the background)")
     def execute(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
-        from usecases.erasure import erasure_enqueue
-
         n = 0
         for item in queryset.exclude(status="completed"):
             erasure_enqueue(request=item)
@@ -185,16 +186,12 @@ class LegalHoldAdmin(ComplianceOnlyAdmin):
         return self.fields if obj else self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: LegalHold, form, change: bool) -> None:
-        from usecases.erasure import legal_hold_place
-
         hold = legal_hold_place(user=obj.user, reason=obj.reason, actor=signed_in(request.user))
         obj.pk = hold.pk
         obj._state.adding = False
 
     @admin.action(description="Lift the selected holds")
     def lift(self, request: HttpRequest, queryset: QuerySet[LegalHold]) -> None:
-        from usecases.erasure import legal_hold_lift
-
         for hold in queryset.filter(lifted_at__isnull=True):
             legal_hold_lift(hold=hold, actor=signed_in(request.user))
         self.message_user(request, "Holds lifted; waiting erasures were started.")

@@ -13,12 +13,21 @@ from django.db import connection, transaction
 
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.selectors import summary_current
-from conversations.signals import summary_traced
 from conversations.summarizer import SummaryText, model_configured, summarize, summary_cut
 from conversations.summary_policy import SummaryDecision, summary_decide
 from conversations.tokens import estimate_text
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SummaryTrace:
+    """What the job decided, for the run that triggered it to trace: figures, never text."""
+
+    payload: dict[str, Any]
+    tokens_in: int
+    tokens_out: int
+    duration_ms: int
 
 
 @dataclass
@@ -28,6 +37,8 @@ class SummaryOutcome:
     summary: ThreadSummary | None = None
     decision: SummaryDecision | None = None
     payload: dict[str, Any] = field(default_factory=dict)
+    # Set when something was decided (created, unchanged, waited).
+    trace: SummaryTrace | None = None
 
 
 def _claim_thread(thread_id: str) -> bool:
@@ -45,17 +56,13 @@ def _claim_thread(thread_id: str) -> bool:
         return bool(cur.fetchone()[0])
 
 
-def _trace(run_id: str | None, payload: dict[str, Any], *, tokens_in: int, tokens_out: int, started: float) -> None:
-    """Tell the run that triggered this what was decided (agents traces it): figures, never text."""
-    if run_id:
-        summary_traced.send(
-            sender=ThreadSummary,
-            run_id=run_id,
-            payload=payload,
-            tokens_in=tokens_in,
-            tokens_out=tokens_out,
-            duration_ms=int((time.monotonic() - started) * 1000),
-        )
+def _trace(payload: dict[str, Any], *, tokens_in: int, tokens_out: int, started: float) -> SummaryTrace:
+    return SummaryTrace(
+        payload=payload,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        duration_ms=int((time.monotonic() - started) * 1000),
+    )
 
 
 def _extend_unchanged(
@@ -65,7 +72,6 @@ def _extend_unchanged(
     rebuild: bool,
     result: SummaryText,
     payload: dict[str, Any],
-    run_id: str | None,
     started: float,
 ) -> SummaryOutcome:
     """The new messages changed nothing: no new version; the current one now covers them.
@@ -88,15 +94,14 @@ def _extend_unchanged(
         rebuilt_from_source=rebuild,
         summary_tokens=previous.token_estimate,
     )
-    _trace(run_id, payload, tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens, started=started)
+    trace = _trace(payload, tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens, started=started)
     logger.info("summary unchanged thread=%s version=%d covers_through=%d", previous.thread_id, previous.version, cut)
-    return SummaryOutcome("unchanged", summary=previous, payload=payload)
+    return SummaryOutcome("unchanged", summary=previous, payload=payload, trace=trace)
 
 
 def thread_summary_update(
     *,
     thread_id: uuid.UUID | str,
-    run_id: uuid.UUID | str | None = None,
     force: bool = False,
     use_model: bool | None = None,
 ) -> SummaryOutcome:
@@ -106,10 +111,12 @@ def thread_summary_update(
     finds nothing new to cover. ``force`` skips the pays-or-waits decision (it never
     skips the claim). ``use_model`` None: the fast model when an API key is set.
     Raises ``liamemory.llm.ModelError`` when the fast model fails; nothing is written.
+    The outcome's ``trace`` says what was decided, for the run that asked (the use case
+    ``usecases/thread_summary.py`` records it).
     """
     if not settings.MEMORY_SUMMARY_ENABLED:
         return SummaryOutcome("disabled")
-    thread_id, run_id = str(thread_id), (str(run_id) if run_id else None)
+    thread_id = str(thread_id)
     started = time.monotonic()
     # One transaction around the whole job, the model call included: it holds the
     # claim (no row lock), and a failure or a soft time limit rolls everything back.
@@ -139,9 +146,9 @@ def thread_summary_update(
         payload.update(decision.figures)
         if not (decision.compress or force):
             payload.update(outcome="waited", uncovered_messages=len(aged))
-            _trace(run_id, payload, tokens_in=0, tokens_out=0, started=started)
             logger.info("summary waits thread=%s uncovered=%d", thread_id, len(aged))
-            return SummaryOutcome("waited", decision=decision, payload=payload)
+            trace = _trace(payload, tokens_in=0, tokens_out=0, started=started)
+            return SummaryOutcome("waited", decision=decision, payload=payload, trace=trace)
 
         version = (previous.version if previous else 0) + 1
         # Drift control: every Nth version starts again from the verbatim messages (not
@@ -159,7 +166,7 @@ def thread_summary_update(
         result = summarize(previous_text=previous_text, messages=source, use_model=use_model)
         if previous is not None and result.text == previous.text:
             return _extend_unchanged(
-                previous, cut=cut, rebuild=rebuild, result=result, payload=payload, run_id=run_id, started=started
+                previous, cut=cut, rebuild=rebuild, result=result, payload=payload, started=started
             )
         summary = ThreadSummary(
             thread=thread,
@@ -183,12 +190,8 @@ def thread_summary_update(
             summary_tokens=summary.token_estimate,
             facts_added=result.facts_added,
         )
-        _trace(
-            run_id,
-            payload,
-            tokens_in=result.usage.input_tokens,
-            tokens_out=result.usage.output_tokens,
-            started=started,
+        trace = _trace(
+            payload, tokens_in=result.usage.input_tokens, tokens_out=result.usage.output_tokens, started=started
         )
     logger.info(
         "summary created thread=%s version=%d covers_through=%d model=%s facts_added=%d rebuilt=%s",
@@ -199,4 +202,4 @@ def thread_summary_update(
         result.facts_added,
         rebuild,
     )
-    return SummaryOutcome("created", summary=summary, decision=decision, payload=payload)
+    return SummaryOutcome("created", summary=summary, decision=decision, payload=payload, trace=trace)

@@ -81,6 +81,12 @@ class ErasureRequest(models.Model):
     # batch, so a run that dies midway resumes with exact totals.
     executed_counts = models.JSONField(default=dict, blank=True)
     error_message = models.TextField(blank=True)
+    # What the leftover scan looks for ({"strings": [...], "uuids": [...]}), chosen from
+    # the person's data before anything of theirs is deleted, so a resumed attempt checks
+    # exactly what the first one found. Personal data itself: emptied when it completes.
+    verification = models.JSONField(default=dict, blank=True)
+    # Starts of execution; the reaper resumes an interrupted erasure only a few times.
+    attempts = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -36,9 +36,10 @@ def database_url_for_tests() -> str:
 
 
 class WorkerProcess:
-    def __init__(self, log_path: Path, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(self, log_path: Path, extra_env: dict[str, str] | None = None, queues: str | None = None) -> None:
         self.log_path = log_path
         self.extra_env = extra_env or {}
+        self.queues = queues
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 30) -> WorkerProcess:
@@ -61,7 +62,7 @@ class WorkerProcess:
             "-l",
             "info",
             "-Q",
-            f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.EMBEDDING_QUEUE}",
+            self.queues or f"{settings.CELERY_TASK_DEFAULT_QUEUE},{settings.EMBEDDING_QUEUE}",
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",

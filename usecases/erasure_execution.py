@@ -15,7 +15,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from django.apps import apps
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
@@ -34,6 +33,8 @@ from memories.models import Memory, MemoryPreference
 from usecases import erasure_scan as scan
 from usecases import erasure_selectors as sel
 from usecases.erasure_receipts import receipt_build, receipt_hash
+from usecases.erasure_statistics import statistics_rebuild
+from usecases.personal_data import store_tables
 from usecases.thread_deletion import threads_delete
 
 logger = logging.getLogger(__name__)
@@ -57,6 +58,11 @@ INTERRUPTED = (
 )
 
 
+# The reaper resumes an interrupted erasure by itself this many times; after that it
+# stays failed for a compliance officer to look at and resume.
+AUTOMATIC_ATTEMPTS = 3
+
+
 def batch_size() -> int:
     return int(getattr(settings, "ERASURE_BATCH_SIZE", 500))
 
@@ -65,7 +71,7 @@ class _HoldPlaced(Exception):
     pass
 
 
-def _lock_key(request_id: uuid.UUID) -> int:
+def lock_key(request_id: uuid.UUID) -> int:
     # A signed 64-bit key for pg_try_advisory_lock, derived from the request id.
     return int.from_bytes(uuid.UUID(str(request_id)).bytes[:8], "big", signed=True)
 
@@ -154,8 +160,15 @@ def _start(request_id: uuid.UUID) -> ErasureRequest | None:
         request.status = ErasureStatus.RUNNING
         request.started_at = request.started_at or now
         request.error_message = ""
+        request.attempts += 1
         request.executed_counts = {store: request.executed_counts.get(store, 0) for store in sel.STORES}
-        request.save(update_fields=["status", "started_at", "error_message", "executed_counts"])
+        if not request.verification:
+            # Chosen before the first deletion and kept: a resume checks what the first
+            # attempt would have, not a sample of what it left.
+            request.verification = scan.verification_strings(user=get_user_model().objects.get(pk=uid))
+        request.save(
+            update_fields=["status", "started_at", "error_message", "attempts", "executed_counts", "verification"]
+        )
         # The runner re-checks its run's status under a row lock before every write,
         # so once this commits no run of the person writes anything any more.
         sel.subject_runs(user_id=uid).filter(
@@ -222,7 +235,7 @@ def _delete_everything(request: ErasureRequest) -> None:
         )
 
 
-def _finish(request_id: uuid.UUID, canaries: set[str], identifiers: tuple[set[str], set[str]]) -> ErasureRequest:
+def _finish(request_id: uuid.UUID) -> ErasureRequest:
     """Delete the account if asked, scan, and write the receipt: all or nothing."""
     with transaction.atomic():
         request = ErasureRequest.objects.select_for_update().get(pk=request_id)
@@ -239,11 +252,10 @@ def _finish(request_id: uuid.UUID, canaries: set[str], identifiers: tuple[set[st
             exempt_rows[user_model._meta.db_table] = ("id", uid)
             for through in (user_model.groups.through, user_model.user_permissions.through):
                 exempt_refs.add((through._meta.db_table, "user_id"))
-        strings, uuids = identifiers
         findings = scan.schema_scan(
             user_id=uid,
-            strings=strings | canaries,
-            uuids=uuids,
+            strings=request.verification.get("strings", []),
+            uuids=request.verification.get("uuids", []),
             exempt_rows=exempt_rows,
             exempt_ref_columns=exempt_refs,
         )
@@ -268,30 +280,19 @@ def _finish(request_id: uuid.UUID, canaries: set[str], identifiers: tuple[set[st
                 subject=None,
                 requested_by_id=None if request.self_service else request.requested_by_id,
                 reason="",
+                verification={},
             )
     if failure:
         ErasureRequest.objects.filter(pk=request_id).update(status=ErasureStatus.FAILED, error_message=failure)
     return ErasureRequest.objects.get(pk=request_id)
 
 
-# The apps whose tables hold people's content (and the user table): their planner
-# statistics are refreshed once an erasure completes.
-CONTENT_APPS = ("conversations", "memories", "agents", "governance", "liamemory", "auth", "authtoken")
-
-
 def _refresh_statistics() -> None:
-    """ANALYZE the tables that held the person's rows.
-
-    ``pg_stats`` keeps samples of column values (most common values, histogram bounds)
-    from the last ANALYZE: the person's words stayed readable there after their rows
-    were gone, until autovacuum happened to analyze the table again. A failure here
-    leaves the erasure completed (the rows are gone; the receipt says statistics are
-    refreshed by the next ANALYZE at the latest) and is logged without content.
-    """
-    tables = sorted({model._meta.db_table for app in CONTENT_APPS for model in apps.get_app_config(app).get_models()})
+    """Rebuild the planner statistics of every declared store, so none keeps a sample of
+    the person's values. A failure leaves the erasure completed (the rows are gone; the
+    receipt says statistics are refreshed by the next ANALYZE at the latest)."""
     try:
-        with transaction.atomic(), connection.cursor() as cur:
-            cur.execute("ANALYZE " + ", ".join(connection.ops.quote_name(t) for t in tables))
+        statistics_rebuild(tables=store_tables())
     except DatabaseError:
         logger.warning("erasure: refreshing the planner statistics failed; the next ANALYZE refreshes them")
 
@@ -306,17 +307,13 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
     """
     request_id = uuid.UUID(str(request_id))
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_try_advisory_lock(%s)", [_lock_key(request_id)])
+        cur.execute("SELECT pg_try_advisory_lock(%s)", [lock_key(request_id)])
         if not cur.fetchone()[0]:
             return ErasureRequest.objects.get(pk=request_id)
     try:
         request = _start(request_id)
         if request is None or request.status == ErasureStatus.HELD:
             return ErasureRequest.objects.get(pk=request_id)
-        subject = get_user_model().objects.get(pk=_subject_id(request))
-        # Sampled before deletion and kept only in this process's memory.
-        canaries = scan.canaries_sample(user_id=subject.pk)
-        identifiers = scan.identifiers_of(user=subject)
         try:
             _delete_everything(request)
         except _HoldPlaced:
@@ -325,7 +322,7 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
                 error_message="A legal hold was placed during the erasure: it waits until the hold is lifted.",
             )
             return ErasureRequest.objects.get(pk=request_id)
-        result = _finish(request_id, canaries, identifiers)
+        result = _finish(request_id)
         if result.status == ErasureStatus.COMPLETED:
             _refresh_statistics()
         logger.info("erasure %s finished: %s", request_id, result.status)
@@ -340,7 +337,35 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
         return ErasureRequest.objects.get(pk=request_id)
     finally:
         with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_unlock(%s)", [_lock_key(request_id)])
+            cur.execute("SELECT pg_advisory_unlock(%s)", [lock_key(request_id)])
+
+
+def erasures_reap_interrupted() -> list[uuid.UUID]:
+    """The ``running`` requests nobody executes any more, now ``failed`` and resumable.
+
+    An execution holds its request's advisory lock for as long as it runs, on its own
+    database session; a worker killed mid-erasure loses the session and the lock with it,
+    while the row still says ``running`` (the broker redelivers its task only much later,
+    if ever). Taking the lock here proves nobody holds it; the update is conditional on
+    the row still being ``running``, so an execution that just finished is left alone.
+    """
+    reaped = []
+    for request_id in ErasureRequest.objects.filter(status=ErasureStatus.RUNNING).values_list("pk", flat=True):
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_try_advisory_lock(%s)", [lock_key(request_id)])
+            if not cur.fetchone()[0]:
+                continue
+        try:
+            stopped = ErasureRequest.objects.filter(pk=request_id, status=ErasureStatus.RUNNING).update(
+                status=ErasureStatus.FAILED, error_message=INTERRUPTED
+            )
+        finally:
+            with connection.cursor() as cur:
+                cur.execute("SELECT pg_advisory_unlock(%s)", [lock_key(request_id)])
+        if stopped:
+            logger.warning("erasure %s was interrupted (no execution holds it): failed, resumable", request_id)
+            reaped.append(request_id)
+    return reaped
 
 
 def erasure_verify(*, subject_ids: dict[str, Any], canaries: set[str]) -> scan.ScanFindings:

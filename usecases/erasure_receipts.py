@@ -30,7 +30,7 @@ OUTSIDE_DATABASE = [
     {
         "store": "database statistics",
         "holds": "samples of column values the query planner keeps (pg_stats), taken before the erasure",
-        "lingers": "refreshed (ANALYZE) right after the erasure; at the latest by the next ANALYZE",
+        "lingers": "refreshed (ANALYZE) right after the erasure; a table it emptied has its statistics removed",
     },
     {
         "store": "deleted row versions",

@@ -17,10 +17,11 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from agents.checkpointer import CHECKPOINT_TABLES
-from agents.models import Run, TraceEvent
-from conversations.models import Message, Thread, ThreadSummary
+from agents.models import TraceEvent
+from conversations.models import Message, ThreadSummary
 from memories.models import Memory
 from usecases.erasure_selectors import subject_history, subject_runs, subject_threads
+from usecases.personal_data import person_rows
 
 # Canary tokens: long runs of word characters that contain a digit, or very long
 # words. Common words rarely qualify, so a hit after erasure means a real leftover.
@@ -79,40 +80,63 @@ def canaries_sample(*, user_id: int) -> set[str]:
     return set(sorted(found, key=lambda t: (-len(t), t))[:MAX_CANARIES])
 
 
-def _others_text_sql() -> str:
-    """Where people's text lives, leaving the person's own rows out (``%(uid)s``); the
-    scan after the erasure reads these same cells."""
-    message, thread, summary = Message._meta.db_table, Thread._meta.db_table, ThreadSummary._meta.db_table
-    memory, history = Memory._meta.db_table, Memory.history.model._meta.db_table
-    trace, run = TraceEvent._meta.db_table, Run._meta.db_table
-    sources = (
-        f"SELECT lower(x.text) FROM {message} x JOIN {thread} t ON t.id = x.thread_id WHERE t.owner_id <> %(uid)s",
-        f"SELECT lower(x.text) FROM {summary} x JOIN {thread} t ON t.id = x.thread_id WHERE t.owner_id <> %(uid)s",
-        f"SELECT lower(title) FROM {thread} WHERE owner_id <> %(uid)s",
-        f"SELECT lower(content) FROM {memory} WHERE user_id <> %(uid)s",
-        f"SELECT lower(content) FROM {history} WHERE user_id IS DISTINCT FROM %(uid)s",
-        f"SELECT lower(x.payload::text) FROM {trace} x JOIN {run} r ON r.id = x.run_id"
-        " WHERE r.user_id IS DISTINCT FROM %(uid)s",
-    )
-    return " UNION ALL ".join(f"({source})" for source in sources)
-
-
 def _shared_with_others(tokens: set[str], *, user_id: int) -> set[str]:
-    """The tokens that also occur in other people's messages, summaries, titles, memories,
-    audit or traces (case-insensitive, as the scan compares). Each cell is read once."""
+    """The tokens found, before anything is deleted, in other people's rows of the tables
+    where people's data is known to live (their messages, an account's e-mail, a staff
+    member's name in the access log), case-insensitive as the scan compares: a hit there
+    after the erasure would be someone else's, not a leftover. A table outside that list
+    is not asked: a copy of the person's words there is what the scan must find. Each
+    cell is read once."""
     if not tokens:
         return set()
     by_lower: dict[str, set[str]] = {}
     for token in tokens:
         by_lower.setdefault(token.lower(), set()).add(token)
-    sql = (
-        f"SELECT DISTINCT n FROM (SELECT v FROM ({_others_text_sql()}) AS c(v) WHERE v IS NOT NULL OFFSET 0) AS r,"
-        " unnest(%(needles)s::text[]) AS n WHERE strpos(r.v, n) > 0"
-    )
-    with connection.cursor() as cur:
-        cur.execute(sql, {"uid": user_id, "needles": sorted(by_lower)})
-        shared = {row[0] for row in cur.fetchall()}
-    return {token for lower in shared for token in by_lower[lower]}
+    lower = sorted(by_lower)
+    qn = connection.ops.quote_name
+    persons: dict[str, list[tuple[str, list[Any], tuple[str, ...] | None]]] = {}
+    pk_columns: dict[str, str] = {}
+    for model, rows, columns in person_rows(user_id=user_id):
+        rows_sql, rows_params = rows.values(model._meta.pk.attname).query.sql_with_params()
+        persons.setdefault(model._meta.db_table, []).append((rows_sql, list(rows_params), columns))
+        pk_columns[model._meta.db_table] = str(model._meta.pk.column)
+    shared: set[str] = set()
+    catalogue = _catalogue()
+    for table in persons:
+        reads: list[str] = []
+        params: list[Any] = []
+        for column, data_type in catalogue.get(table, []):
+            if data_type not in _TEXT_TYPES:
+                continue
+            value = f"lower({qn(column)}::text)"
+            gone = [(sql, p) for sql, p, columns in persons.get(table, []) if columns is None or column in columns]
+            if gone:
+                pk = qn(pk_columns[table])
+                value = f"CASE WHEN {' OR '.join(f'{pk} IN ({sql})' for sql, _ in gone)} THEN NULL ELSE {value} END"
+                params += [v for _, p in gone for v in p]
+            reads.append(value)
+        if not reads:
+            continue
+        cells = " UNION ALL ".join(f"SELECT {r} FROM {qn(table)}" for r in reads)
+        # The person's query parameters appear once per column read, in order.
+        sql = (
+            f"SELECT DISTINCT n FROM (SELECT v FROM ({cells}) AS c(v) WHERE v IS NOT NULL OFFSET 0) AS r,"
+            " unnest(%s::text[]) AS n WHERE strpos(r.v, n) > 0"
+        )
+        with connection.cursor() as cur:
+            cur.execute(sql, [*params, lower])
+            shared |= {row[0] for row in cur.fetchall()}
+    return {token for lower_token in shared for token in by_lower[lower_token]}
+
+
+def verification_strings(*, user: User) -> dict[str, list[str]]:
+    """What the scan after the erasure looks for, chosen now, before anything is deleted:
+    the person's distinctive strings, names and the ids of their threads and runs, less
+    whatever also belongs to someone else. Personal data itself: the request keeps it only
+    until the erasure completes."""
+    names, uuids = identifiers_of(user=user)
+    strings = canaries_sample(user_id=user.pk) | (names - _shared_with_others(names, user_id=user.pk))
+    return {"strings": sorted(strings), "uuids": sorted(uuids)}
 
 
 def name_needles(*names: str) -> set[str]:

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
@@ -22,7 +21,7 @@ from rest_framework.authtoken.models import Token
 from agents.checkpointer import CHECKPOINT_TABLES
 from agents.models import Run, TraceEvent
 from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
-from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, LegalHold
+from governance.models import ErasureRequest, LegalHold
 from liamemory.models import StaffAccessLog
 from memories.models import Memory, MemoryEmbedding, MemoryPreference
 
@@ -54,10 +53,6 @@ STORES = (
 
 def hold_in_force(*, user_id: int) -> bool:
     return LegalHold.objects.in_force().filter(user_id=user_id).exists()
-
-
-def erasure_request_open_for(*, user: User) -> ErasureRequest | None:
-    return ErasureRequest.objects.filter(subject=user, status__in=OPEN_ERASURE_STATUSES).first()
 
 
 def erasure_request_list() -> QuerySet[ErasureRequest]:
@@ -168,6 +163,3 @@ def erasure_counts(*, user_id: int, delete_account: bool) -> dict[str, int]:
         "account": 1 if delete_account else 0,
     }
     return {store: counts[store] for store in STORES}
-
-
-# --- canaries ----------------------------------------------------------------------

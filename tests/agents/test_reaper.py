@@ -81,7 +81,7 @@ def test_a_run_the_database_failed_mid_turn_goes_back_to_the_queue(alice, monkey
 def test_the_turn_task_is_retried_when_the_database_is_unavailable():
     from django.db import OperationalError
 
-    from usecases.tasks import execute_run
+    from usecases.turn.tasks import execute_run
 
     assert OperationalError in execute_run.autoretry_for
     assert execute_run.max_retries and execute_run.retry_backoff

@@ -25,10 +25,11 @@ from conversations.summary_policy import (
     policy_cache_clear,
 )
 from conversations.summary_services import thread_summary_update
-from conversations.tasks import summarize_thread
 from tests.factories import RunFactory
 from tests.fake_anthropic import delay_reply, error_reply, text_reply
 from tests.utils import wait_for
+from usecases.tasks import summarize_thread
+from usecases.thread_summary import thread_summarize
 
 FACTS = ("A-7781", "€1,250.00", "2026-03-14")
 EARLY = "My order A-7781 of €1,250.00 must be delivered by 2026-03-14, that is the deadline."
@@ -189,7 +190,7 @@ def test_an_unchanged_summary_writes_no_version_and_the_trace_says_so(alice, set
     filler(thread, 6, when)  # nothing worth a line
     run = RunFactory(thread=thread, status="completed")
 
-    outcome = thread_summary_update(thread_id=thread.id, run_id=run.id, force=True)
+    outcome = thread_summarize(thread_id=thread.id, run_id=run.id, force=True)
 
     assert outcome.status == "unchanged"
     assert ThreadSummary.objects.filter(thread=thread).count() == 1
@@ -330,7 +331,7 @@ def test_fast_model_summary_gets_lost_identifiers_back(alice, fake_anthropic, se
     # The model paraphrases and loses the exact figures.
     fake_anthropic.script(text_reply("- The user wants an order delivered before a deadline.", input_tokens=900))
 
-    outcome = thread_summary_update(thread_id=thread.id, run_id=run.id)
+    outcome = thread_summarize(thread_id=thread.id, run_id=run.id)
 
     (request,) = fake_anthropic.message_requests()
     assert request["model"] == settings.FAST_MODEL
@@ -401,7 +402,7 @@ def test_a_small_aged_out_span_behind_a_large_summary_waits_when_the_model_would
     )
     run = RunFactory(thread=thread, status="completed")
 
-    outcome = thread_summary_update(thread_id=thread.id, run_id=run.id)
+    outcome = thread_summarize(thread_id=thread.id, run_id=run.id)
 
     assert outcome.status == "waited"
     assert ThreadSummary.objects.filter(thread=thread).count() == 1
@@ -422,7 +423,7 @@ def test_without_an_api_key_no_model_upkeep_is_counted(alice, settings):
     chat(thread, 3)
     run = RunFactory(thread=thread, status="completed")
 
-    thread_summary_update(thread_id=thread.id, run_id=run.id)
+    thread_summarize(thread_id=thread.id, run_id=run.id)
 
     event = TraceEvent.objects.get(run=run, kind="summary")
     assert event.payload["model_call"] is False

@@ -32,6 +32,7 @@ from liamemory.llm import ChatModel
 from usecases.turn import tools as agent_tools
 from usecases.turn.context import Context, build_context
 from usecases.turn.registry import AgentSpec
+from usecases.turn.writes import turn_complete
 
 STEP_LIMIT_TEXT = "I stopped here: this request needed more tool steps than I am allowed in one turn."
 STEP_LIMIT_ERROR = "This reply needed more than the {steps} steps allowed in one turn; it stopped there."
@@ -237,7 +238,7 @@ def stop_at_step_limit(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnS
 
 def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     rt = runtime.context
-    run_lifecycle.run_complete(
+    turn_complete(
         run_id=rt.run.pk,
         new_messages=state["new"],
         usage=state.get("usage") or {},

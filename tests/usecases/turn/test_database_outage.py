@@ -40,7 +40,7 @@ print(Token.objects.create(user=User.objects.create_user("outage-user")).key)
 REAP = """
 import django
 django.setup()
-from usecases.tasks import reap_stale_runs
+from usecases.turn.tasks import reap_stale_runs
 print(reap_stale_runs())
 """
 START = """

@@ -1,0 +1,114 @@
+"""Erasure proves what it did: the strings it looks for are the person's own, chosen before
+anything is deleted, kept with the request until it completes, and checked again on every
+resume; a worker killed mid-erasure leaves a request the reaper finds."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+
+from conversations.models import Thread
+from conversations.services import message_append, thread_create
+from governance.models import ErasureRequest
+from liamemory.models import StaffAccess, StaffAccessLog
+from tests.usecases.people import person_with_data
+from usecases import erasure_execution
+from usecases.erasure import erasure_execute, erasure_request_create
+from usecases.tasks import reap_stale_erasures
+
+pytestmark = pytest.mark.django_db
+
+OWN = "alicepassport-X81K22"
+
+
+def _say(user, text: str) -> None:
+    thread = Thread.objects.filter(owner=user).first() or thread_create(owner=user, title="notes")
+    message_append(thread=thread, role="user", content=[{"type": "text", "text": text}])
+
+
+def test_a_colleague_s_e_mail_or_a_staff_name_in_the_person_s_words_does_not_fail_the_erasure(
+    alice, bob, staff, compliance
+):
+    bob.email = "bob.colleague7@example.test"
+    bob.save()
+    staff.username = "reviewer.on.duty.2026"
+    staff.save()
+    StaffAccessLog.objects.create(subject=bob, viewer=staff, viewer_username=staff.username, what=StaffAccess.MEMORY)
+    person_with_data(alice, marker="alicecanary-")
+    _say(alice, f"cc {bob.email} and ask {staff.username}; my passport is {OWN}")
+
+    request = erasure_request_create(subject=alice, requested_by=compliance)
+    done = erasure_execute(request_id=request.pk)
+
+    assert done.status == "completed", done.error_message
+    assert done.receipt.body["verification"]["needles_checked"] > 3
+
+
+def test_a_resumed_erasure_checks_the_strings_chosen_before_the_first_deletion(alice, compliance, monkeypatch):
+    person_with_data(alice, threads=2, marker="alicecanary-")
+    _say(alice, f"my passport is {OWN}")
+    real, calls = erasure_execution.threads_delete, {"n": 0}
+
+    def failing_once(**kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("worker lost")
+        return real(**kwargs)
+
+    monkeypatch.setattr(erasure_execution, "threads_delete", failing_once)
+    request = erasure_request_create(subject=alice, requested_by=compliance)
+    first = erasure_execute(request_id=request.pk)
+    assert first.status == "failed"
+    assert first.executed_counts["memories"] > 0  # the first attempt deleted some of it
+    chosen = first.verification
+    assert OWN in chosen["strings"] and len(chosen["uuids"]) >= 4
+
+    done = erasure_execute(request_id=request.pk)
+
+    assert done.status == "completed", done.error_message
+    assert done.receipt.body["verification"]["needles_checked"] == len(set(chosen["strings"]))
+    assert done.verification == {}  # personal data itself: gone with the rest
+    assert OWN not in str(ErasureRequest.objects.filter(pk=request.pk).values().get())
+
+
+def test_the_reaper_finds_a_running_erasure_nobody_executes_and_leaves_a_live_one(alice, bob, compliance):
+    person_with_data(alice)
+    person_with_data(bob)
+    dead = erasure_request_create(subject=alice, requested_by=compliance)
+    live = erasure_request_create(subject=bob, requested_by=compliance)
+    ErasureRequest.objects.filter(pk__in=[dead.pk, live.pk]).update(status="running", attempts=1)
+    from django.db import connections
+
+    holder = connections.create_connection("default")
+    try:
+        with holder.cursor() as cur:  # a worker still executing the live one holds its lock
+            cur.execute("SELECT pg_advisory_lock(%s)", [erasure_execution.lock_key(live.pk)])
+        result = reap_stale_erasures.run()
+    finally:
+        holder.close()
+
+    assert result == {"interrupted": 1}
+    dead.refresh_from_db()
+    live.refresh_from_db()
+    assert dead.status == "failed" and dead.error_message == erasure_execution.INTERRUPTED
+    assert live.status == "running"
+    # The reaper enqueued the resume on commit; the task's body completes it.
+    assert erasure_execute(request_id=dead.pk).status == "completed"
+
+
+def test_the_verification_strings_are_chosen_before_any_deletion(alice, compliance, monkeypatch):
+    _say(alice, f"my passport is {OWN}")
+    seen: dict[str, object] = {}
+    real = erasure_execution._delete_everything
+
+    def spy(request):
+        seen["stored"] = ErasureRequest.objects.get(pk=request.pk).verification
+        with connection.cursor() as cur:
+            cur.execute("SELECT count(*) FROM conversations_message")
+            seen["messages"] = cur.fetchone()[0]
+        return real(request)
+
+    monkeypatch.setattr(erasure_execution, "_delete_everything", spy)
+    request = erasure_request_create(subject=alice, requested_by=compliance)
+    assert erasure_execute(request_id=request.pk).status == "completed"
+    assert OWN in seen["stored"]["strings"] and seen["messages"] == 1
