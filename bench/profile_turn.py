@@ -42,7 +42,7 @@ STAGES = [
     ("graph (LangGraph)", ("langgraph/",)),
     ("claim", ("run_claim",)),
     ("enqueue (post a turn)", ("turn_submit", "_enqueue_run", "apply_async")),
-    ("poll (GET run)", ("RunDetailApi", "run_status")),
+    ("poll (GET run)", ("RunDetailApi",)),
     ("stream (GET events)", ("follow_run", "stream_events", "RunEventsApi", "agents/sse.py")),
     ("runner: load the run, start the graph", ("usecases/turn/runner.py", "usecases/tasks.py")),
     ("other API requests", ("rest_framework/",)),

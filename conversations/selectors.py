@@ -45,11 +45,19 @@ def threads_by_id_for_user(*, user: User, ids: list[uuid.UUID]) -> dict[uuid.UUI
     return {t.pk: t for t in Thread.objects.for_user(user).filter(pk__in=ids)}
 
 
-def message_list_for_display(*, thread: Thread, limit: int = 500) -> list[Message]:
-    """The thread's last ``limit`` user, assistant and system messages, in order (tool rows left out)."""
-    rows = list(Message.objects.for_thread(thread).exclude(role=MessageRole.TOOL).order_by("-sequence")[:limit])
-    rows.reverse()
-    return rows
+def message_list_for_display(
+    *, thread: Thread, limit: int = 500, after: int = 0, through: int | None = None
+) -> list[Message]:
+    """The thread's last ``limit`` user, assistant and system messages, in order (tool rows left out).
+
+    ``after`` and ``through`` bound their sequence numbers (what a page shows already, what it asks for).
+    """
+    rows = Message.objects.for_thread(thread).exclude(role=MessageRole.TOOL).filter(sequence__gt=after)
+    if through is not None:
+        rows = rows.filter(sequence__lte=through)
+    last = list(rows.order_by("-sequence")[:limit])
+    last.reverse()
+    return last
 
 
 def tool_calls_refused(*, run_ids: list) -> set[str]:

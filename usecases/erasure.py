@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -30,6 +31,7 @@ def erasure_request_file(
     subject: User,
     requested_by: User,
     reason: str = "",
+    ticket: str = "",
     delete_account: bool = False,
     self_service: bool = False,
 ) -> tuple[ErasureRequest, bool]:
@@ -53,9 +55,11 @@ def erasure_request_file(
         requested_by=requested_by,
         self_service=self_service,
         reason=reason,
+        ticket=ticket.strip(),
         delete_account=delete_account,
         status=ErasureStatus.HELD if held else ErasureStatus.PENDING,
     )
+    erasure_reference_check(request.ticket, subject)
     # The one-open-request rule is the database's (a partial unique index): of two
     # requests filed at once, the second joins the first instead of naming a constraint.
     request.full_clean(validate_constraints=False)
@@ -71,11 +75,19 @@ def erasure_request_file(
     return request, True
 
 
+def erasure_reference_check(ticket: str, subject: User) -> None:
+    """The reference outlives the erasure: the person's username or e-mail may not be in it."""
+    names = {n.lower() for n in (subject.get_username(), subject.email) if n and len(n) >= 3}
+    if any(n in ticket.lower() for n in names):
+        raise ValidationError({"ticket": "The reference is kept after the erasure: leave the person's name out."})
+
+
 def erasure_request_create(
     *,
     subject: User,
     requested_by: User,
     reason: str = "",
+    ticket: str = "",
     delete_account: bool = False,
     self_service: bool = False,
 ) -> ErasureRequest:
@@ -84,6 +96,7 @@ def erasure_request_create(
         subject=subject,
         requested_by=requested_by,
         reason=reason,
+        ticket=ticket,
         delete_account=delete_account,
         self_service=self_service,
     )[0]
@@ -177,6 +190,7 @@ __all__ = [
     "ErasureRefused",
     "erasure_dry_run",
     "erasure_execute",
+    "erasure_reference_check",
     "erasure_request_create",
     "erasure_request_file",
     "erasure_self_service",

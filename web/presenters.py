@@ -1,4 +1,4 @@
-"""What the pages show of messages and runs: plain data for templates and the poll JSON."""
+"""What the pages show of messages and runs: plain data for the templates."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString
 
 from agents import selectors as run_selectors
-from agents.models import Run, RunStatus
+from agents.models import Run
 from conversations import selectors as conversation_selectors
 from conversations.content import STOPPED_MARK, correction_words, is_stopped
 from conversations.models import Message, MessageRole, Thread
@@ -45,7 +45,6 @@ REFUSED_TOOL_LABELS = {
     "remember_fact": "not saved to memory",
     "forget_fact": "nothing removed from memory",
 }
-ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED)
 
 
 def agent_title(name: str) -> str:
@@ -116,11 +115,6 @@ def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageV
         if message.role in (MessageRole.USER, MessageRole.ASSISTANT)
         else "",
     )
-
-
-def tool_step(step: dict[str, Any]) -> dict[str, Any]:
-    """A streamed tool step in the words of the note under a reply."""
-    return {"name": step.get("name", ""), "label": TOOL_LABELS.get(step.get("name", ""), "used a tool")}
 
 
 def messages_for_display(messages: list[Message], *, excerpts: dict | None = None) -> list[MessageView]:
@@ -203,34 +197,3 @@ def thread_tokens(thread: Thread) -> dict[str, Any]:
     else:
         comparison = "about the same as resending"
     return {"sent": sent, "full": full, "saved_percent": max(0, saved), "comparison": comparison}
-
-
-def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, Any]:
-    """The poll answer: status, the replies' safe HTML when completed, a friendly error when failed."""
-    state: dict[str, Any] = {
-        "id": str(run.pk),
-        "status": run.status,
-        "agent": agent_title(run.agent),
-        "done": run.status not in ACTIVE_STATUSES,
-        "url": reverse("web:run-status", kwargs={"run_id": run.pk}),
-        "events_url": reverse("web:run-events", kwargs={"run_id": run.pk}),
-        "retry_url": reverse("web:run-retry", kwargs={"run_id": run.pk}),
-        "cancel_url": reverse("web:run-cancel", kwargs={"run_id": run.pk}),
-        "tokens": thread_tokens(thread),
-        "replies": [
-            {
-                "id": v.id,
-                "role": v.role,
-                "html": str(v.html),
-                "agent": v.agent,
-                "tools": v.tools,
-                "excerpts": v.excerpts,
-                "correct_url": v.correct_url,
-            }
-            for v in messages_for_display(replies, excerpts=run_excerpts_for(thread=thread, messages=replies))
-        ],
-        "error": None,
-    }
-    if run.status == RunStatus.FAILED:
-        state["error"] = {"code": run.error_code, "text": run_error_text(run)}
-    return state

@@ -243,7 +243,6 @@ def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         new_messages=state["new"],
         usage=state.get("usage") or {},
         model=state.get("model") or rt.model.name,
-        latency_ms=state.get("latency_ms", 0),
         context_info=state.get("info") or {},
         tokens_sent=state.get("sent", 0),
         tokens_full_resend=state.get("full_resend", 0),
