@@ -101,6 +101,8 @@ class ErasureRequest(models.Model):
     verification = models.JSONField(default=dict, blank=True)
     # Starts of execution; the reaper resumes an interrupted erasure only a few times.
     attempts = models.PositiveSmallIntegerField(default=0)
+    # When the person, whose account was kept, was told at sign-in what was erased.
+    person_notified_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

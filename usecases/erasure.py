@@ -17,7 +17,14 @@ from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, ErasureStat
 from liamemory.roles import is_compliance_officer
 from usecases import erasure_selectors as sel
 from usecases.erasure_execution import ErasureForbidden, ErasureRefused, erasure_execute, erasure_verify, memory_erase
-from usecases.erasure_receipts import receipt_build, receipt_canonical, receipt_hash, receipt_is_intact, subject_ref_for
+from usecases.erasure_receipts import (
+    receipt_build,
+    receipt_canonical,
+    receipt_hash,
+    receipt_is_intact,
+    receipt_readable,
+    subject_ref_for,
+)
 from usecases.tasks import execute_erasure
 
 logger = logging.getLogger(__name__)
@@ -139,6 +146,40 @@ def erasure_enqueue(*, request: ErasureRequest) -> None:
     execute_erasure.delay_on_commit(str(request.pk))
 
 
+# --- telling the person ----------------------------------------------------------
+
+
+def erasure_notice_take(*, user: User) -> str:
+    """What was erased of this person and when, in plain words, once: at their first
+    sign-in after an erasure a compliance officer ran and that kept their account.
+    Empty when there is nothing new to tell. The request no longer names the person;
+    it is found by the receipt's pseudonym of their id."""
+    request = (
+        ErasureRequest.objects.filter(
+            subject_ref=subject_ref_for(user.pk),
+            status=ErasureStatus.COMPLETED,
+            delete_account=False,
+            self_service=False,
+            person_notified_at__isnull=True,
+        )
+        .select_related("receipt")
+        .order_by("-finished_at")
+        .first()
+    )
+    # Claimed by one conditional update: two tabs signing in at once tell it once.
+    if request is None or not ErasureRequest.objects.filter(pk=request.pk, person_notified_at__isnull=True).update(
+        person_notified_at=timezone.now()
+    ):
+        return ""
+    readable = receipt_readable(request.receipt.body)
+    erased = "; ".join(f"{row['plain']}: {row['count']}" for row in readable["erased"])
+    when = request.finished_at.strftime("%Y-%m-%d %H:%M UTC") if request.finished_at else "recently"
+    return (
+        f"On {when}, at the request of a compliance officer, all your data was erased ({erased}). "
+        f"{readable['account']} What you do from now on is stored as before."
+    )
+
+
 # --- legal holds -----------------------------------------------------------------
 
 
@@ -190,6 +231,7 @@ __all__ = [
     "ErasureRefused",
     "erasure_dry_run",
     "erasure_execute",
+    "erasure_notice_take",
     "erasure_reference_check",
     "erasure_request_create",
     "erasure_request_file",

@@ -75,3 +75,19 @@ def test_the_request_page_links_to_a_readable_receipt_that_downloads_and_prints(
     assert receipt_hash(json.loads(signed.content)) == done.receipt.sha256
 
     assert _admin(staff).get(url).status_code in (302, 403)  # staff may not read who was erased
+
+
+def test_a_person_whose_account_was_kept_is_told_once_at_sign_in_what_was_erased(alice, bob, compliance):
+    done = _erased(alice, compliance)
+    assert done.subject_id is None  # the request no longer names her
+
+    person = Client()
+    person.force_login(alice)
+    first = person.get("/", follow=True).content.decode()
+    assert "all your data was erased" in first and done.finished_at.strftime("%Y-%m-%d") in first
+    assert "your conversations: 1" in first.lower() and "Your account was kept" in first
+    assert "all your data was erased" not in person.get("/").content.decode()  # told once
+
+    other = Client()
+    other.force_login(bob)
+    assert "erased" not in other.get("/").content.decode()
