@@ -173,7 +173,6 @@ def run_finish(
     run: Run,
     usage: dict[str, int],
     model: str,
-    latency_ms: int,
     context_info: dict[str, Any],
     tokens_full_resend: int,
     error_code: str = "",
@@ -183,19 +182,22 @@ def run_finish(
 
     Called inside the transaction that holds ``run_lock_active`` and writes the turn's
     messages (``usecases/turn/writes.py:turn_complete``); followers are woken at commit.
+    The run's latency is its own duration, from the claim to now (the model calls' own
+    times are in its trace events).
     """
+    now = timezone.now()
     Run.objects.filter(pk=run.pk).update(
         status=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
         error_code=error_code,
         error_message=error_message[:2000],
-        finished_at=timezone.now(),
+        finished_at=now,
         model=model,
         tokens_in=usage.get("input_tokens", 0),
         tokens_out=usage.get("output_tokens", 0),
         tokens_cached=usage.get("cache_read_tokens", 0),
         tokens_cache_write=usage.get("cache_write_tokens", 0),
         tokens_full_resend=tokens_full_resend,
-        latency_ms=latency_ms,
+        latency_ms=elapsed_ms(run.started_at, now),
         # The streamed copy is redundant once the messages hold the reply.
         partial_text="",
         partial_steps=[],
@@ -205,13 +207,24 @@ def run_finish(
     notify_followers(run.pk)
 
 
+def elapsed_ms(started_at: datetime | None, finished_at: datetime) -> int | None:
+    """Milliseconds from a run's claim to its end; None for a run never claimed."""
+    if started_at is None:
+        return None
+    return max(0, int((finished_at - started_at).total_seconds() * 1000))
+
+
 def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None = None) -> None:
     """Mark a running run failed with a machine-readable code; the user's message stays."""
+    now = timezone.now()
+    if latency_ms is None:
+        started = Run.objects.filter(pk=run_id).values_list("started_at", flat=True).first()
+        latency_ms = elapsed_ms(started, now)
     if Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
         status=RunStatus.FAILED,
         error_code=code,
         error_message=message[:2000],
-        finished_at=timezone.now(),
+        finished_at=now,
         latency_ms=latency_ms,
     ):
         notify_followers(run_id)

@@ -32,6 +32,7 @@ from liamemory.api import status_of
 from liamemory.errors import ApplicationError
 from memories.selectors import long_term_enabled_for
 from usecases import turns as run_services
+from usecases.erasure import erasure_notice_take
 from usecases.message_correction import statement_correct
 from usecases.thread_deletion import thread_delete
 from web import presenters
@@ -50,6 +51,11 @@ def _thread_or_404(request: HttpRequest, thread_id):
 @login_required
 @require_GET
 def conversation_list(request: HttpRequest) -> HttpResponse:
+    # The landing page after sign-in: a person whose data was erased (account kept)
+    # learns here, once, what went and when, instead of finding an empty account.
+    notice = erasure_notice_take(user=request.user)
+    if notice:
+        messages.info(request, notice)
     return _render_list(request, NewConversationForm())
 
 

@@ -31,7 +31,6 @@ def person_with_data(user, *, threads: int = 1, marker: str = "") -> list[Thread
             ],
             usage={"input_tokens": 120, "output_tokens": 30},
             model="offline",
-            latency_ms=12,
             context_info={"summary_version": None},
             tokens_sent=120,
             tokens_full_resend=120,

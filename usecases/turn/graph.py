@@ -202,7 +202,7 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         run=rt.run,
         agent=rt.agent,
         window_first_sequence=info.get("window_first_sequence", rt.request_message.sequence),
-        memory_allowed=info.get("memory_allowed", False),
+        memory_allowed=rt.memory_allowed,
     )
     blocks = []
     for call in [b for b in state["new"][-1]["content"] if b.get("type") == "tool_use"]:
@@ -243,7 +243,6 @@ def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         new_messages=state["new"],
         usage=state.get("usage") or {},
         model=state.get("model") or rt.model.name,
-        latency_ms=state.get("latency_ms", 0),
         context_info=state.get("info") or {},
         tokens_sent=state.get("sent", 0),
         tokens_full_resend=state.get("full_resend", 0),
