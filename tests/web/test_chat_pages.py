@@ -396,6 +396,8 @@ def test_list_and_chat_pages_use_a_fixed_number_of_queries(as_alice, alice, djan
         assert as_alice.get("/").status_code == 200
     with django_assert_max_num_queries(10):
         assert as_alice.get(f"/c/{thread.pk}/").status_code == 200
+    with django_assert_max_num_queries(10):
+        assert as_alice.get(f"/c/{thread.pk}/update", {"after": 0}).status_code == 200
 
 
 def test_a_reply_lists_the_earlier_messages_its_context_quoted(as_alice, alice, settings):

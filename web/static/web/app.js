@@ -81,8 +81,9 @@
 
   // What changed since the messages the page shows: new messages (a message already on the
   // page, such as the one just sent, is replaced by the server's rendering of it, "Correct"
-  // control included), the title, the tokens and, with withStatus, the turn's status box.
-  function update(upTo, withStatus) {
+  // control included) and the title; without upTo also the tokens and the turn's status box
+  // (an update up to the message just sent may arrive after the turn's end: it leaves them be).
+  function update(upTo) {
     var url = messages.dataset.updateUrl + "?after=" + through + (upTo ? "&through=" + upTo : "");
     return fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin", cache: "no-store" })
       .then(function (response) {
@@ -107,8 +108,9 @@
           titleBox.textContent = root.dataset.title;
           document.title = root.dataset.title + " · liamemory";
         }
+        if (upTo) return;
         tokensBox.replaceChildren.apply(tokensBox, Array.prototype.slice.call(doc.getElementById("update-tokens").childNodes));
-        if (withStatus) statusBox().replaceWith(doc.getElementById("run-status"));
+        statusBox().replaceWith(doc.getElementById("run-status"));
       });
   }
 
@@ -242,14 +244,14 @@
       setBusy(true);
       if (waitingShown !== run.id) {
         waitingShown = run.id;
-        update(0, true).catch(function () { waitingShown = ""; });
+        update().catch(function () { waitingShown = ""; });
       }
       poll(run.url, 3000);
       return;
     }
     // Completed, failed or stopped: the replies it stored (a stopped one too, marked), the
     // status box (the error, Try again, Regenerate) and the tokens, as the server renders them.
-    update(0, true).then(function () {
+    update().then(function () {
       dropLive();
       setBusy(false);
       scrollToEnd();
@@ -301,7 +303,7 @@
       clearDraft();
       follow(data.run);
       // The message as the page renders it (its "Correct" control) and the title it gave.
-      update(data.message.sequence, false);
+      update(data.message.sequence);
     }).catch(function (error) {
       // The text stays in the composer; only the optimistic bubble goes.
       pending.remove();
