@@ -1,6 +1,7 @@
 """Writes on long-term memories: the one place that decides what may be remembered.
 
-Agents' tools, the API and the admin all come through here. Every refusal is a
+Agents' tools, the API and the admin all come through here, and what they store reads
+as a fact (``memories.text.memory_text``). Every refusal is a
 :class:`MemoryWriteRefused` whose ``error`` and ``how_to_fix`` are written so a model
 can act on them. Every change is recorded by django-simple-history with who made it
 (``_history_user``) and why (``_change_reason``): agent writes, which have no human
@@ -29,6 +30,7 @@ from memories.embedding_services import content_md5
 from memories.matching import Verdict
 from memories.matching.change import choose, close_candidates
 from memories.models import Memory, MemoryEmbedding, MemoryKind, MemoryPreference, MemoryStatus, WriterType
+from memories.text import memory_text
 from memories.write_rules import (
     REVIEWED_WRITERS,
     UPDATABLE_FIELDS,
@@ -205,7 +207,9 @@ def memory_remember(
     that needs review is stored ``pending``. ``actor`` is the human behind the write
     (user or staff), None for agents and workflows.
     """
-    content = clean_content(content)
+    # Judged as said ("actually", "now" tell a change), stored as a fact (``memory_text``).
+    said = clean_content(content)
+    content = memory_text(said)
     kind = check_kind(kind, allowed_kinds)
     importance = check_importance(importance)
     check_switches(user=user, source_thread=source_thread)
@@ -213,12 +217,12 @@ def memory_remember(
     reason = f"{writer_type}:{writer_name}" if writer_name else writer_type
     # The optional model is asked before the user's lock is taken (no network call
     # under it); what it names is applied below only if still active and not judged already.
-    by_model = {} if needs_review else _asked_model(user=user, kind=kind, content=content)
+    by_model = {} if needs_review else _asked_model(user=user, kind=kind, content=said)
 
     with transaction.atomic():
         _lock_user(user)
         statuses = [MemoryStatus.PENDING] if needs_review else [MemoryStatus.ACTIVE]
-        judged = _judged_candidates(user=user, kind=kind, content=content, statuses=statuses)
+        judged = _judged_candidates(user=user, kind=kind, content=said, statuses=statuses)
         duplicate = next((m for m, verdict in judged if verdict.relation == "same"), None)
         if duplicate is not None:
             _restate(duplicate, content=content, importance=importance, actor=actor, reason=reason)
@@ -338,7 +342,7 @@ def memory_correct(*, actor: User, memory: Memory, content: str) -> Memory:
     A memory drawn from a statement is corrected under that statement's lock, taken first
     (``usecases/memory_correction.py``, ``usecases/message_correction.py``).
     """
-    content = clean_content(content)
+    content = memory_text(clean_content(content))
     writer_type = _writer_for(actor, memory)
     with transaction.atomic():
         # Locked and read again: of parallel corrections the first supersedes the memory
@@ -391,7 +395,7 @@ def memory_update(*, actor: User, memory: Memory, **fields: Any) -> Memory:
             extra={"allowed": sorted(UPDATABLE_FIELDS)},
         )
     if "content" in fields:
-        fields["content"] = clean_content(fields["content"])
+        fields["content"] = memory_text(clean_content(fields["content"]))
     if "kind" in fields:
         check_kind(fields["kind"], None)
     if "importance" in fields:

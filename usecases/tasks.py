@@ -28,7 +28,7 @@ MAX_RETRIES = 5
 @shared_task(
     name="conversations.summarize_thread",
     bind=True,
-    # Idempotent (a per-thread claim, and a cut computed from the thread's state), so
+    # Idempotent (a per-thread claim held by the task id, and a cut computed from the thread's state), so
     # it may be acknowledged late: a broker that redelivers (Redis, RabbitMQ) gives a
     # summary lost with a dead worker to another one. The filesystem broker does not
     # redeliver; there the next turn's enqueue produces the summary instead.
@@ -42,7 +42,7 @@ MAX_RETRIES = 5
 def summarize_thread(self, thread_id: str, run_id: str | None = None) -> dict[str, object]:
     """Background: a new summary version of the thread when its older messages pay for one."""
     try:
-        outcome = thread_summarize(thread_id=thread_id, run_id=run_id)
+        outcome = thread_summarize(thread_id=thread_id, run_id=run_id, claim=self.request.id)
     except ModelError as exc:
         if exc.code in RETRYABLE_CODES and self.request.retries < MAX_RETRIES:
             # Exponential backoff with jitter: 10 s, 20 s, 40 s ... capped at 5 minutes.
@@ -52,9 +52,9 @@ def summarize_thread(self, thread_id: str, run_id: str | None = None) -> dict[st
         # Out of retries, or a refusal that retrying will not fix: the extractive
         # summarizer keeps the context bounded until the model is back.
         logger.warning("summary model failed thread=%s code=%s; extractive fallback", thread_id, exc.code)
-        outcome = thread_summarize(thread_id=thread_id, run_id=run_id, use_model=False)
+        outcome = thread_summarize(thread_id=thread_id, run_id=run_id, use_model=False, claim=self.request.id)
     except SoftTimeLimitExceeded:
-        # The transaction was rolled back and the claim released; the next turn enqueues again.
+        # Nothing was written and the claim is released; the next turn enqueues again.
         logger.warning("summary timed out thread=%s", thread_id)
         return {"status": "timed_out"}
     result: dict[str, object] = {"status": outcome.status}

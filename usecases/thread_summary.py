@@ -15,13 +15,15 @@ def thread_summarize(
     run_id: uuid.UUID | str | None = None,
     force: bool = False,
     use_model: bool | None = None,
+    claim: str | None = None,
 ) -> SummaryOutcome:
     """A new summary version when it pays (``conversations.summary_services``), and a
     ``summary`` trace event on the run that triggered the job, if it still exists.
 
+    ``claim``: the task id, so that a redelivered job takes over its own claim.
     Raises ``liamemory.llm.ModelError`` when the fast model fails; nothing is written.
     """
-    outcome = thread_summary_update(thread_id=thread_id, force=force, use_model=use_model)
+    outcome = thread_summary_update(thread_id=thread_id, force=force, use_model=use_model, claim=claim)
     if run_id and outcome.trace is not None:
         trace_on_ended_run(
             run_id=run_id,

@@ -56,7 +56,11 @@ MEMORY_FILLER_PREFIXES = (
     r"(?: that)?[:,]?",
     r"(?:by the way|btw|oh|well|so|ok|okay|also|actually|in fact)[,:]?",
 )
-MEMORY_FILLER_WORDS = r"actually|now|by the way|btw|currently|these days|as of now|at the moment|right now"
+# Removed anywhere: the talk of the moment, not the fact ("from now on" is the memory's nature).
+MEMORY_FILLER_WORDS = (
+    r"actually|in fact|just so you know|by the way|btw|from now on|as of (?:now|today)|right now|for now"
+    r"|at the moment|these days|nowadays|currently|now"
+)
 # The speaker, or the user named in the third person (memories are written both ways).
 SELF = r"i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us|the user|user's|the user's"
 # Cues of an end: they change a fact even when the sentence is about the thing itself

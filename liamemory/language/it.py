@@ -43,7 +43,7 @@ MEMORY_FILLER_PREFIXES = (
     r"(?: che)?[:,]?",
     r"(?:a proposito|comunque|allora|ok|beh|ah|in realtà)[,:]?",
 )
-MEMORY_FILLER_WORDS = r"in realtà|adesso|ora|attualmente|al momento|per ora"
+MEMORY_FILLER_WORDS = r"in realtà|d'ora in poi|da ora in poi|adesso|ora|attualmente|al momento|per ora|comunque"
 SELF = r"io|mi|mio|mia|miei|mie|noi|ci|nostro|nostra|l'utente|utente|ho|sono|abbiamo|siamo"
 END_CUES = (
     r"non \S+ più|vendut\w|disdett\w|cancellat\w|annullat\w|mort\w|è mancat\w|ci siamo lasciati|chiuso|finit\w"

@@ -306,6 +306,41 @@ def test_overlapping_deliveries_make_one_version(alice, fake_anthropic):
     assert len(fake_anthropic.message_requests()) == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_model_is_called_in_no_transaction_and_a_second_job_waits_for_none(alice, fake_anthropic):
+    thread = thread_create(owner=alice)
+    chat(thread, 20, first=EARLY)
+    fake_anthropic.script(delay_reply(2, text_reply("- Order A-7781 ships express.")))
+    results: list[str] = []
+    pids: list[int] = []
+
+    def deliver() -> None:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                pids.append(cursor.fetchone()[0])
+            results.append(thread_summary_update(thread_id=thread.id).status)
+        finally:
+            connection.close()
+
+    job = threading.Thread(target=deliver)
+    job.start()
+    wait_for(lambda: fake_anthropic.requests, what="the job's model call")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT state FROM pg_stat_activity WHERE pid = %s", [pids[0]])
+        job_state = cursor.fetchone()[0]
+    # Meanwhile a turn appends to the thread without waiting for the job.
+    started = time.monotonic()
+    messages_append(thread=thread, items=[{"role": "user", "content": [text_block("one more thing")]}])
+    appended_in = time.monotonic() - started
+    job.join(10)
+
+    assert job_state == "idle"  # not "idle in transaction": no transaction waits on the model
+    assert appended_in < 1.5
+    assert results == ["created"]
+    assert not Thread.objects.filter(pk=thread.pk).exclude(summary_claim="").exists()  # the claim is released
+
+
 @pytest.mark.django_db
 def test_summary_switched_off_does_nothing(alice, settings):
     settings.MEMORY_SUMMARY_ENABLED = False

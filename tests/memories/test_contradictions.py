@@ -8,6 +8,7 @@ from memories.matching import compare
 from memories.models import Memory, MemoryStatus
 from memories.recall import search_memories
 from memories.services import memory_remember
+from memories.text import memory_text
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +37,9 @@ def test_a_changed_statement_supersedes_the_old_one_which_is_kept_and_linked(ali
     first.refresh_from_db()
     # Never overwritten in place: the old text is still there, linked to its successor.
     assert (first.content, first.status, first.superseded_by_id) == (old, MemoryStatus.SUPERSEDED, out.memory.pk)
-    assert list(Memory.objects.filter(user=alice, status="active").values_list("content", flat=True)) == [new]
+    # Stored as a fact: "actually", "now" were the talk of the moment.
+    stored = memory_text(new)
+    assert list(Memory.objects.filter(user=alice, status="active").values_list("content", flat=True)) == [stored]
     assert first.pk not in [h.memory.pk for h in search_memories(user=alice, query=old)]
     result = out.as_tool_result()
     assert result["superseded"] == [{"memory_id": first.pk, "content": old, "why": result["superseded"][0]["why"]}]
