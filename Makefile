@@ -43,6 +43,7 @@ bench: migrate
 	$(BIN)/python -m bench.tokens $(BENCH_FLAGS)
 	$(BIN)/python -m bench.retrieval.run $(BENCH_FLAGS)
 	$(BIN)/python -m bench.longchat.run $(BENCH_FLAGS)
+	$(BIN)/python -m bench.productchat $(BENCH_FLAGS)
 	$(BIN)/python -m bench.overhead $(BENCH_FLAGS)
 	$(BIN)/python -m bench.latency $(BENCH_FLAGS)
 	$(BIN)/python -m bench.vectors $(BENCH_FLAGS)

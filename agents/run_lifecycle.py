@@ -14,16 +14,13 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
-from conversations.models import Thread
-from conversations.services import messages_append
-from conversations.tasks import summarize_thread
-from memories.services import memory_touch_used
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +30,11 @@ RunId = uuid.UUID | str
 
 class RunNoLongerActive(Exception):
     """The run was cancelled, erased or taken over: its results must not be written."""
+
+
+# The database unreachable, through Django or straight from the driver (the checkpointer's
+# pool, a pool timeout): transient, so a run meeting one goes back to the queue.
+DATABASE_UNAVAILABLE_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 
 
 def run_claim(*, run_id: RunId) -> bool:
@@ -77,6 +79,34 @@ def trace_record(
         raise RunNoLongerActive(str(run_id)) from exc
 
 
+def trace_on_ended_run(
+    *,
+    run_id: RunId,
+    kind: str,
+    name: str,
+    payload: dict[str, Any],
+    tokens_in: int = 0,
+    tokens_out: int = 0,
+    duration_ms: int = 0,
+) -> bool:
+    """A trace event written after the run ended (the summary job); False when the run is gone."""
+    if not Run.objects.filter(pk=run_id).exists():
+        return False
+    try:
+        trace_record(
+            run_id=run_id,
+            kind=kind,
+            name=name,
+            payload=payload,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            duration_ms=duration_ms,
+        )
+    except RunNoLongerActive:
+        return False
+    return True
+
+
 RUN_EVENTS_CHANNEL = "liamemory_run_events"
 
 
@@ -100,6 +130,24 @@ def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, An
         return cursor.fetchone() is not None
 
 
+def run_cancel(*, run_id: RunId) -> str | None:
+    """Cancel a queued, running or waiting run; the text it had streamed, or None if it had already ended.
+
+    The row is locked first: a worker appending text waits for this transaction and
+    then finds the run cancelled (``run_stream_append`` wants ``running``), so the text
+    returned is all that was written, and what followers were shown. The streamed copy
+    is cleared: the caller keeps the text as a message.
+    """
+    run = Run.objects.select_for_update().filter(pk=run_id).only("status", "partial_text").first()
+    if run is None or run.status not in (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED):
+        return None
+    Run.objects.filter(pk=run_id).update(
+        status=RunStatus.CANCELLED, finished_at=timezone.now(), partial_text="", partial_steps=[]
+    )
+    notify_followers(run_id)
+    return run.partial_text
+
+
 def notify_followers(run_id: RunId) -> None:
     """Wake the requests following this run (its status changed); inside a transaction, at its commit."""
     with connection.cursor() as cursor:
@@ -107,94 +155,97 @@ def notify_followers(run_id: RunId) -> None:
 
 
 def run_lock_active(*, run_id: RunId) -> Run:
-    """Lock the run's row and check it still runs (and its thread exists), until the transaction ends.
+    """Lock the run's row and check it still runs, until the transaction ends.
 
-    Every write of a running turn takes it (``run_complete``, each tool call): a
-    cancel, an erasure or a thread deletion updates or deletes that row, so it either
-    waits for the write to commit (and then removes what it wrote) or the write finds
-    the run ended and does nothing.
+    Every write of a running turn takes it (``usecases/turn/writes.py``): a cancel, an
+    erasure or a thread deletion updates or deletes that row, so it either waits for the
+    write to commit (and then removes what it wrote) or the write finds the run ended
+    and does nothing.
     """
     run = Run.objects.select_for_update().filter(pk=run_id).first()
     if run is None or run.status != RunStatus.RUNNING:
         raise RunNoLongerActive(run_id)
-    if not Thread.objects.filter(pk=run.thread_id).exists():
-        raise RunNoLongerActive(run_id)
     return run
 
 
-def run_complete(
+def run_finish(
     *,
-    run_id: RunId,
-    new_messages: list[dict[str, Any]],
+    run: Run,
     usage: dict[str, int],
     model: str,
-    latency_ms: int,
     context_info: dict[str, Any],
-    tokens_sent: int,
     tokens_full_resend: int,
     error_code: str = "",
     error_message: str = "",
-) -> Run:
-    """Persist the turn's new messages and finish the run, in one atomic write.
+) -> None:
+    """End a locked, running run: ``completed``, or ``failed`` with ``error_code`` (the step cap).
 
-    The run row is locked and must still be ``running``: a run cancelled or erased
-    meanwhile writes nothing. Thread totals are bumped incrementally. With an
-    ``error_code`` (the step cap) the run ends ``failed`` with its messages kept, so
-    the conversation has no tool call left without its answer.
+    Called inside the transaction that holds ``run_lock_active`` and writes the turn's
+    messages (``usecases/turn/writes.py:turn_complete``); followers are woken at commit.
+    The run's latency is its own duration, from the claim to now (the model calls' own
+    times are in its trace events).
     """
-    with transaction.atomic():
-        run = run_lock_active(run_id=run_id)
-        thread = Thread.objects.get(pk=run.thread_id)
-        messages_append(
-            thread=thread,
-            items=[{"role": m["role"], "content": m["content"], "agent": run.agent, "run": run} for m in new_messages],
-        )
-        Run.objects.filter(pk=run.pk).update(
-            status=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
-            error_code=error_code,
-            error_message=error_message[:2000],
-            finished_at=timezone.now(),
-            model=model,
-            tokens_in=usage.get("input_tokens", 0),
-            tokens_out=usage.get("output_tokens", 0),
-            tokens_cached=usage.get("cache_read_tokens", 0),
-            tokens_cache_write=usage.get("cache_write_tokens", 0),
-            tokens_full_resend=tokens_full_resend,
-            latency_ms=latency_ms,
-            # The streamed copy is redundant once the messages hold the reply.
-            partial_text="",
-            partial_steps=[],
-            # Keep what earlier steps recorded (approval request, staff decision).
-            context_info={**(run.context_info or {}), **context_info},
-        )
-        Thread.objects.filter(pk=thread.pk).update(
-            tokens_sent=F("tokens_sent") + tokens_sent,
-            tokens_full_resend=F("tokens_full_resend") + tokens_full_resend,
-        )
-        if context_info.get("memory_ids"):
-            memory_touch_used(memory_ids=context_info["memory_ids"])
-        _enqueue_summary(str(thread.pk), str(run.pk))
-        notify_followers(run.pk)
-    run.refresh_from_db()
-    return run
+    now = timezone.now()
+    Run.objects.filter(pk=run.pk).update(
+        status=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
+        error_code=error_code,
+        error_message=error_message[:2000],
+        finished_at=now,
+        model=model,
+        tokens_in=usage.get("input_tokens", 0),
+        tokens_out=usage.get("output_tokens", 0),
+        tokens_cached=usage.get("cache_read_tokens", 0),
+        tokens_cache_write=usage.get("cache_write_tokens", 0),
+        tokens_full_resend=tokens_full_resend,
+        latency_ms=elapsed_ms(run.started_at, now),
+        # The streamed copy is redundant once the messages hold the reply.
+        partial_text="",
+        partial_steps=[],
+        # Keep what earlier steps recorded (approval request, staff decision).
+        context_info={**(run.context_info or {}), **context_info},
+    )
+    notify_followers(run.pk)
 
 
-def _enqueue_summary(thread_id: str, run_id: str) -> None:
-    if not settings.MEMORY_SUMMARY_ENABLED:
-        return
-    transaction.on_commit(lambda: summarize_thread.delay(thread_id, run_id))
+def elapsed_ms(started_at: datetime | None, finished_at: datetime) -> int | None:
+    """Milliseconds from a run's claim to its end; None for a run never claimed."""
+    if started_at is None:
+        return None
+    return max(0, int((finished_at - started_at).total_seconds() * 1000))
 
 
 def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None = None) -> None:
     """Mark a running run failed with a machine-readable code; the user's message stays."""
+    now = timezone.now()
+    if latency_ms is None:
+        started = Run.objects.filter(pk=run_id).values_list("started_at", flat=True).first()
+        latency_ms = elapsed_ms(started, now)
     if Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
         status=RunStatus.FAILED,
         error_code=code,
         error_message=message[:2000],
-        finished_at=timezone.now(),
+        finished_at=now,
         latency_ms=latency_ms,
     ):
         notify_followers(run_id)
+
+
+def run_requeue(*, run_id: RunId) -> bool:
+    """A running run goes back to ``queued`` to start over (the database failed it mid-turn).
+
+    What it streamed so far is dropped: the next attempt writes the reply again.
+    """
+    requeued = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        status=RunStatus.QUEUED,
+        started_at=None,
+        queued_at=timezone.now(),
+        redelivered=False,
+        partial_text="",
+        partial_steps=[],
+    )
+    if requeued:
+        notify_followers(run_id)
+    return bool(requeued)
 
 
 def run_interrupt(*, run_id: RunId, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
@@ -207,23 +258,42 @@ def run_interrupt(*, run_id: RunId, payload: dict[str, Any], context_info: dict[
     return bool(updated)
 
 
+NEVER_STARTED_MESSAGE = (
+    "No worker started this reply: it waited in the queue too long, also after being sent again "
+    "(the database or the queue was unavailable). Retry to send it again."
+)
+
+
 def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
-    """Return runs stuck in ``running`` (their worker died) to ``queued``, or fail them.
+    """Give back runs whose worker died, and runs no worker took; fail the hopeless ones.
 
     A run is stale when it has been running longer than ``RUN_STALE_AFTER``. It is put
     back in the queue (the caller enqueues ``requeued_ids``: ``usecases.tasks``) until it
-    has used ``RUN_MAX_ATTEMPTS`` attempts, then failed with ``worker_lost``. Each update
-    is conditional on the row still being ``running`` and stale, so a reaper racing a
-    worker that just finished changes nothing.
+    has used ``RUN_MAX_ATTEMPTS`` attempts, then failed with ``worker_lost``.
+
+    A run still queued after ``RUN_QUEUED_STALE_AFTER`` was never claimed: its task was
+    lost (a worker dropped it during a database outage, a broker lost it). It is sent once
+    more (in ``requeued_ids`` too; the claim makes a duplicate harmless), and failed with
+    ``never_started`` if it is still queued that long after. Each update is conditional on
+    the row still being in the state it was found in, so a reaper racing a worker that
+    just claimed or finished the run changes nothing.
     """
     now = now or timezone.now()
     cutoff = now - settings.RUN_STALE_AFTER
     stale = Run.objects.filter(status=RunStatus.RUNNING, started_at__lt=cutoff)
+    queued_cutoff = now - settings.RUN_QUEUED_STALE_AFTER
+    left_queued = Run.objects.filter(status=RunStatus.QUEUED, queued_at__lt=queued_cutoff)
     with transaction.atomic():
         failed = stale.filter(attempts__gte=settings.RUN_MAX_ATTEMPTS).update(
             status=RunStatus.FAILED,
             error_code=RunErrorCode.WORKER_LOST,
             error_message="The worker handling this run stopped too many times.",
+            finished_at=now,
+        )
+        never_started = left_queued.filter(redelivered=True).update(
+            status=RunStatus.FAILED,
+            error_code=RunErrorCode.NEVER_STARTED,
+            error_message=NEVER_STARTED_MESSAGE,
             finished_at=now,
         )
         requeue_ids = list(
@@ -232,7 +302,27 @@ def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
             .values_list("id", flat=True)
         )
         Run.objects.filter(id__in=requeue_ids, status=RunStatus.RUNNING).update(
-            status=RunStatus.QUEUED, started_at=None
+            status=RunStatus.QUEUED,
+            started_at=None,
+            queued_at=now,
+            redelivered=False,
+            # It starts over: the text streamed by the dead attempt is written again.
+            partial_text="",
+            partial_steps=[],
         )
-    logger.info("reaper: %d requeued, %d failed", len(requeue_ids), failed)
-    return {"failed": failed, "requeued": len(requeue_ids), "requeued_ids": [str(i) for i in requeue_ids]}
+        redeliver_ids = list(
+            left_queued.filter(redelivered=False).select_for_update(skip_locked=True).values_list("id", flat=True)
+        )
+        Run.objects.filter(id__in=redeliver_ids, status=RunStatus.QUEUED).update(queued_at=now, redelivered=True)
+    logger.info(
+        "reaper: %d requeued, %d failed, %d sent again, %d never started",
+        len(requeue_ids),
+        failed,
+        len(redeliver_ids),
+        never_started,
+    )
+    return {
+        "failed": failed + never_started,
+        "requeued": len(requeue_ids) + len(redeliver_ids),
+        "requeued_ids": [str(i) for i in (*requeue_ids, *redeliver_ids)],
+    }

@@ -9,8 +9,8 @@ from django.contrib.auth.models import User
 from django.db.models import F, Func, IntegerField
 from django.db.models.functions import Length, Substr
 
-from agents.models import Run, RunStatus
-from conversations.models import Message, MessageRole
+from agents.checkpointer import shared_saver
+from agents.models import Run
 from liamemory.errors import NotFound
 
 
@@ -83,17 +83,8 @@ def run_partial_reply(*, run_id, text_from: int, steps_from: int) -> PartialRepl
     return PartialReply(status=status, text=tail or "", steps=steps)
 
 
-def run_reply(*, run: Run) -> Message | None:
-    """The final assistant message a completed run wrote."""
-    if run.status != RunStatus.COMPLETED:
-        return None
-    return Message.objects.filter(run=run, role=MessageRole.ASSISTANT).order_by("-sequence").first()
-
-
 def thread_checkpoints(*, thread, limit: int = 100) -> list[dict]:
     """The thread's LangGraph checkpoints, newest first: id, step, run, what was next."""
-    from agents.checkpointer import shared_saver
-
     out = []
     for tup in shared_saver().list({"configurable": {"thread_id": str(thread.pk)}}, limit=limit):
         values = tup.checkpoint.get("channel_values", {})
@@ -119,49 +110,18 @@ def run_latest_for_thread(*, thread) -> Run | None:
     return Run.objects.filter(thread=thread).order_by("-created_at").first()
 
 
-def run_messages(*, run: Run) -> list[Message]:
-    """The assistant and system messages a run wrote, in order (tool results left out)."""
-    return list(Message.objects.filter(run=run).exclude(role=MessageRole.TOOL).order_by("sequence"))
+def run_excerpt_refs(*, thread, run_ids: list) -> dict[Any, list[int]]:
+    """For each run of ``thread``, the ids of the older messages its context quoted, in order.
 
-
-EXCERPT_SHOWN_CHARS = 160
-
-
-def run_excerpts(*, thread, run_ids: list) -> dict:
-    """For each run, the older messages of ``thread`` its context quoted, in order.
-
-    ``{run_id: [{"message_id", "sequence", "date", "text"}]}``: what the chat page shows
-    under a reply. Two queries; a quoted message deleted since is left out.
+    Read from the context report; the messages themselves are ``conversations``'
+    (``conversations.selectors.message_excerpts``).
     """
     infos = dict(Run.objects.filter(thread=thread, pk__in=run_ids).values_list("id", "context_info"))
-    wanted = {
-        e["message_id"]
-        for info in infos.values()
-        for e in (info or {}).get("excerpts") or []
-        if isinstance(e, dict) and isinstance(e.get("message_id"), int)
+    return {
+        run_id: [
+            e["message_id"]
+            for e in (info or {}).get("excerpts") or []
+            if isinstance(e, dict) and isinstance(e.get("message_id"), int)
+        ]
+        for run_id, info in infos.items()
     }
-    rows: dict[Any, Message] = {
-        m.pk: m
-        for m in Message.objects.filter(thread=thread, pk__in=wanted).only("id", "sequence", "text", "created_at")
-    }
-    out: dict = {}
-    for run_id, info in infos.items():
-        shown = []
-        for e in (info or {}).get("excerpts") or []:
-            row = rows.get(e.get("message_id")) if isinstance(e, dict) else None
-            if row is None:
-                continue
-            text = " ".join(row.text.split())
-            if len(text) > EXCERPT_SHOWN_CHARS:
-                text = text[: EXCERPT_SHOWN_CHARS - 1] + "…"
-            shown.append(
-                {
-                    "message_id": row.pk,
-                    "sequence": row.sequence,
-                    "date": row.created_at.date().isoformat(),
-                    "text": text,
-                }
-            )
-        if shown:
-            out[run_id] = shown
-    return out

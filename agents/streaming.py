@@ -33,6 +33,7 @@ from django.conf import settings
 from django.db import connection
 
 from agents import run_lifecycle, selectors
+from agents.checkpointer import conninfo
 from agents.models import RunStatus
 from liamemory.errors import ApplicationError
 
@@ -143,8 +144,6 @@ class _Listener:
 
     def _loop(self) -> None:
         import psycopg
-
-        from agents.checkpointer import conninfo
 
         while not self._stop.is_set():
             try:

@@ -41,6 +41,7 @@ class ErasureRequestOutput(serializers.ModelSerializer):
             "requested_by_id",
             "self_service",
             "reason",
+            "ticket",
             "delete_account",
             "status",
             "dry_run_counts",
@@ -65,6 +66,9 @@ class ErasureRequestListCreateApi(APIView):
     class CreateInput(serializers.Serializer):
         subject_id = serializers.IntegerField()
         reason = serializers.CharField(required=False, allow_blank=True, default="")
+        ticket = serializers.CharField(
+            required=False, allow_blank=True, default="", max_length=64, help_text="Kept after the erasure."
+        )
         delete_account = serializers.BooleanField(required=False, default=False)
 
     @extend_schema(responses=ErasureRequestOutput(many=True))
@@ -86,6 +90,7 @@ class ErasureRequestListCreateApi(APIView):
             subject=subject,
             requested_by=signed_in(request.user),
             reason=data.validated_data["reason"],
+            ticket=data.validated_data["ticket"],
             delete_account=data.validated_data["delete_account"],
         )
         code = status.HTTP_201_CREATED if new else status.HTTP_200_OK

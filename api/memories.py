@@ -17,6 +17,7 @@ from api.memory_serializers import (
 )
 from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
 from memories import selectors, services
+from usecases.memory_correction import memory_correct
 
 
 class MemoryCursor(StrictCursorPagination):
@@ -55,7 +56,7 @@ class MeMemoryDetailApi(APIView):
         memory = selectors.memory_get_for_user(user=request.user, memory_id=memory_id)
         data = MemoryCorrectInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        new = services.memory_correct(actor=request.user, memory=memory, content=data.validated_data["content"])
+        new = memory_correct(actor=request.user, memory=memory, content=data.validated_data["content"])
         return Response(MemoryOutSerializer(new).data)
 
     @extend_schema(

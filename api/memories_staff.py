@@ -33,6 +33,7 @@ from liamemory.roles import is_compliance_officer, is_staff
 from liamemory.staff_access import staff_access_record, staff_access_record_many
 from memories import selectors, services
 from memories.models import WriterType
+from usecases.memory_correction import memory_correct
 
 SEARCH_LIMIT = 50
 
@@ -186,5 +187,5 @@ class MemoryCorrectApi(APIView):
         memory = _memory(memory_id)
         data = MemoryCorrectInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        new = services.memory_correct(actor=request.user, memory=memory, content=data.validated_data["content"])
+        new = memory_correct(actor=request.user, memory=memory, content=data.validated_data["content"])
         return Response(StaffMemoryOutSerializer(new).data, status=status.HTTP_201_CREATED)

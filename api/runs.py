@@ -14,9 +14,11 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from agents import selectors
+from agents.models import Run, RunStatus
 from agents.sse import event_stream_response, sse, stream_events
 from api.turn_serializers import MessageOutSerializer, RunOutSerializer, TurnInSerializer, TurnOutSerializer
-from conversations.selectors import message_list, thread_get_for_user
+from conversations.models import Message
+from conversations.selectors import message_list, run_reply_message, thread_get_for_user
 from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
 from usecases import turns as services
 
@@ -58,6 +60,11 @@ class ThreadMessagesApi(APIView):
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
+def _reply(run: Run) -> Message | None:
+    """The final assistant message a completed run wrote, or what a stopped one had written."""
+    return run_reply_message(run_id=run.pk) if run.status in (RunStatus.COMPLETED, RunStatus.CANCELLED) else None
+
+
 class RunDetailApi(APIView):
     @extend_schema(responses=RunOutSerializer, summary="A run: status, reply when completed, error when failed")
     def get(self, request, run_id):
@@ -69,7 +76,7 @@ class RunDetailApi(APIView):
         if request.headers.get("If-None-Match") == etag:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         run = selectors.run_get_for_user(user=request.user, run_id=run_id)
-        reply = selectors.run_reply(run=run)
+        reply = _reply(run)
         return Response(RunOutSerializer(run, context={"reply": reply}).data, headers={"ETag": etag})
 
 
@@ -129,7 +136,7 @@ class RunEventsApi(APIView):
         run = selectors.run_get_by_id(run_id=run_id)
         if run is None:
             return sse("gone", {}, cursor)
-        reply = selectors.run_reply(run=run)
+        reply = _reply(run)
         return sse("run", RunOutSerializer(run, context={"reply": reply}).data, cursor)
 
 
@@ -145,7 +152,12 @@ class RunRetryApi(APIView):
 
 
 class RunCancelApi(APIView):
-    @extend_schema(request=None, responses=RunOutSerializer, summary="Cancel a queued, running or waiting run")
+    @extend_schema(
+        request=None,
+        responses=RunOutSerializer,
+        summary="Cancel a queued, running or waiting run",
+        description="What the reply had written so far is kept as the run's reply, marked `stopped`.",
+    )
     def post(self, request, run_id):
-        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
-        return Response(RunOutSerializer(services.run_cancel(run=run)).data)
+        run = services.run_cancel(run=selectors.run_get_for_user(user=request.user, run_id=run_id))
+        return Response(RunOutSerializer(run, context={"reply": _reply(run)}).data)

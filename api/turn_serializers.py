@@ -4,6 +4,7 @@ from django.urls import reverse
 from rest_framework import serializers
 
 from agents.models import Run
+from conversations.content import is_stopped
 from conversations.models import Message, Thread
 from usecases.turn.registry import agent_choices
 
@@ -11,6 +12,7 @@ from usecases.turn.registry import agent_choices
 class MessageOutSerializer(serializers.ModelSerializer):
     run_id = serializers.UUIDField(allow_null=True, read_only=True)
     thread_id = serializers.UUIDField(read_only=True)
+    stopped = serializers.SerializerMethodField(help_text="A reply stopped by its person before it was finished.")
 
     class Meta:
         model = Message
@@ -25,7 +27,11 @@ class MessageOutSerializer(serializers.ModelSerializer):
             "run_id",
             "token_estimate",
             "created_at",
+            "stopped",
         ]
+
+    def get_stopped(self, message: Message) -> bool:
+        return is_stopped(message.content or [])
 
 
 class TurnInSerializer(serializers.Serializer):
@@ -41,11 +47,6 @@ class RunRefSerializer(serializers.ModelSerializer):
 
     def get_url(self, run: Run) -> str:
         return reverse("api-run-detail", kwargs={"run_id": run.id})
-
-
-class RunErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
 
 
 class RunOutSerializer(serializers.ModelSerializer):

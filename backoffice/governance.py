@@ -3,8 +3,13 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from governance.models import ErasureReceipt, ErasureRequest, LegalHold, PurgeRecord
 from liamemory.errors import ApplicationError
@@ -12,6 +17,15 @@ from liamemory.models import RetentionPolicy
 from liamemory.retention import policy_cache_clear
 from liamemory.roles import is_compliance_officer, signed_in
 from memories.models import MemoryKind
+from usecases.erasure import (
+    erasure_dry_run,
+    erasure_enqueue,
+    erasure_reference_check,
+    erasure_request_create,
+    legal_hold_lift,
+    legal_hold_place,
+)
+from usecases.erasure_receipts import receipt_canonical, receipt_is_intact, receipt_readable
 
 # --- erasure and legal holds ---------------------------------------------------------
 # Compliance officers only: staff may not even see who is being erased. Receipts are
@@ -88,20 +102,30 @@ class ErasureRequestForm(forms.ModelForm):
 
     class Meta:
         model = ErasureRequest
-        fields = ("subject", "reason", "delete_account")
+        fields = ("subject", "ticket", "reason", "delete_account")
+
+    def clean(self):
+        data = super().clean() or {}
+        if data.get("subject") and data.get("ticket"):
+            erasure_reference_check(data["ticket"], data["subject"])
+        return data
 
 
 @admin.register(ErasureRequest)
 class ErasureRequestAdmin(ComplianceOnlyAdmin):
     form = ErasureRequestForm
-    list_display = ("id", "subject", "status", "self_service", "delete_account", "created_at", "finished_at")
+    list_display = ("id", "ticket", "subject", "status", "self_service", "delete_account", "created_at", "finished_at")
     list_filter = ("status", "self_service", "delete_account")
     list_select_related = ("subject",)
+    # The reference survives the erasure: the way back from a case to its request.
+    search_fields = ("ticket",)
     fields = (
         "subject",
+        "ticket",
         "reason",
         "delete_account",
         "status",
+        "receipt_link",
         "subject_ref",
         "requested_by",
         "self_service",
@@ -112,7 +136,7 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
         "started_at",
         "finished_at",
     )
-    readonly_fields = fields[3:]
+    readonly_fields = fields[4:]
     actions = ["dry_run", "execute"]
     inlines = [ReceiptInline]
 
@@ -120,16 +144,23 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
         return self.fields if obj else self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: ErasureRequest, form, change: bool) -> None:
-        from usecases.erasure import erasure_request_create
-
         created = erasure_request_create(
             subject=obj.subject,  # type: ignore[arg-type]  # the form requires a subject
             requested_by=signed_in(request.user),
             reason=obj.reason,
+            ticket=obj.ticket,
             delete_account=obj.delete_account,
         )
         obj.pk = created.pk
         obj._state.adding = False
+
+    @admin.display(description="Receipt")
+    def receipt_link(self, obj: ErasureRequest) -> str:
+        receipt = ErasureReceipt.objects.filter(request_id=obj.pk).first()
+        if receipt is None:
+            return "None yet: it is written when the erasure completes."
+        url = reverse("admin:governance_erasurereceipt_readable", args=[receipt.pk])
+        return format_html('<a href="{}">Read, print or download the receipt</a>', url)
 
     def save_related(self, request, form, formsets, change) -> None:
         # The receipt inline is read-only and nothing else is related.
@@ -149,8 +180,6 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
 
     @admin.action(description="Dry run: count what would be erased")
     def dry_run(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
-        from usecases.erasure import erasure_dry_run
-
         for item in queryset:
             try:
                 counts = erasure_dry_run(request=item)
@@ -162,8 +191,6 @@ class ErasureRequestAdmin(ComplianceOnlyAdmin):
 
     @admin.action(description="Execute or resume the erasure (in the background)")
     def execute(self, request: HttpRequest, queryset: QuerySet[ErasureRequest]) -> None:
-        from usecases.erasure import erasure_enqueue
-
         n = 0
         for item in queryset.exclude(status="completed"):
             erasure_enqueue(request=item)
@@ -185,16 +212,12 @@ class LegalHoldAdmin(ComplianceOnlyAdmin):
         return self.fields if obj else self.readonly_fields
 
     def save_model(self, request: HttpRequest, obj: LegalHold, form, change: bool) -> None:
-        from usecases.erasure import legal_hold_place
-
         hold = legal_hold_place(user=obj.user, reason=obj.reason, actor=signed_in(request.user))
         obj.pk = hold.pk
         obj._state.adding = False
 
     @admin.action(description="Lift the selected holds")
     def lift(self, request: HttpRequest, queryset: QuerySet[LegalHold]) -> None:
-        from usecases.erasure import legal_hold_lift
-
         for hold in queryset.filter(lifted_at__isnull=True):
             legal_hold_lift(hold=hold, actor=signed_in(request.user))
         self.message_user(request, "Holds lifted; waiting erasures were started.")
@@ -202,12 +225,46 @@ class LegalHoldAdmin(ComplianceOnlyAdmin):
 
 @admin.register(ErasureReceipt)
 class ErasureReceiptAdmin(ComplianceOnlyAdmin):
-    list_display = ("request", "sha256", "created_at")
-    fields = ("request", "sha256", "created_at", "body")
+    list_display = ("request", "sha256", "created_at", "readable_link")
+    fields = ("request", "readable_link", "sha256", "created_at", "body")
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="Readable receipt")
+    def readable_link(self, obj: ErasureReceipt) -> str:
+        url = reverse("admin:governance_erasurereceipt_readable", args=[obj.pk])
+        return format_html('<a href="{}">Read, print or download</a>', url)
+
+    def get_urls(self):
+        readable = self.admin_site.admin_view(self.readable_view)
+        own = [path("<int:receipt_id>/readable/", readable, name="governance_erasurereceipt_readable")]
+        return own + super().get_urls()
+
+    def readable_view(self, request: HttpRequest, receipt_id: int) -> HttpResponse:
+        """The receipt as a page: plain words for the person, store names for the officer;
+        ``?download=html`` or ``?download=json`` (the signed body, as hashed)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        receipt = get_object_or_404(ErasureReceipt, pk=receipt_id)
+        download = request.GET.get("download", "")
+        if download == "json":
+            response = HttpResponse(receipt_canonical(receipt.body), content_type="application/json")
+            response["Content-Disposition"] = f'attachment; filename="erasure-receipt-{receipt.request_id}.json"'
+            return response
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Erasure receipt",
+            "receipt": receipt,
+            "body": receipt.body,
+            "readable": receipt_readable(receipt.body),
+            "intact": receipt_is_intact(receipt),
+        }
+        response = TemplateResponse(request, "admin/governance/erasure_receipt.html", context)
+        if download == "html":
+            response["Content-Disposition"] = f'attachment; filename="erasure-receipt-{receipt.request_id}.html"'
+        return response
 
 
 # --- end of erasure and legal holds ------------------------------------------------

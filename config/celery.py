@@ -11,6 +11,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 app = Celery("liamemory")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# The turn's tasks live with the turn (``usecases/turn/tasks.py``), below an installed app.
+app.autodiscover_tasks(["usecases.turn"])
 
 
 @setup_logging.connect

@@ -12,6 +12,20 @@ def text_block(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
+# The last block of a reply the person stopped while it was being written: the model
+# reads it in later turns' context; the pages show a "stopped" mark instead.
+STOPPED_MARK = "[Stopped by the user before the reply was finished.]"
+
+
+def stopped_reply_content(text: str) -> list[dict[str, Any]]:
+    """A stopped reply's content: the words written until then, and the mark."""
+    return [text_block(text), text_block(STOPPED_MARK)]
+
+
+def is_stopped(content: list[dict[str, Any]]) -> bool:
+    return any(b.get("type") == "text" and b.get("text") == STOPPED_MARK for b in content)
+
+
 def correction_text(*, sequence: int, who: str, by: str, about: str, right_value: str) -> str:
     """A correction note's first block: what is wrong, the right value, ignore the earlier statement.
 

@@ -39,6 +39,10 @@ class Thread(models.Model):
     next_sequence = models.PositiveIntegerField(default=1)
     # Sum of message token estimates, so a full-resend cost needs no history scan.
     history_tokens = models.BigIntegerField(default=0)
+    # The summary job working on this thread (its task id) and until when its claim
+    # holds (``conversations/summary_services.py:_claim_thread``).
+    summary_claim = models.CharField(max_length=64, blank=True)
+    summary_claimed_until = models.DateTimeField(null=True, blank=True)
 
     objects = ThreadQuerySet.as_manager()
 

@@ -45,11 +45,19 @@ def threads_by_id_for_user(*, user: User, ids: list[uuid.UUID]) -> dict[uuid.UUI
     return {t.pk: t for t in Thread.objects.for_user(user).filter(pk__in=ids)}
 
 
-def message_list_for_display(*, thread: Thread, limit: int = 500) -> list[Message]:
-    """The thread's last ``limit`` user, assistant and system messages, in order (tool rows left out)."""
-    rows = list(Message.objects.for_thread(thread).exclude(role=MessageRole.TOOL).order_by("-sequence")[:limit])
-    rows.reverse()
-    return rows
+def message_list_for_display(
+    *, thread: Thread, limit: int = 500, after: int = 0, through: int | None = None
+) -> list[Message]:
+    """The thread's last ``limit`` user, assistant and system messages, in order (tool rows left out).
+
+    ``after`` and ``through`` bound their sequence numbers (what a page shows already, what it asks for).
+    """
+    rows = Message.objects.for_thread(thread).exclude(role=MessageRole.TOOL).filter(sequence__gt=after)
+    if through is not None:
+        rows = rows.filter(sequence__lte=through)
+    last = list(rows.order_by("-sequence")[:limit])
+    last.reverse()
+    return last
 
 
 def tool_calls_refused(*, run_ids: list) -> set[str]:
@@ -111,6 +119,43 @@ def thread_get_for_staff(*, thread_id: uuid.UUID | str) -> Thread:
         return Thread.objects.get(pk=thread_id)
     except (Thread.DoesNotExist, ValueError, TypeError) as exc:
         raise ThreadNotFound(str(thread_id)) from exc
+
+
+def thread_exists(*, thread_id: uuid.UUID | str) -> bool:
+    """Whether the thread is still there (a running turn's writes check it under the run's lock)."""
+    return Thread.objects.filter(pk=thread_id).exists()
+
+
+def run_reply_message(*, run_id: uuid.UUID | str) -> Message | None:
+    """The last assistant message a run wrote (the caller knows the run completed or was stopped)."""
+    return Message.objects.filter(run_id=run_id, role=MessageRole.ASSISTANT).order_by("-sequence").first()
+
+
+def run_messages(*, run_id: uuid.UUID | str) -> list[Message]:
+    """The assistant and system messages a run wrote, in order (tool results left out)."""
+    return list(Message.objects.filter(run_id=run_id).exclude(role=MessageRole.TOOL).order_by("sequence"))
+
+
+EXCERPT_SHOWN_CHARS = 160
+
+
+def message_excerpts(*, thread: Thread, message_ids: list[int]) -> dict[int, dict]:
+    """Short excerpts of messages of ``thread``: ``{id: {"message_id", "sequence", "date", "text"}}``.
+
+    One query; a message deleted since is absent.
+    """
+    out = {}
+    for row in Message.objects.filter(thread=thread, pk__in=message_ids).only("id", "sequence", "text", "created_at"):
+        text = " ".join(row.text.split())
+        if len(text) > EXCERPT_SHOWN_CHARS:
+            text = text[: EXCERPT_SHOWN_CHARS - 1] + "…"
+        out[row.pk] = {
+            "message_id": row.pk,
+            "sequence": row.sequence,
+            "date": row.created_at.date().isoformat(),
+            "text": text,
+        }
+    return out
 
 
 def asked_before(*, message_ids: list[int]) -> dict[int, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -78,6 +79,13 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
 
 def message_append(*, thread: Thread, role: str, content: list[dict[str, Any]], agent: str = "", run=None) -> Message:
     return messages_append(thread=thread, items=[{"role": role, "content": content, "agent": agent, "run": run}])[0]
+
+
+def thread_tokens_add(*, thread_id: uuid.UUID | str, sent: int, full_resend: int) -> None:
+    """Add a turn's tokens to the thread's totals (an increment, so concurrent turns add up)."""
+    Thread.objects.filter(pk=thread_id).update(
+        tokens_sent=F("tokens_sent") + sent, tokens_full_resend=F("tokens_full_resend") + full_resend
+    )
 
 
 def thread_rename(*, thread: Thread, title: str) -> Thread:

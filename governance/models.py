@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
 
@@ -74,6 +75,19 @@ class ErasureRequest(models.Model):
     )
     self_service = models.BooleanField(default=False)
     reason = models.TextField(blank=True)
+    # The officer's reference (a ticket number): kept when the reason is wiped, so the
+    # request can still be found from the case; it must not hold personal data.
+    ticket = models.CharField(
+        max_length=64,
+        blank=True,
+        validators=[
+            RegexValidator(
+                r"^[A-Za-z0-9][A-Za-z0-9#/._:-]*$",
+                "A reference is letters, digits and # / . _ : - only (no names, no e-mail addresses).",
+            )
+        ],
+        help_text="A ticket or case number. Kept after the erasure: no names, no e-mail addresses.",
+    )
     delete_account = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=ErasureStatus.choices, default=ErasureStatus.PENDING)
     dry_run_counts = models.JSONField(default=dict, blank=True)
@@ -87,6 +101,8 @@ class ErasureRequest(models.Model):
     verification = models.JSONField(default=dict, blank=True)
     # Starts of execution; the reaper resumes an interrupted erasure only a few times.
     attempts = models.PositiveSmallIntegerField(default=0)
+    # When the person, whose account was kept, was told at sign-in what was erased.
+    person_notified_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -29,6 +29,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from liamemory.errors import ApplicationError, Conflict, Forbidden, NotFound, TooLarge
+from liamemory.jsoncheck import json_problems
 
 logger = logging.getLogger(__name__)
 
@@ -187,8 +188,6 @@ class StrictCursorPagination(CursorPagination):
 
 
 def _unstorable(text: str) -> bool:
-    from liamemory.jsoncheck import json_problems
-
     return bool(json_problems(text))
 
 

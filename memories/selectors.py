@@ -8,7 +8,7 @@ from django.contrib.postgres.search import TrigramWordSimilarity
 from django.db.models import QuerySet
 
 from liamemory.errors import NotFound
-from memories.models import Memory, MemoryPreference, MemoryStatus
+from memories.models import Memory, MemoryPreference
 
 # Staff type whole words: below this word similarity a hit shares only stray trigrams.
 STAFF_SEARCH_MIN_SIMILARITY = 0.3
@@ -84,11 +84,6 @@ def memories_ranked(qs: QuerySet[Memory], *, q: str) -> QuerySet[Memory]:
         .filter(score__gt=STAFF_SEARCH_MIN_SIMILARITY)
         .order_by("-score", "-id")
     )
-
-
-def memory_pending_queue() -> QuerySet[Memory]:
-    """Memories waiting for staff review, oldest first (served by the partial pending index)."""
-    return Memory.objects.filter(status=MemoryStatus.PENDING).select_related("user").order_by("created_at", "id")
 
 
 def long_term_enabled_for(*, user: User) -> bool:

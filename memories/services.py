@@ -1,6 +1,7 @@
 """Writes on long-term memories: the one place that decides what may be remembered.
 
-Agents' tools, the API and the admin all come through here. Every refusal is a
+Agents' tools, the API and the admin all come through here, and what they store reads
+as a fact (``memories.text.memory_text``). Every refusal is a
 :class:`MemoryWriteRefused` whose ``error`` and ``how_to_fix`` are written so a model
 can act on them. Every change is recorded by django-simple-history with who made it
 (``_history_user``) and why (``_change_reason``): agent writes, which have no human
@@ -13,18 +14,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from conversations.services import message_lock_for_correction
+from liamemory import embeddings
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import memory_expires_at
 from memories.contradiction_model import model_enabled, model_replaced
-from memories.matching import Verdict, compare
-from memories.models import Memory, MemoryKind, MemoryPreference, MemoryStatus, WriterType
+from memories.embedding_services import content_md5
+from memories.matching import Verdict
+from memories.matching.change import choose, close_candidates
+from memories.models import Memory, MemoryEmbedding, MemoryKind, MemoryPreference, MemoryStatus, WriterType
+from memories.text import memory_text
 from memories.write_rules import (
     REVIEWED_WRITERS,
     UPDATABLE_FIELDS,
@@ -87,25 +93,69 @@ def _lock_user(user: User) -> None:
 CANDIDATES_LIMIT = 200
 
 
-def _judged_candidates(*, user: User, kind: str, content: str, statuses: Sequence[str]) -> list[tuple]:
-    """Same user, same kind: (memory, verdict of ``content`` against it), most similar first.
+def _candidates(*, user: User, kind: str, statuses: Sequence[str]) -> list[Memory]:
+    """The person's memories a new one may restate or replace: any kind, newest first.
 
-    Every memory of the kind is judged, not only the lexically similar ones: "I moved to
-    Milan" shares no trigram with "I live in Rome", yet replaces it. The rule is
-    ``memories.matching.compare`` (measured by ``python -m bench.contradictions``).
+    A change is recognised by meaning, not by kind ("I sold my car" may be a fact, the car a
+    preference). Memories of a kind that needs staff review are only weighed against their
+    own kind: an agent's statement does not retire a reviewed policy.
     """
     now = timezone.now()
-    rows = list(
+    rows = (
         Memory.objects.for_user(user)
-        .filter(kind=kind, status__in=statuses)
+        .filter(status__in=statuses)
         .exclude(expires_at__lte=now)
-        .order_by("-id")[:CANDIDATES_LIMIT]
+        .exclude(~Q(kind=kind) & Q(kind__in=review_kinds()))
+        .order_by("-id")
     )
+    return list(rows[:CANDIDATES_LIMIT])
+
+
+# Memories written moments ago may not have their vector yet (it is made after commit, in
+# a worker): up to this many are embedded inline, so a change said in the same chat is seen.
+INLINE_EMBED = 4
+
+
+def _closeness(content: str, rows: list[Memory]) -> dict[int, float]:
+    """e5 cosine of ``content`` to each memory (none without embeddings).
+
+    Stored vectors of the current text are used; a few recent memories without one are
+    embedded here (about 20 ms each), the rest are judged lexically.
+    """
+    if not rows or not embeddings.enabled():
+        return {}
+    by_pk = {m.pk: m for m in rows}
+    stored = {
+        pk: bytes(vector)
+        for pk, md5, vector in MemoryEmbedding.objects.filter(
+            memory_id__in=list(by_pk), model=embeddings.MODEL_NAME
+        ).values_list("memory_id", "content_md5", "vector")
+        if md5 == content_md5(by_pk[pk].content)
+    }
+    missing = [m for m in rows if m.pk not in stored][:INLINE_EMBED]
+    vectors = embeddings.passage_vectors([content] + [m.content for m in missing])
+    pks = list(stored) + [m.pk for m in missing]
+    matrix = np.vstack([embeddings.from_bytes(list(stored.values())) if stored else vectors[1:1], vectors[1:]])
+    cosines = matrix @ vectors[0]
+    return {pk: float(c) for pk, c in zip(pks, cosines, strict=True)}
+
+
+def _judged_candidates(*, user: User, kind: str, content: str, statuses: Sequence[str]) -> list[tuple]:
+    """(memory, verdict) for the memories ``content`` restates or supersedes; the rest are left alone.
+
+    ``memories.matching.change.choose`` decides (measured by ``python -m bench.contradictions``):
+    the slot grammar, then closeness in meaning plus what the new statement says happened.
+    A restatement updates a memory of the same kind only.
+    """
+    rows = _candidates(user=user, kind=kind, statuses=statuses)
+    closeness = _closeness(content, rows)
     thresholds = {
         "duplicate_similarity": setting("MEMORY_DUPLICATE_SIMILARITY", 0.6),
         "subject_similarity": setting("MEMORY_SUBJECT_SIMILARITY", 0.8),
     }
-    judged = [(m, compare(m.content, content, **thresholds)) for m in rows]
+    by_pk = {m.pk: m for m in rows}
+    picked = choose(content, [(m.pk, m.content, closeness.get(m.pk)) for m in rows], **thresholds)
+    judged = [(by_pk[pk], v) for pk, v in picked if v.relation == "supersedes" or by_pk[pk].kind == kind]
     judged.sort(key=lambda pair: pair[1].similarity, reverse=True)
     return judged
 
@@ -121,13 +171,18 @@ def _count_towards_cap(user: User) -> int:
     )
 
 
-def _asked_model(*, user: User, kind: str, content: str) -> set[int]:
-    """Ids of active memories the fast model says ``content`` replaces, among those the grammar keeps."""
+def _asked_model(*, user: User, kind: str, content: str) -> dict[int, str]:
+    """Active memories the fast model says ``content`` replaces (id → its reason), among the close ones kept.
+
+    One small call, only when some memory is close in meaning and the offline decision kept it.
+    """
     if not model_enabled():
-        return set()
-    judged = _judged_candidates(user=user, kind=kind, content=content, statuses=[MemoryStatus.ACTIVE])
-    earlier = [(m.pk, m.content) for m, v in judged if v.relation == "compatible"]
-    return model_replaced(new=content, earlier=earlier)
+        return {}
+    rows = _candidates(user=user, kind=kind, statuses=[MemoryStatus.ACTIVE])
+    closeness = _closeness(content, rows)
+    decided = {pk for pk, _ in choose(content, [(m.pk, m.content, closeness.get(m.pk)) for m in rows])}
+    close = close_candidates(content, [(m.pk, m.content, closeness.get(m.pk)) for m in rows if m.pk not in decided])
+    return model_replaced(new=content, earlier=close)
 
 
 def memory_remember(
@@ -146,12 +201,15 @@ def memory_remember(
 ) -> RememberOutcome:
     """Store one short fact about ``user``, or say precisely why not.
 
-    A near-duplicate of an active memory of the same kind updates it; a statement on
-    the same subject with another value (or a flipped negation) supersedes it; a kind
+    A near-duplicate of an active memory of the same kind updates it; a statement that
+    changes what a memory said (close in meaning, and saying what happened: another
+    value, an end, a correction, a negation) supersedes it, with why in its history; a kind
     that needs review is stored ``pending``. ``actor`` is the human behind the write
     (user or staff), None for agents and workflows.
     """
-    content = clean_content(content)
+    # Judged as said ("actually", "now" tell a change), stored as a fact (``memory_text``).
+    said = clean_content(content)
+    content = memory_text(said)
     kind = check_kind(kind, allowed_kinds)
     importance = check_importance(importance)
     check_switches(user=user, source_thread=source_thread)
@@ -159,12 +217,12 @@ def memory_remember(
     reason = f"{writer_type}:{writer_name}" if writer_name else writer_type
     # The optional model is asked before the user's lock is taken (no network call
     # under it); what it names is applied below only if still active and not judged already.
-    by_model = set() if needs_review else _asked_model(user=user, kind=kind, content=content)
+    by_model = {} if needs_review else _asked_model(user=user, kind=kind, content=said)
 
     with transaction.atomic():
         _lock_user(user)
         statuses = [MemoryStatus.PENDING] if needs_review else [MemoryStatus.ACTIVE]
-        judged = _judged_candidates(user=user, kind=kind, content=content, statuses=statuses)
+        judged = _judged_candidates(user=user, kind=kind, content=said, statuses=statuses)
         duplicate = next((m for m, verdict in judged if verdict.relation == "same"), None)
         if duplicate is not None:
             _restate(duplicate, content=content, importance=importance, actor=actor, reason=reason)
@@ -174,10 +232,11 @@ def memory_remember(
         # A value that changed is a new version, never an edit in place: the old one is
         # kept, linked and no longer recalled. Review kinds are left to the reviewer.
         contradicted = [] if needs_review else [(m, v) for m, v in judged if v.relation == "supersedes"]
+        judged_pks = {m.pk for m, _ in judged}
         contradicted += [
-            (m, Verdict("supersedes", "the fast model: no longer true", v.similarity))
-            for m, v in judged
-            if m.pk in by_model and v.relation == "compatible"
+            (m, Verdict("supersedes", f"the fast model: {by_model[m.pk]}", 0.0))
+            for m in Memory.objects.for_user(user).filter(pk__in=by_model, status=MemoryStatus.ACTIVE)
+            if m.pk not in judged_pks
         ]
         if not contradicted:
             _check_cap(user)
@@ -280,14 +339,12 @@ def memory_correct(*, actor: User, memory: Memory, content: str) -> Memory:
     """Replace ``memory`` by a corrected text: a new memory, the old one superseded.
 
     The new one is active, or pending when its kind needs review and the corrector is not staff.
+    A memory drawn from a statement is corrected under that statement's lock, taken first
+    (``usecases/memory_correction.py``, ``usecases/message_correction.py``).
     """
-    content = clean_content(content)
+    content = memory_text(clean_content(content))
     writer_type = _writer_for(actor, memory)
     with transaction.atomic():
-        # The statement the memory was drawn from first, then the memory: the one lock
-        # order of corrections (a correction of that statement supersedes this memory too).
-        if memory.source_message_id:
-            message_lock_for_correction(message_id=memory.source_message_id)
         # Locked and read again: of parallel corrections the first supersedes the memory
         # and the others find it superseded (409), never six successors.
         locked = Memory.objects.select_for_update().filter(pk=memory.pk).first()
@@ -338,7 +395,7 @@ def memory_update(*, actor: User, memory: Memory, **fields: Any) -> Memory:
             extra={"allowed": sorted(UPDATABLE_FIELDS)},
         )
     if "content" in fields:
-        fields["content"] = clean_content(fields["content"])
+        fields["content"] = memory_text(clean_content(fields["content"]))
     if "kind" in fields:
         check_kind(fields["kind"], None)
     if "importance" in fields:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -16,7 +17,14 @@ from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, ErasureStat
 from liamemory.roles import is_compliance_officer
 from usecases import erasure_selectors as sel
 from usecases.erasure_execution import ErasureForbidden, ErasureRefused, erasure_execute, erasure_verify, memory_erase
-from usecases.erasure_receipts import receipt_build, receipt_canonical, receipt_hash, receipt_is_intact, subject_ref_for
+from usecases.erasure_receipts import (
+    receipt_build,
+    receipt_canonical,
+    receipt_hash,
+    receipt_is_intact,
+    receipt_readable,
+    subject_ref_for,
+)
 from usecases.tasks import execute_erasure
 
 logger = logging.getLogger(__name__)
@@ -30,6 +38,7 @@ def erasure_request_file(
     subject: User,
     requested_by: User,
     reason: str = "",
+    ticket: str = "",
     delete_account: bool = False,
     self_service: bool = False,
 ) -> tuple[ErasureRequest, bool]:
@@ -53,9 +62,11 @@ def erasure_request_file(
         requested_by=requested_by,
         self_service=self_service,
         reason=reason,
+        ticket=ticket.strip(),
         delete_account=delete_account,
         status=ErasureStatus.HELD if held else ErasureStatus.PENDING,
     )
+    erasure_reference_check(request.ticket, subject)
     # The one-open-request rule is the database's (a partial unique index): of two
     # requests filed at once, the second joins the first instead of naming a constraint.
     request.full_clean(validate_constraints=False)
@@ -71,11 +82,19 @@ def erasure_request_file(
     return request, True
 
 
+def erasure_reference_check(ticket: str, subject: User) -> None:
+    """The reference outlives the erasure: the person's username or e-mail may not be in it."""
+    names = {n.lower() for n in (subject.get_username(), subject.email) if n and len(n) >= 3}
+    if any(n in ticket.lower() for n in names):
+        raise ValidationError({"ticket": "The reference is kept after the erasure: leave the person's name out."})
+
+
 def erasure_request_create(
     *,
     subject: User,
     requested_by: User,
     reason: str = "",
+    ticket: str = "",
     delete_account: bool = False,
     self_service: bool = False,
 ) -> ErasureRequest:
@@ -84,6 +103,7 @@ def erasure_request_create(
         subject=subject,
         requested_by=requested_by,
         reason=reason,
+        ticket=ticket,
         delete_account=delete_account,
         self_service=self_service,
     )[0]
@@ -124,6 +144,40 @@ def erasure_dry_run(*, request: ErasureRequest) -> dict[str, int]:
 def erasure_enqueue(*, request: ErasureRequest) -> None:
     """Start execution in the worker once the caller's transaction commits."""
     execute_erasure.delay_on_commit(str(request.pk))
+
+
+# --- telling the person ----------------------------------------------------------
+
+
+def erasure_notice_take(*, user: User) -> str:
+    """What was erased of this person and when, in plain words, once: at their first
+    sign-in after an erasure a compliance officer ran and that kept their account.
+    Empty when there is nothing new to tell. The request no longer names the person;
+    it is found by the receipt's pseudonym of their id."""
+    request = (
+        ErasureRequest.objects.filter(
+            subject_ref=subject_ref_for(user.pk),
+            status=ErasureStatus.COMPLETED,
+            delete_account=False,
+            self_service=False,
+            person_notified_at__isnull=True,
+        )
+        .select_related("receipt")
+        .order_by("-finished_at")
+        .first()
+    )
+    # Claimed by one conditional update: two tabs signing in at once tell it once.
+    if request is None or not ErasureRequest.objects.filter(pk=request.pk, person_notified_at__isnull=True).update(
+        person_notified_at=timezone.now()
+    ):
+        return ""
+    readable = receipt_readable(request.receipt.body)
+    erased = "; ".join(f"{row['plain']}: {row['count']}" for row in readable["erased"])
+    when = request.finished_at.strftime("%Y-%m-%d %H:%M UTC") if request.finished_at else "recently"
+    return (
+        f"On {when}, at the request of a compliance officer, all your data was erased ({erased}). "
+        f"{readable['account']} What you do from now on is stored as before."
+    )
 
 
 # --- legal holds -----------------------------------------------------------------
@@ -177,6 +231,8 @@ __all__ = [
     "ErasureRefused",
     "erasure_dry_run",
     "erasure_execute",
+    "erasure_notice_take",
+    "erasure_reference_check",
     "erasure_request_create",
     "erasure_request_file",
     "erasure_self_service",

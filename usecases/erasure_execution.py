@@ -33,7 +33,8 @@ from memories.models import Memory, MemoryPreference
 from usecases import erasure_scan as scan
 from usecases import erasure_selectors as sel
 from usecases.erasure_receipts import receipt_build, receipt_hash
-from usecases.erasure_statistics import public_tables, statistics_rebuild
+from usecases.erasure_statistics import statistics_rebuild
+from usecases.personal_data import store_tables
 from usecases.thread_deletion import threads_delete
 
 logger = logging.getLogger(__name__)
@@ -287,11 +288,11 @@ def _finish(request_id: uuid.UUID) -> ErasureRequest:
 
 
 def _refresh_statistics() -> None:
-    """Rebuild the planner statistics of every table, so none keeps a sample of the
-    person's values. A failure leaves the erasure completed (the rows are gone; the
+    """Rebuild the planner statistics of every declared store, so none keeps a sample of
+    the person's values. A failure leaves the erasure completed (the rows are gone; the
     receipt says statistics are refreshed by the next ANALYZE at the latest)."""
     try:
-        statistics_rebuild(tables=public_tables())
+        statistics_rebuild(tables=store_tables())
     except DatabaseError:
         logger.warning("erasure: refreshing the planner statistics failed; the next ANALYZE refreshes them")
 

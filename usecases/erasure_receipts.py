@@ -16,9 +16,10 @@ from django.conf import settings
 
 from governance.models import ErasureReceipt, ErasureRequest
 from usecases.erasure_selectors import STORES
+from usecases.personal_data import describe
 
 RECEIPT_FORMAT = "liamemory.erasure-receipt"
-RECEIPT_VERSION = 1
+RECEIPT_VERSION = 2
 
 # What lies outside the database. Stated in every receipt so the person knows.
 OUTSIDE_DATABASE = [
@@ -74,6 +75,8 @@ def receipt_build(
         "format": RECEIPT_FORMAT,
         "version": RECEIPT_VERSION,
         "request_id": str(request.pk),
+        # The officer's case reference (checked to hold no name); the reason is wiped.
+        "reference": request.ticket,
         "subject_ref": request.subject_ref,
         "subject_ref_method": "HMAC-SHA256(SECRET_KEY, user id)",
         "requested_by": requester,
@@ -98,3 +101,34 @@ def receipt_hash(body: dict[str, Any]) -> str:
 
 def receipt_is_intact(receipt: ErasureReceipt) -> bool:
     return hmac.compare_digest(receipt_hash(receipt.body), receipt.sha256)
+
+
+# Receipt counts that are not a store of their own: what the erasure did to other rows.
+_PLAIN_WORDS = {
+    "memory_history_actor_cleared": "your name removed from the history of other people's memories you changed",
+    "references_cleared": "your name removed from requests and holds you filed about other people",
+    "account": "your account",
+}
+
+
+def receipt_readable(body: dict[str, Any]) -> dict[str, Any]:
+    """The receipt in plain words for the person, with the store names for the officer."""
+    rows = []
+    for store, count in body.get("counts", {}).items():
+        described = describe(store)
+        rows.append(
+            {
+                "store": store,
+                "where": described["where"],
+                "plain": _PLAIN_WORDS.get(store) or described["description"] or store.replace("_", " "),
+                "count": count,
+            }
+        )
+    account = body.get("account")
+    return {
+        "account": "Your account was deleted." if account == "deleted" else "Your account was kept, empty.",
+        "erased": [row for row in rows if row["count"]],
+        "untouched": [row for row in rows if not row["count"]],
+        "clean": bool(body.get("verification", {}).get("clean")),
+        "outside_database": body.get("outside_database", []),
+    }

@@ -20,7 +20,8 @@ from agents.checkpointer import CHECKPOINT_TABLES
 from agents.models import TraceEvent
 from conversations.models import Message, ThreadSummary
 from memories.models import Memory
-from usecases.erasure_selectors import subject_history, subject_rows, subject_runs, subject_threads
+from usecases.erasure_selectors import subject_history, subject_runs, subject_threads
+from usecases.personal_data import person_rows
 
 # Canary tokens: long runs of word characters that contain a digit, or very long
 # words. Common words rarely qualify, so a hit after erasure means a real leftover.
@@ -95,7 +96,7 @@ def _shared_with_others(tokens: set[str], *, user_id: int) -> set[str]:
     qn = connection.ops.quote_name
     persons: dict[str, list[tuple[str, list[Any], tuple[str, ...] | None]]] = {}
     pk_columns: dict[str, str] = {}
-    for model, rows, columns in subject_rows(user_id=user_id):
+    for model, rows, columns in person_rows(user_id=user_id):
         rows_sql, rows_params = rows.values(model._meta.pk.attname).query.sql_with_params()
         persons.setdefault(model._meta.db_table, []).append((rows_sql, list(rows_params), columns))
         pk_columns[model._meta.db_table] = str(model._meta.pk.column)

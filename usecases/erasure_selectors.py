@@ -11,18 +11,17 @@ from collections.abc import Iterator
 
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 from django.db import connection
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Q, QuerySet
 from rest_framework.authtoken.models import Token
 
 from agents.checkpointer import CHECKPOINT_TABLES
 from agents.models import Run, TraceEvent
 from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
-from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, LegalHold
+from governance.models import ErasureRequest, LegalHold
 from liamemory.models import StaffAccessLog
 from memories.models import Memory, MemoryEmbedding, MemoryPreference
 
@@ -54,10 +53,6 @@ STORES = (
 
 def hold_in_force(*, user_id: int) -> bool:
     return LegalHold.objects.in_force().filter(user_id=user_id).exists()
-
-
-def erasure_request_open_for(*, user: User) -> ErasureRequest | None:
-    return ErasureRequest.objects.filter(subject=user, status__in=OPEN_ERASURE_STATUSES).first()
 
 
 def erasure_request_list() -> QuerySet[ErasureRequest]:
@@ -128,36 +123,6 @@ def subject_references(*, user_id: int, exclude_request_id: uuid.UUID | None = N
 def subject_staff_access(*, user_id: int) -> QuerySet[StaffAccessLog]:
     """The audit of staff reads that names the person, as the one looked at or the one looking."""
     return StaffAccessLog.objects.filter(Q(subject_id=user_id) | Q(viewer_id=user_id))
-
-
-def subject_rows(*, user_id: int) -> list[tuple[type[Model], QuerySet, tuple[str, ...] | None]]:
-    """Where the person's rows are, for telling their words from other people's before
-    anything is deleted: (model, the person's rows, the columns the erasure empties there,
-    None for the whole row). What stays (another person's rows, the kept columns of
-    pseudonymized audit rows) belongs to others. Checkpoint tables are left out: the scan
-    reads them only by the person's threads."""
-    user_model = get_user_model()
-    thread_ids = subject_threads(user_id=user_id).values("id")
-    run_ids = subject_runs(user_id=user_id).values("id")
-    return [
-        (user_model, user_model.objects.filter(pk=user_id), None),
-        (Thread, subject_threads(user_id=user_id), None),
-        (Message, Message.objects.filter(thread_id__in=thread_ids), None),
-        (ThreadSummary, ThreadSummary.objects.filter(thread_id__in=thread_ids), None),
-        (MessageEmbedding, MessageEmbedding.objects.filter(thread_id__in=thread_ids), None),
-        (Run, Run.objects.filter(id__in=run_ids), None),
-        (TraceEvent, TraceEvent.objects.filter(run_id__in=run_ids), None),
-        (Memory, Memory.objects.filter(user_id=user_id), None),
-        (MemoryEmbedding, MemoryEmbedding.objects.filter(memory__user_id=user_id), None),
-        (Memory.history.model, subject_history(user_id=user_id), None),
-        (MemoryPreference, MemoryPreference.objects.filter(user_id=user_id), None),
-        (Token, Token.objects.filter(user_id=user_id), None),
-        (LogEntry, subject_log_entries(user_id=user_id), None),
-        (LegalHold, LegalHold.objects.filter(user_id=user_id), None),
-        (ErasureRequest, ErasureRequest.objects.filter(subject_id=user_id), None),
-        (StaffAccessLog, StaffAccessLog.objects.filter(subject_id=user_id), ("object_ref",)),
-        (StaffAccessLog, StaffAccessLog.objects.filter(viewer_id=user_id), ("viewer_username",)),
-    ]
 
 
 def checkpoint_counts(*, thread_ids: list[str]) -> dict[str, int]:

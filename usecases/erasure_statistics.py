@@ -17,16 +17,6 @@ from django.db import DatabaseError, connection, transaction
 logger = logging.getLogger(__name__)
 
 
-def public_tables() -> list[str]:
-    """Every table of the public schema (the checkpointer's included): what the scan reads."""
-    with connection.cursor() as cur:
-        cur.execute(
-            "SELECT table_name FROM information_schema.tables"
-            " WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name"
-        )
-        return [row[0] for row in cur.fetchall()]
-
-
 def statistics_rebuild(*, tables: Iterable[str], catalogue_writable: bool | None = None) -> dict[str, int]:
     """ANALYZE ``tables``, then remove the statistics of those that are empty.
 

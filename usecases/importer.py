@@ -31,12 +31,14 @@ from jsonschema import Draft202012Validator
 
 from conversations.content import blocks_to_text
 from conversations.models import Message, Thread, ThreadSummary
+from conversations.tasks import embed_messages
 from conversations.tokens import estimate_message, estimate_text
 from liamemory import embeddings
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.jsoncheck import json_problems
 from liamemory.retention import thread_expires_at
 from usecases.export import export_schema
+from usecases.turn.registry import AGENTS
 
 logger = logging.getLogger(__name__)
 
@@ -109,8 +111,6 @@ def _json_path(parts: list) -> str:
 
 def _meaning_errors(document: dict[str, Any]) -> list[dict[str, str]]:
     """What a JSON Schema cannot say: uniqueness across items, real dates, known agents."""
-    from usecases.turn.registry import AGENTS
-
     errors: list[dict[str, str]] = []
     seen_threads: dict[str, int] = {}
     for ti, thread in enumerate(document["threads"]):
@@ -285,8 +285,6 @@ def _embed_later(messages: list[Message]) -> None:
     ids = [m.pk for m in messages if m.text]
     if not ids or not embeddings.enabled():
         return
-    from conversations.tasks import embed_messages
-
     for start in range(0, len(ids), EMBED_BATCH):
         embed_messages.delay_on_commit(ids[start : start + EMBED_BATCH])
 

@@ -1,4 +1,5 @@
-"""Celery tasks of the use cases: the turn (run, resume, reap), the erasure and the purge.
+"""Celery tasks of the use cases: the thread summary, the erasure and the purge (the turn's
+are ``usecases/turn/tasks.py``).
 
 They take ids (or nothing) and call a use case. They sit beside the use cases, not above
 them, because the use cases enqueue them (on commit): a task module in a layer above
@@ -7,35 +8,59 @@ would make every enqueue an upward import.
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+import random
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 
-from agents.run_lifecycle import run_reap_stale
 from governance.models import ErasureRequest
+from liamemory.llm import RETRYABLE_CODES, ModelError
 from usecases import purge
 from usecases.erasure_execution import AUTOMATIC_ATTEMPTS, erasure_execute, erasures_reap_interrupted
-from usecases.turn import runner
+from usecases.thread_summary import thread_summarize
+
+logger = logging.getLogger(__name__)
+
+MAX_RETRIES = 5
 
 
-@shared_task(name="agents.execute_run", soft_time_limit=240, time_limit=300)
-def execute_run(run_id: str) -> None:
-    """Run one chat turn. Safe to deliver twice: the claim lets only one through."""
-    runner.run_execute(run_id=run_id)
-
-
-@shared_task(name="agents.resume_run", soft_time_limit=240, time_limit=300)
-def resume_run(run_id: str, decision: dict[str, Any]) -> None:
-    runner.run_resume(run_id=run_id, decision=decision)
-
-
-@shared_task(name="agents.reap_stale_runs", soft_time_limit=60, time_limit=90)
-def reap_stale_runs() -> dict[str, int]:
-    """Periodic: give runs whose worker died back to the queue, or fail them."""
-    result = run_reap_stale()
-    for run_id in result["requeued_ids"]:
-        execute_run.delay(run_id)
-    return {"failed": result["failed"], "requeued": result["requeued"]}
+@shared_task(
+    name="conversations.summarize_thread",
+    bind=True,
+    # Idempotent (a per-thread claim held by the task id, and a cut computed from the thread's state), so
+    # it may be acknowledged late: a broker that redelivers (Redis, RabbitMQ) gives a
+    # summary lost with a dead worker to another one. The filesystem broker does not
+    # redeliver; there the next turn's enqueue produces the summary instead.
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=MAX_RETRIES,
+    soft_time_limit=120,
+    time_limit=150,
+    ignore_result=True,
+)
+def summarize_thread(self, thread_id: str, run_id: str | None = None) -> dict[str, object]:
+    """Background: a new summary version of the thread when its older messages pay for one."""
+    try:
+        outcome = thread_summarize(thread_id=thread_id, run_id=run_id, claim=self.request.id)
+    except ModelError as exc:
+        if exc.code in RETRYABLE_CODES and self.request.retries < MAX_RETRIES:
+            # Exponential backoff with jitter: 10 s, 20 s, 40 s ... capped at 5 minutes.
+            countdown = min(300, 10 * 2**self.request.retries) + random.uniform(0, 5)
+            logger.info("summary retry thread=%s code=%s in=%.0fs", thread_id, exc.code, countdown)
+            raise self.retry(exc=exc, countdown=countdown) from exc
+        # Out of retries, or a refusal that retrying will not fix: the extractive
+        # summarizer keeps the context bounded until the model is back.
+        logger.warning("summary model failed thread=%s code=%s; extractive fallback", thread_id, exc.code)
+        outcome = thread_summarize(thread_id=thread_id, run_id=run_id, use_model=False, claim=self.request.id)
+    except SoftTimeLimitExceeded:
+        # Nothing was written and the claim is released; the next turn enqueues again.
+        logger.warning("summary timed out thread=%s", thread_id)
+        return {"status": "timed_out"}
+    result: dict[str, object] = {"status": outcome.status}
+    if outcome.summary is not None:
+        result.update(version=outcome.summary.version, covers_through=outcome.summary.covers_through)
+    return result
 
 
 @shared_task(name="governance.execute_erasure", acks_late=True, soft_time_limit=1800, time_limit=1900)

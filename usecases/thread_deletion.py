@@ -1,15 +1,14 @@
-"""Deleting threads and messages with what hangs under them (docs/design.md's derived-data rule).
+"""Deleting threads with what hangs under them (docs/design.md's derived-data rule).
 
 ``threads_delete`` is the one place that deletes a thread with everything under it
 (messages and their embeddings, summaries, runs and their trace events, checkpoints):
 the owner's delete below, the retention purge, the erasure and the runner (a thread
-deleted while its run was writing) all call it. It lives in ``agents`` because runs,
-traces and checkpoints are the agents'; memories are left to the callers' rules.
+deleted while its run was writing) all call it. It is a use case because those rows
+belong to three apps (conversations, agents and its checkpoints); memories are left
+to the callers' rules.
 
 A thread deleted by its owner or staff takes with it the memories whose only source
-it was. A deleted message takes the memories drawn from it and every summary that
-covered it (the next turn summarizes again from the verbatim history), and its text
-is removed from the traces of the runs that saw it.
+it was.
 """
 
 from __future__ import annotations
@@ -20,19 +19,16 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.db.models import F, Q, Value
-from django.db.models.functions import Greatest
+from django.db.models import Q
 
 from agents import checkpointer
-from agents.models import Run, RunStatus, TraceEvent
+from agents.models import Run, TraceEvent
 from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
 from liamemory.errors import Forbidden
 from liamemory.roles import is_staff
 from memories.models import Memory
 
 logger = logging.getLogger(__name__)
-
-REDACTED_PAYLOAD = {"redacted": "a message this step saw was deleted"}
 
 
 class DeletionForbidden(Forbidden):
@@ -121,32 +117,3 @@ def thread_delete(*, thread: Thread, actor: User) -> dict[str, int]:
         counts = threads_delete(thread_ids=[thread.pk])
     logger.info("thread %s deleted by user %s", thread.pk, actor.pk)
     return {**counts, "memories": memories}
-
-
-def message_delete(*, message: Message, actor: User) -> dict[str, int]:
-    """Delete one message, the memories drawn from it and the summaries covering it."""
-    thread = message.thread
-    _check_actor(owner_id=thread.owner_id, actor=actor)
-    with transaction.atomic():
-        # Lock the thread: the summarizer and the turn writer take the same lock, so a
-        # summary covering this message cannot be written between our steps.
-        Thread.objects.select_for_update().filter(pk=thread.pk).first()
-        memories = _delete_memories_audited(list(Memory.objects.filter(source_message=message)), actor)
-        summaries, _ = ThreadSummary.objects.filter(thread=thread, covers_through__gte=message.sequence).delete()
-        # The runs of this thread from this message on had it in their context: their
-        # traces may quote it. Their token counts and timings stay; payloads go.
-        traces = TraceEvent.objects.filter(run__thread=thread, run__created_at__gte=message.created_at).update(
-            payload=REDACTED_PAYLOAD
-        )
-        # Checkpoints hold working state that may quote the message; they are only
-        # needed by a run that is still going or waiting for approval.
-        busy = Run.objects.filter(
-            thread=thread, status__in=[RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED]
-        ).exists()
-        cp = {} if busy else checkpointer.delete_checkpoints([str(thread.pk)])
-        Thread.objects.filter(pk=thread.pk).update(
-            history_tokens=Greatest(F("history_tokens") - message.token_estimate, Value(0))
-        )
-        messages, _ = Message.objects.filter(pk=message.pk).delete()
-    logger.info("message %s of thread %s deleted by user %s", message.pk, thread.pk, actor.pk)
-    return {"messages": messages, "memories": memories, "summaries": summaries, "trace_events_redacted": traces, **cp}

@@ -15,17 +15,17 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from agents import run_lifecycle
 from agents.checkpointer import shared_saver
 from agents.models import Run, RunStatus
-from agents.run_lifecycle import notify_followers
-from conversations.content import text_block
+from conversations.content import stopped_reply_content, text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.selectors import thread_newest_empty
 from conversations.services import message_append, messages_append, thread_autotitle, thread_create
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import run_expires_at
-from usecases.tasks import execute_run, resume_run
 from usecases.turn.registry import AGENTS, DEFAULT_AGENT
+from usecases.turn.tasks import execute_run, resume_run
 
 logger = logging.getLogger(__name__)
 
@@ -139,14 +139,30 @@ def run_retry(*, run: Run) -> Run:
 
 
 def run_cancel(*, run: Run) -> Run:
-    """Stop a run: a worker still busy with it will find it cancelled and write nothing."""
-    updated = Run.objects.filter(
-        pk=run.pk, status__in=[RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED]
-    ).update(status=RunStatus.CANCELLED, finished_at=timezone.now())
-    if not updated:
-        run.refresh_from_db()
-        raise Conflict(f"This run has already ended ({run.status}).")
-    notify_followers(run.pk)
+    """Stop a run, keeping what it had written, as other chat products do.
+
+    The words already streamed become the run's reply, marked as stopped
+    (``conversations.content.stopped_reply_content``): the page shows them and the
+    context of later turns reads them, unfinished. A worker still busy with the run
+    finds it cancelled and writes nothing more.
+    """
+    with transaction.atomic():
+        written = run_lifecycle.run_cancel(run_id=run.pk)
+        if written is None:
+            run.refresh_from_db()
+            raise Conflict(f"This run has already ended ({run.status}).")
+        if written.strip():
+            messages_append(
+                thread=run.thread,
+                items=[
+                    {
+                        "role": MessageRole.ASSISTANT,
+                        "content": stopped_reply_content(written),
+                        "agent": run.agent,
+                        "run": run,
+                    }
+                ],
+            )
     run.refresh_from_db()
     return run
 

@@ -22,6 +22,7 @@ from memories.models import MemoryKind, MemoryStatus
 from memories.selectors import MemoryNotFound, long_term_enabled_for, memory_get_for_user, memory_list_for_user
 from usecases.erasure import erasure_self_service
 from usecases.export import person_export
+from usecases.memory_correction import memory_correct
 from web.forms import EraseForm, MemoryCorrectForm, MemorySwitchForm
 
 KIND_ORDER = {kind: i for i, kind in enumerate(MemoryKind.values)}
@@ -99,7 +100,7 @@ def memory_correct_view(request: HttpRequest, memory_id: int) -> HttpResponse:
     if not form.is_valid():
         return _render_memory(request, form_errors={memory.pk: form.errors["content"][0]}, status=400)
     try:
-        memory_services.memory_correct(actor=request.user, memory=memory, content=form.cleaned_data["content"])
+        memory_correct(actor=request.user, memory=memory, content=form.cleaned_data["content"])
     except ApplicationError as exc:
         return _render_memory(request, form_errors={memory.pk: exc.message}, status=status_of(exc))
     messages.success(request, "Corrected. The old text is kept only as superseded history.")

@@ -30,6 +30,13 @@ class MessageForm(forms.Form):
         return content
 
 
+class ChatUpdateForm(forms.Form):
+    """What the chat page shows already (messages through number ``after``) and how far it asks."""
+
+    after = forms.IntegerField(min_value=0, max_value=2**31 - 1)
+    through = forms.IntegerField(min_value=0, max_value=2**31 - 1, required=False)
+
+
 class RenameForm(forms.Form):
     title = forms.CharField(max_length=200)
 

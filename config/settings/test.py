@@ -21,6 +21,10 @@ if _fake:
     ANTHROPIC_API_KEY = "test-key"
     ANTHROPIC_BASE_URL = _fake
 
+# A remember must not spend a scripted fake-model reply unasked: the tests of the
+# contradiction model switch it on.
+MEMORY_CONTRADICTION_MODEL = False
+
 # Tests use their own broker folder and queue, so a `make run` worker on the same
 # machine never takes a test's task (nor a test worker a real one).
 CELERY_TASK_DEFAULT_QUEUE = "liamemory-test"

@@ -69,3 +69,32 @@ ASKING_WORDS = frozenset(
     ancora esattamente scusa veloce prima dimenticato
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
+
+# What a new statement says happened to an older fact (see ``en.CHANGE_CUES``).
+CHANGE_CUES = (
+    r"non \S+ più|non \S+ \S+ più|più|ormai|d'ora in poi|da ora in poi|da oggi|adesso|ora|invece|in realtà|anzi",
+    r"(?:mi sono |si è |ci siamo |ho |ha |abbiamo )?(?:trasferit\w|spostat\w|cambiat\w|sostituit\w|aggiornat\w)",
+    r"nuov[oaie]|ho trovato|ho iniziato|ho preso",
+    r"vendut\w|ho venduto|abbiamo venduto|disdett\w|ho disdetto|cancellat\w|annullat\w|lasciat\w|licenziat\w",
+    r"ci siamo lasciati|separat\w|divorziat\w|sposat\w|fidanzat\w|mort\w|è mancat\w|scompars\w",
+    r"aumentat\w|alzat\w|ridott\w|abbassat\w|dimezzat\w|raddoppiat\w|rinviat\w|posticipat\w|anticipat\w",
+    r"in questo periodo|da (?:lunedì|la prossima settimana|domani)",
+    r"compiuto|compie|diventat\w|laureat\w|in pensione|smesso|chiuso|finit\w|scadut\w|non è più",
+)
+OTHER_PEOPLE = (
+    r"moglie|marito|fratello|sorella|madre|padre|mamma|papà|genitori|figlio|figlia|amico|amica|collega"
+    r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w"
+)
+ADDITIVE = r"anche|pure|inoltre|un altro|un'altra|secondo|seconda|oltre a|per una conferenza|in visita"
+
+MEMORY_FILLER_PREFIXES = (
+    r"(?:per favore |ti prego di )?(?:ricorda(?:ti)?|tieni a mente|nota|non dimenticare|per la cronaca)"
+    r"(?: che)?[:,]?",
+    r"(?:a proposito|comunque|allora|ok|beh|ah|in realtà)[,:]?",
+)
+MEMORY_FILLER_WORDS = r"in realtà|d'ora in poi|da ora in poi|adesso|ora|attualmente|al momento|per ora|comunque"
+SELF = r"io|mi|mio|mia|miei|mie|noi|ci|nostro|nostra|l'utente|utente|ho|sono|abbiamo|siamo"
+END_CUES = (
+    r"non \S+ più|vendut\w|disdett\w|cancellat\w|annullat\w|mort\w|è mancat\w|ci siamo lasciati|chiuso|finit\w"
+    r"|scadut\w|compiuto \d+|rinviat\w|posticipat\w|spostat\w|non è più"
+)

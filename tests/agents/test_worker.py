@@ -8,7 +8,7 @@ from django.utils import timezone
 from agents.models import Run
 from tests.factories import RunFactory
 from tests.utils import wait_for
-from usecases.tasks import reap_stale_runs
+from usecases.turn.tasks import reap_stale_runs
 
 
 @pytest.mark.worker

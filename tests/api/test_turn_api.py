@@ -11,7 +11,7 @@ from agents.models import Run, TraceEvent
 from conversations.models import Message
 from conversations.services import thread_create
 from tests.utils import wait_for
-from usecases.tasks import execute_run, reap_stale_runs
+from usecases.turn.tasks import execute_run, reap_stale_runs
 
 
 def api(user) -> APIClient:
@@ -161,6 +161,46 @@ class TestBadInput:
 
 
 @pytest.mark.django_db
+def test_stop_keeps_the_words_already_written_and_the_next_turn_reads_them_marked(alice, bob):
+    from agents.run_lifecycle import run_claim, run_stream_append
+    from usecases.turn.context import build_context
+    from usecases.turn.registry import get_agent
+    from usecases.turns import turn_submit
+
+    thread = thread_create(owner=alice)
+    body = api(alice).post(f"/api/threads/{thread.id}/messages", {"content": "tell me a story"}, format="json").json()
+    run_id = body["run"]["id"]
+    assert run_claim(run_id=run_id)
+    assert run_stream_append(run_id=run_id, text="Once upon a time, a fox ")
+    assert api(bob).post(f"/api/runs/{run_id}/cancel").status_code == 404
+
+    stopped = api(alice).post(f"/api/runs/{run_id}/cancel")
+
+    assert stopped.status_code == 200 and stopped.json()["status"] == "cancelled"
+    reply = stopped.json()["reply"]
+    assert reply["stopped"] is True and reply["text"].startswith("Once upon a time, a fox")
+    assert api(alice).get(f"/api/runs/{run_id}").json()["reply"]["id"] == reply["id"]
+    assert not run_stream_append(run_id=run_id, text="who")  # the worker, still writing, adds nothing
+    assert Run.objects.get(pk=run_id).partial_text == ""
+    listed = api(alice).get(f"/api/threads/{thread.id}/messages").json()["results"]
+    assert [(m["role"], m["stopped"]) for m in listed] == [("user", False), ("assistant", True)]
+
+    message, _ = turn_submit(user=alice, thread=thread, content="go on")
+    context = build_context(thread=thread, agent=get_agent(thread.agent), user=alice, request_message=message)
+    told = json.dumps(context.messages)
+    assert "Once upon a time, a fox" in told and "Stopped by the user before the reply was finished" in told
+
+
+@pytest.mark.django_db
+def test_stopping_before_any_word_stores_no_reply(alice):
+    thread = thread_create(owner=alice)
+    body = api(alice).post(f"/api/threads/{thread.id}/messages", {"content": "hello"}, format="json").json()
+    stopped = api(alice).post(f"/api/runs/{body['run']['id']}/cancel").json()
+    assert stopped["status"] == "cancelled" and stopped["reply"] is None
+    assert list(Message.objects.filter(thread=thread).values_list("role", flat=True)) == ["user"]
+
+
+@pytest.mark.django_db
 def test_non_uuid_ids_answer_json_404(alice):
     for path in ("/api/threads/123/messages", "/api/runs/not-a-uuid", "/api/threads/zzz"):
         r = api(alice).get(path)
@@ -227,6 +267,3 @@ def test_polling_an_unchanged_run_answers_304_with_its_etag(alice, client):
     run_stream_append(run_id=str(run.pk), text="Hel")
     moved = client.get(f"/api/runs/{run.pk}", HTTP_IF_NONE_MATCH=etag)
     assert moved.status_code == 200 and moved.json()["status"] == "running" and moved["ETag"] != etag
-    page = client.get(f"/runs/{run.pk}", HTTP_ACCEPT="application/json")
-    assert page.status_code == 200
-    assert client.get(f"/runs/{run.pk}", HTTP_IF_NONE_MATCH=page["ETag"]).status_code == 304

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 
 import pytest
 
@@ -22,6 +23,10 @@ MODULES = [
     "common",
     "longchat.run",
     "longchat.data",
+    "productchat.run",
+    "productchat.replay",
+    "productchat.score",
+    "productchat.data",
 ]
 
 
@@ -50,13 +55,35 @@ def test_tokens_replay_sends_less_than_full_resend_and_keeps_identifiers():
 
 
 def test_contradiction_bench_scores_every_subset():
-    from bench.contradictions.__main__ import SUBSETS, build_pairs, load_pairs, offline, score
+    from bench.contradictions.__main__ import SUBSETS, Closeness, build_pairs, load_pairs, offline_rule, score
 
     assert load_pairs() == build_pairs(), "pairs.jsonl is stale: python -m bench.contradictions --write"
     rows = load_pairs()
     assert {r["subset"] for r in rows} == set(SUBSETS) and len(rows) >= 150
-    figures = score(rows, offline)
+    figures = score(rows, offline_rule(Closeness(enabled=False)))
     assert figures["pairs"] == len(rows) and 0 <= figures["wrong_supersessions"] <= 1
+
+
+def test_contradiction_bench_reads_fresh_sets_dropped_in_and_scores_each(tmp_path):
+    import shutil
+
+    from bench.contradictions.__main__ import PAIRS, Closeness, crowd, load_sets, offline_rule, score
+
+    shutil.copy(PAIRS, tmp_path / PAIRS.name)
+    (tmp_path / "fresh").mkdir()
+    fresh = [
+        {"old": "I live in Rome", "new": "I moved to Turin", "label": "supersedes", "lang": "en", "writer": "w1"},
+        {"old": "I live in Rome", "new": "I work in Turin", "label": "compatible", "lang": "en", "writer": "w1"},
+    ]
+    (tmp_path / "fresh" / "writer1.jsonl").write_text("\n".join(json.dumps(r) for r in fresh) + "\n")
+    sets = load_sets(tmp_path)
+    assert [r["new"] for r in sets["fresh/writer1"]] == ["I moved to Turin", "I work in Turin"]
+    figures = score(sets["fresh/writer1"], offline_rule(Closeness(enabled=False)))
+    assert (figures["recall"], figures["false_supersessions"]) == (1.0, 0)
+    assert crowd(sets["fresh/writer1"], Closeness(enabled=False))["wrong"] == 0
+    (tmp_path / "fresh" / "bad.jsonl").write_text(json.dumps({"old": "a", "new": "b", "label": "maybe"}) + "\n")
+    with pytest.raises(SystemExit, match=r"bad\.jsonl:1"):
+        load_sets(tmp_path)
 
 
 def test_summary_bench_scores_answers_and_names_as_words():

@@ -25,10 +25,11 @@ from conversations.summary_policy import (
     policy_cache_clear,
 )
 from conversations.summary_services import thread_summary_update
-from conversations.tasks import summarize_thread
 from tests.factories import RunFactory
 from tests.fake_anthropic import delay_reply, error_reply, text_reply
 from tests.utils import wait_for
+from usecases.tasks import summarize_thread
+from usecases.thread_summary import thread_summarize
 
 FACTS = ("A-7781", "€1,250.00", "2026-03-14")
 EARLY = "My order A-7781 of €1,250.00 must be delivered by 2026-03-14, that is the deadline."
@@ -189,7 +190,7 @@ def test_an_unchanged_summary_writes_no_version_and_the_trace_says_so(alice, set
     filler(thread, 6, when)  # nothing worth a line
     run = RunFactory(thread=thread, status="completed")
 
-    outcome = thread_summary_update(thread_id=thread.id, run_id=run.id, force=True)
+    outcome = thread_summarize(thread_id=thread.id, run_id=run.id, force=True)
 
     assert outcome.status == "unchanged"
     assert ThreadSummary.objects.filter(thread=thread).count() == 1
@@ -305,6 +306,41 @@ def test_overlapping_deliveries_make_one_version(alice, fake_anthropic):
     assert len(fake_anthropic.message_requests()) == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_model_is_called_in_no_transaction_and_a_second_job_waits_for_none(alice, fake_anthropic):
+    thread = thread_create(owner=alice)
+    chat(thread, 20, first=EARLY)
+    fake_anthropic.script(delay_reply(2, text_reply("- Order A-7781 ships express.")))
+    results: list[str] = []
+    pids: list[int] = []
+
+    def deliver() -> None:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                pids.append(cursor.fetchone()[0])
+            results.append(thread_summary_update(thread_id=thread.id).status)
+        finally:
+            connection.close()
+
+    job = threading.Thread(target=deliver)
+    job.start()
+    wait_for(lambda: fake_anthropic.requests, what="the job's model call")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT state FROM pg_stat_activity WHERE pid = %s", [pids[0]])
+        job_state = cursor.fetchone()[0]
+    # Meanwhile a turn appends to the thread without waiting for the job.
+    started = time.monotonic()
+    messages_append(thread=thread, items=[{"role": "user", "content": [text_block("one more thing")]}])
+    appended_in = time.monotonic() - started
+    job.join(10)
+
+    assert job_state == "idle"  # not "idle in transaction": no transaction waits on the model
+    assert appended_in < 1.5
+    assert results == ["created"]
+    assert not Thread.objects.filter(pk=thread.pk).exclude(summary_claim="").exists()  # the claim is released
+
+
 @pytest.mark.django_db
 def test_summary_switched_off_does_nothing(alice, settings):
     settings.MEMORY_SUMMARY_ENABLED = False
@@ -330,7 +366,7 @@ def test_fast_model_summary_gets_lost_identifiers_back(alice, fake_anthropic, se
     # The model paraphrases and loses the exact figures.
     fake_anthropic.script(text_reply("- The user wants an order delivered before a deadline.", input_tokens=900))
 
-    outcome = thread_summary_update(thread_id=thread.id, run_id=run.id)
+    outcome = thread_summarize(thread_id=thread.id, run_id=run.id)
 
     (request,) = fake_anthropic.message_requests()
     assert request["model"] == settings.FAST_MODEL
@@ -401,7 +437,7 @@ def test_a_small_aged_out_span_behind_a_large_summary_waits_when_the_model_would
     )
     run = RunFactory(thread=thread, status="completed")
 
-    outcome = thread_summary_update(thread_id=thread.id, run_id=run.id)
+    outcome = thread_summarize(thread_id=thread.id, run_id=run.id)
 
     assert outcome.status == "waited"
     assert ThreadSummary.objects.filter(thread=thread).count() == 1
@@ -422,7 +458,7 @@ def test_without_an_api_key_no_model_upkeep_is_counted(alice, settings):
     chat(thread, 3)
     run = RunFactory(thread=thread, status="completed")
 
-    thread_summary_update(thread_id=thread.id, run_id=run.id)
+    thread_summarize(thread_id=thread.id, run_id=run.id)
 
     event = TraceEvent.objects.get(run=run, kind="summary")
     assert event.payload["model_call"] is False

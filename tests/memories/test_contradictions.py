@@ -8,6 +8,7 @@ from memories.matching import compare
 from memories.models import Memory, MemoryStatus
 from memories.recall import search_memories
 from memories.services import memory_remember
+from memories.text import memory_text
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +37,9 @@ def test_a_changed_statement_supersedes_the_old_one_which_is_kept_and_linked(ali
     first.refresh_from_db()
     # Never overwritten in place: the old text is still there, linked to its successor.
     assert (first.content, first.status, first.superseded_by_id) == (old, MemoryStatus.SUPERSEDED, out.memory.pk)
-    assert list(Memory.objects.filter(user=alice, status="active").values_list("content", flat=True)) == [new]
+    # Stored as a fact: "actually", "now" were the talk of the moment.
+    stored = memory_text(new)
+    assert list(Memory.objects.filter(user=alice, status="active").values_list("content", flat=True)) == [stored]
     assert first.pk not in [h.memory.pk for h in search_memories(user=alice, query=old)]
     result = out.as_tool_result()
     assert result["superseded"] == [{"memory_id": first.pk, "content": old, "why": result["superseded"][0]["why"]}]
@@ -105,4 +108,90 @@ def test_the_fast_model_is_asked_about_what_the_grammar_leaves_side_by_side(alic
 def test_the_model_is_not_asked_unless_switched_on(alice, fake_anthropic):
     remember(alice, "I have no children")
     assert remember(alice, "we just had a baby").action == "created"
+    assert fake_anthropic.message_requests() == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I work at Deloitte as an analyst", "I got a new job at KPMG"),
+        ("my girlfriend is Sarah", "Sarah and I broke up last month"),
+        ("I drive a 2015 Honda Civic", "I sold my Civic, I take the bus now"),
+        ("my son Luca is 7", "Luca turned 8 last week"),
+        ("my shoe size is 42", "my shoe size is 43, not 42"),
+        ("il mio numero è 333 1234567", "ho cambiato numero: ora è 347 7654321"),
+        ("ho una Panda del 2012", "ho venduto la Panda"),
+    ],
+)
+def test_a_change_is_recognised_by_meaning_and_what_happened(alice, old, new):
+    first = remember(alice, old).memory
+    out = remember(alice, new)
+    assert out.action == "superseded", out
+    first.refresh_from_db()
+    assert (first.content, first.status, first.superseded_by_id) == (old, MemoryStatus.SUPERSEDED, out.memory.pk)
+    # Why, in the memory's history: the audit row of the supersession.
+    latest = first.history.order_by("-history_id").first()
+    assert f"superseded by #{out.memory.pk}" in latest.history_change_reason
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I work at Deloitte as an analyst", "my wife got a new job at KPMG"),
+        ("my girlfriend is Sarah", "Sarah just started a new job"),
+        ("I drive a 2015 Honda Civic", "I also have a motorbike"),
+        ("my son Luca is 7", "my daughter Anna is 10"),
+        ("I live in Rome", "I'm going to Turin for a conference next week"),
+        ("lavoro in Fiat come ingegnere", "mio fratello ha trovato lavoro in Ferrari"),
+    ],
+)
+def test_look_alikes_of_a_change_leave_the_older_memory_alone(alice, old, new):
+    remember(alice, old)
+    assert remember(alice, new).action == "created"
+    assert Memory.objects.filter(user=alice, status="active").count() == 2
+
+
+def test_among_many_memories_only_the_changed_one_goes(alice):
+    facts = [
+        "I live in Leeds",
+        "I drive a 2015 Honda Civic",
+        "I work at Deloitte as an analyst",
+        "my son Luca is 7",
+        "I like jazz",
+        "my rent is 1200 a month",
+    ]
+    for fact in facts:
+        remember(alice, fact)
+    out = remember(alice, "I sold my Civic last week")
+    assert [pk for pk, _, _ in out.superseded] == [Memory.objects.get(user=alice, content=facts[1]).pk]
+    active = set(Memory.objects.filter(user=alice, status="active").values_list("content", flat=True))
+    assert active == {*facts[:1], *facts[2:], "I sold my Civic last week"}
+
+
+def test_a_change_replaces_a_memory_of_another_kind(alice):
+    old = memory_remember(user=alice, content="I drive a 2015 Honda Civic", kind="platform").memory
+    out = remember(alice, "I sold my Civic, I take the bus now")
+    old.refresh_from_db()
+    assert out.action == "superseded" and old.status == MemoryStatus.SUPERSEDED
+
+
+def test_the_fast_models_verdict_and_reason_go_into_the_history(alice, fake_anthropic, settings):
+    from tests.fake_anthropic import text_reply
+
+    settings.MEMORY_CONTRADICTION_MODEL = True
+    old = remember(alice, "I have no children").memory
+    fake_anthropic.script(text_reply('{"replaced": [1], "reason": "they have a child now"}'))
+    out = remember(alice, "we just had a baby")
+    assert [(pk, why) for pk, _, why in out.superseded] == [(old.pk, "the fast model: they have a child now")]
+    old.refresh_from_db()
+    reason = old.history.order_by("-history_id").first().history_change_reason
+    assert reason.endswith("the fast model: they have a child now")
+    # Its "none" keeps both; a number out of range or not a number is ignored.
+    fake_anthropic.script(text_reply('{"replaced": [7, "1", true], "reason": "?"}'))
+    assert remember(alice, "our baby is called Mia").action == "created"
+
+
+def test_the_fast_model_is_not_called_when_no_memory_is_close(alice, fake_anthropic, settings):
+    settings.MEMORY_CONTRADICTION_MODEL = True
+    assert remember(alice, "I have no children").action == "created"  # nothing to compare with
     assert fake_anthropic.message_requests() == []

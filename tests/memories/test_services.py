@@ -11,7 +11,6 @@ from memories.selectors import (
     long_term_enabled_for,
     memory_get_for_user,
     memory_list_for_staff,
-    memory_pending_queue,
     pinned_memories,
 )
 from memories.services import (
@@ -146,11 +145,11 @@ def test_review_kinds_stay_pending_and_invisible_until_approved(alice, staff, se
     assert out.action == "pending" and out.memory.status == MemoryStatus.PENDING
     assert search_memories(user=alice, query="answer in Italian") == []
     assert pinned_memories(user=alice) == []
-    assert list(memory_pending_queue()) == [out.memory]
+    assert list(Memory.objects.filter(status=MemoryStatus.PENDING)) == [out.memory]
     memory_approve(actor=staff, memory=out.memory)
     assert [h.memory.pk for h in search_memories(user=alice, query="answer in Italian")] == [out.memory.pk]
     assert pinned_memories(user=alice) == [out.memory]
-    assert list(memory_pending_queue()) == []
+    assert list(Memory.objects.filter(status=MemoryStatus.PENDING)) == []
 
 
 def test_staff_writes_of_review_kinds_are_active_at_once(alice, staff):

@@ -7,6 +7,7 @@ from conversations.models import Thread, ThreadSummary
 from conversations.services import thread_create
 from memories.services import memory_correct, memory_remember
 from usecases import turns as run_services
+from usecases.turn.writes import turn_complete
 
 
 def person_with_data(user, *, threads: int = 1, marker: str = "") -> list[Thread]:
@@ -21,7 +22,7 @@ def person_with_data(user, *, threads: int = 1, marker: str = "") -> list[Thread
         assert run_lifecycle.run_claim(run_id=str(run.id))
         run_lifecycle.trace_record(run_id=str(run.id), kind="context", name="build", payload={"window": [1, 1]})
         tool_use = {"type": "tool_use", "id": f"toolu_{i}", "name": "remember_fact", "input": {"content": "AB"}}
-        run_lifecycle.run_complete(
+        turn_complete(
             run_id=str(run.id),
             new_messages=[
                 {"role": "assistant", "content": [{"type": "text", "text": "Noting it."}, tool_use]},
@@ -30,7 +31,6 @@ def person_with_data(user, *, threads: int = 1, marker: str = "") -> list[Thread
             ],
             usage={"input_tokens": 120, "output_tokens": 30},
             model="offline",
-            latency_ms=12,
             context_info={"summary_version": None},
             tokens_sent=120,
             tokens_full_resend=120,

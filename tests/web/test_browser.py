@@ -320,6 +320,11 @@ def test_stop_ends_a_streaming_reply(new_page, worker_for_live_server, fake_anth
     page.get_by_role("button", name="Stop").click()
     expect(page.locator("#run-status")).to_contain_text("Stopped.")
     expect(page.locator(".msg-streaming")).to_have_count(0)
+    # The words already written stay, marked as stopped, as in other chat products; a reload shows the same.
+    stopped = page.locator(".msg-assistant.msg-stopped")
+    expect(stopped.locator(".bubble")).to_contain_text("word0 word1 word2")
+    expect(stopped.locator(".stopped-mark")).to_be_visible()
+    shown = stopped.locator(".bubble").inner_text()
     # The worker stops reading the model's stream at its next write of streamed text; on a
     # loaded machine that can be a few chunks after the page says "Stopped.". Left to run,
     # the model would go on emitting for 8 s in all.
@@ -331,6 +336,25 @@ def test_stop_ends_a_streaming_reply(new_page, worker_for_live_server, fake_anth
             break
     assert counts[-1] == counts[-2], counts  # no more chunks read
     assert counts[-1] < 60, counts
+    page.reload()
+    expect(page.locator(".msg-assistant.msg-stopped .bubble")).to_have_text(shown)
+    expect(page.get_by_role("button", name="Regenerate")).to_be_visible()
+
+
+def test_the_message_just_sent_can_be_corrected_without_a_reload(new_page, worker_for_live_server, alice):
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that my dog is called Bruno")
+    expect(last_reply(page)).to_contain_text("Bruno")
+    sent = page.locator(".msg-user").last
+    sent.get_by_text("Correct", exact=True).click()
+    sent.get_by_label("What is right instead").fill("my dog is called Rocco")
+    with page.expect_navigation():
+        sent.get_by_role("button", name="Save correction").click()
+    corrected = page.locator(".msg-user.msg-corrected")
+    expect(corrected.locator(".bubble")).to_have_text("remember that my dog is called Bruno")
+    expect(corrected.locator(".correction")).to_have_text("Corrected by you: “my dog is called Rocco”")
 
 
 def test_correct_a_reply_then_the_next_answer_uses_the_right_value(new_page, worker_for_live_server, alice):

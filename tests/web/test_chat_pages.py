@@ -8,15 +8,14 @@ import pytest
 from django.test import Client
 
 from agents.models import Run
-from agents.run_lifecycle import run_fail
+from agents.run_lifecycle import run_claim, run_fail, run_stream_append
 from conversations.models import Message, Thread
 from conversations.services import thread_create
 from tests.usecases.turn.helpers import run_turn
 from usecases.turn.runner import run_execute
-from usecases.turns import turn_submit
+from usecases.turns import run_cancel, turn_submit
 
 pytestmark = pytest.mark.django_db
-JSON = {"HTTP_ACCEPT": "application/json"}
 
 
 def test_pages_need_sign_in(client):
@@ -116,20 +115,20 @@ def test_a_refused_memory_write_is_not_shown_as_saved(as_alice, alice):
     run = run_turn(alice, thread, "remember that my cat is Miso")
     assert run.status == "completed" and not alice.memories.exists()
     page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    page = re.search(r'<section class="messages".*?</section>', page, re.S)[0]
     assert "saved to memory" not in page.replace("not saved to memory", "")
     assert "not saved to memory" in page
-    poll = as_alice.get(f"/runs/{run.pk}").json()
-    tools = [t for reply in poll["replies"] for t in reply["tools"]]
-    assert tools == ["not saved to memory"]
+    update = as_alice.get(f"/c/{thread.pk}/update", {"after": 1}).content.decode()
+    assert "not saved to memory" in update and "saved to memory" not in update.replace("not saved to memory", "")
 
 
 def test_the_token_footer_says_when_memory_cost_more_than_resending(as_alice, alice):
     thread = thread_create(owner=alice)
-    run = run_turn(alice, thread, "hello")
+    run_turn(alice, thread, "hello")
     Thread.objects.filter(pk=thread.pk).update(tokens_sent=1250, tokens_full_resend=1000)
     page = as_alice.get(f"/c/{thread.pk}/").content.decode()
     assert "% saved" not in page and "cost 25% more than resending" in page
-    assert as_alice.get(f"/runs/{run.pk}").json()["tokens"]["comparison"] == "cost 25% more than resending"
+    assert "cost 25% more than resending" in as_alice.get(f"/c/{thread.pk}/update", {"after": 9}).content.decode()
     Thread.objects.filter(pk=thread.pk).update(tokens_sent=600, tokens_full_resend=1000)
     assert "(40% saved)" in as_alice.get(f"/c/{thread.pk}/").content.decode()
 
@@ -143,9 +142,11 @@ def test_bob_gets_404_for_alices_conversation_and_runs(as_bob, alice):
         ("post", f"/c/{thread.pk}/rename"),
         ("get", f"/c/{thread.pk}/delete"),
         ("post", f"/c/{thread.pk}/delete"),
-        ("get", f"/runs/{run.pk}"),
-        ("post", f"/runs/{run.pk}/cancel"),
-        ("post", f"/runs/{run.pk}/retry"),
+        ("get", f"/c/{thread.pk}/update?after=0"),
+        ("get", f"/api/runs/{run.pk}"),
+        ("get", f"/api/runs/{run.pk}/events"),
+        ("post", f"/api/runs/{run.pk}/cancel"),
+        ("post", f"/api/runs/{run.pk}/retry"),
     ]:
         response = getattr(as_bob, method)(url, {"content": "x", "title": "x"} if method == "post" else None)
         assert response.status_code == 404, url
@@ -155,23 +156,79 @@ def test_bob_gets_404_for_alices_conversation_and_runs(as_bob, alice):
     assert b"Not found" in as_bob.get(f"/c/{thread.pk}/").content
 
 
-def test_send_answers_json_with_the_message_and_the_run_and_titles_the_thread(as_alice, alice):
-    thread = thread_create(owner=alice)
-    response = as_alice.post(f"/c/{thread.pk}/send", {"content": "Plan the trip to Lisbon in May"}, **JSON)
-    assert response.status_code == 202
-    body = response.json()
-    run = Run.objects.get(pk=body["run"]["id"])
-    assert body["run"]["status"] == "queued" and body["run"]["url"] == f"/runs/{run.pk}"
-    assert "Plan the trip to Lisbon" in body["message"]["html"]
-    assert body["title"] == "Plan the trip to Lisbon in May"
-    thread.refresh_from_db()
-    assert thread.title == "Plan the trip to Lisbon in May"
+def _page_client(user) -> Client:
+    """A browser's session: signed in, with CSRF checks on."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    return client
 
-    run_execute(run_id=str(run.pk))
-    state = as_alice.get(f"/runs/{run.pk}").json()
-    assert state["status"] == "completed" and state["done"]
-    assert "(offline model)" in state["replies"][-1]["html"]
-    assert state["tokens"]["sent"] > 0
+
+def _token_from(client: Client, page_url: str) -> str:
+    page = client.get(page_url).content.decode()
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)[1]
+
+
+def test_the_page_sends_and_follows_a_turn_through_the_api_with_its_session(alice):
+    """What app.js does: the run API with the session cookie and the page's CSRF token."""
+    thread = thread_create(owner=alice)
+    browser = _page_client(alice)
+    token = _token_from(browser, f"/c/{thread.pk}/")
+    url = f"/api/threads/{thread.pk}/messages"
+    body = {"content": "Plan the trip to Lisbon in May"}
+    assert browser.post(url, body, content_type="application/json").status_code == 403  # no token, no turn
+    assert not Message.objects.filter(thread=thread).exists()
+
+    sent = browser.post(url, body, content_type="application/json", HTTP_X_CSRFTOKEN=token)
+    assert sent.status_code == 202
+    run_url, message = sent.json()["run"]["url"], sent.json()["message"]
+    assert run_url == f"/api/runs/{sent.json()['run']['id']}" and message["sequence"] == 1
+    # The message as the page shows it, with its "Correct" control, and the title it gave.
+    update = browser.get(f"/c/{thread.pk}/update", {"after": 0, "through": 1}).content.decode()
+    assert f'id="msg-{message["id"]}"' in update and f'action="/c/{thread.pk}/m/1/correct"' in update
+    assert 'data-title="Plan the trip to Lisbon in May"' in update and "is thinking" in update
+
+    run_execute(run_id=sent.json()["run"]["id"])
+    state = browser.get(run_url).json()
+    assert state["status"] == "completed" and "(offline model)" in state["reply"]["text"]
+    update = browser.get(f"/c/{thread.pk}/update", {"after": 1}).content.decode()
+    assert f'id="msg-{state["reply"]["id"]}"' in update and f'id="msg-{message["id"]}"' not in update
+    assert "Tokens sent by this conversation" in update and 'data-status=""' in update
+
+
+def test_the_page_stops_and_regenerates_through_the_api(alice):
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="long question")
+    browser = _page_client(alice)
+    token = _token_from(browser, f"/c/{thread.pk}/")
+    assert f'data-url="/api/runs/{run.pk}/cancel"' in browser.get(f"/c/{thread.pk}/").content.decode()
+    assert browser.post(f"/api/runs/{run.pk}/cancel").status_code == 403
+    stopped = browser.post(f"/api/runs/{run.pk}/cancel", HTTP_X_CSRFTOKEN=token)
+    assert stopped.status_code == 200 and stopped.json()["status"] == "cancelled"
+    page = browser.get(f"/c/{thread.pk}/").content.decode()
+    assert "Regenerate" in page and f'data-url="/api/runs/{run.pk}/retry"' in page
+    again = browser.post(f"/api/runs/{run.pk}/cancel", HTTP_X_CSRFTOKEN=token)
+    assert again.status_code == 409 and "already ended" in again.json()["message"]
+    regenerated = browser.post(f"/api/runs/{run.pk}/retry", HTTP_X_CSRFTOKEN=token)
+    assert regenerated.status_code == 202 and regenerated.json()["status"] == "queued"
+
+
+def test_the_page_has_no_run_api_of_its_own(as_alice, alice):
+    _, run = turn_submit(user=alice, thread=thread_create(owner=alice), content="hello")
+    for method, url in [
+        ("get", f"/runs/{run.pk}"),
+        ("get", f"/runs/{run.pk}/events"),
+        ("post", f"/runs/{run.pk}/retry"),
+        ("post", f"/runs/{run.pk}/cancel"),
+    ]:
+        assert getattr(as_alice, method)(url).status_code == 404, url
+    js = b"".join(as_alice.get("/static/web/app.js").streaming_content).decode()
+    assert "/api/runs/" in js and "run.url" in js
+
+
+@pytest.mark.parametrize("params", [{}, {"after": "x"}, {"after": -1}, {"after": 0, "through": "y"}])
+def test_a_bad_update_request_is_a_400(as_alice, alice, params):
+    thread = thread_create(owner=alice)
+    assert as_alice.get(f"/c/{thread.pk}/update", params).status_code == 400
 
 
 def test_send_without_javascript_redirects_back(as_alice, alice):
@@ -185,15 +242,14 @@ def test_bad_message_is_a_form_error_and_nothing_is_stored(as_alice, alice, cont
     thread = thread_create(owner=alice)
     page = as_alice.post(f"/c/{thread.pk}/send", {"content": content})
     assert page.status_code == 400 and fragment in page.content.decode()
-    as_json = as_alice.post(f"/c/{thread.pk}/send", {"content": content}, **JSON)
-    assert as_json.status_code == 400 and fragment in as_json.json()["message"]
     assert not Message.objects.filter(thread=thread).exists()
 
 
 def test_second_message_while_a_reply_is_pending_is_refused_with_the_reason(as_alice, alice):
     thread = thread_create(owner=alice)
     turn_submit(user=alice, thread=thread, content="first")
-    response = as_alice.post(f"/c/{thread.pk}/send", {"content": "second"}, **JSON)
+    url = f"/api/threads/{thread.pk}/messages"
+    response = as_alice.post(url, {"content": "second"}, content_type="application/json")
     assert response.status_code == 409 and "still being written" in response.json()["message"]
     page = as_alice.post(f"/c/{thread.pk}/send", {"content": "second, again"})
     assert page.status_code == 409 and "second, again" in page.content.decode()  # the text stays in the form
@@ -207,24 +263,26 @@ def test_failed_run_shows_a_friendly_error_and_retry_starts_a_new_run(as_alice, 
     page = as_alice.get(f"/c/{thread.pk}/").content.decode()
     assert "busy with too many requests" in page and "Try again" in page and "are you there?" in page
     assert "429 from provider" not in page
-    state = as_alice.get(f"/runs/{run.pk}").json()
-    assert state["status"] == "failed" and state["error"]["code"] == "rate_limited"
+    update = as_alice.get(f"/c/{thread.pk}/update", {"after": 1}).content.decode()
+    assert "busy with too many requests" in update and f'data-url="/api/runs/{run.pk}/retry"' in update
 
-    retried = as_alice.post(f"/runs/{run.pk}/retry", **JSON)
+    retried = as_alice.post(f"/api/runs/{run.pk}/retry")
     assert retried.status_code == 202 and retried.json()["status"] == "queued"
     new = Run.objects.get(pk=retried.json()["id"])
     assert new.retry_of_id == run.pk and new.request_message_id == run.request_message_id
 
 
-def test_stop_cancels_and_regenerate_follows(as_alice, alice):
+def test_a_stopped_reply_stays_on_the_page_marked_as_stopped(as_alice, alice):
     thread = thread_create(owner=alice)
-    _, run = turn_submit(user=alice, thread=thread, content="long question")
-    stopped = as_alice.post(f"/runs/{run.pk}/cancel", **JSON)
-    assert stopped.status_code == 200 and stopped.json()["status"] == "cancelled"
-    assert "Regenerate" in as_alice.get(f"/c/{thread.pk}/").content.decode()
-    again = as_alice.post(f"/runs/{run.pk}/cancel", **JSON)
-    assert again.status_code == 409 and "already ended" in again.json()["message"]
-    assert as_alice.post(f"/runs/{run.pk}/retry").status_code == 302
+    _, run = turn_submit(user=alice, thread=thread, content="tell me a story")
+    run_claim(run_id=run.pk)
+    run_stream_append(run_id=run.pk, text="Once upon a **time**, a fox")
+    run_cancel(run=run)
+    page = as_alice.get(f"/c/{thread.pk}/").content.decode()
+    reply = re.search(r'<article class="msg msg-assistant msg-stopped" id="msg-\d+">(.*?)</article>', page, re.DOTALL)
+    assert reply and "Once upon a <strong>time</strong>, a fox" in reply[1]
+    assert "Stopped: the reply was not finished" in reply[1] and "Stopped by the user" not in page
+    assert "Regenerate" in page
 
 
 def test_interrupted_run_says_it_waits_for_approval(as_alice, alice):
@@ -232,7 +290,7 @@ def test_interrupted_run_says_it_waits_for_approval(as_alice, alice):
     _, run = turn_submit(user=alice, thread=thread, content="give a discount of 900")
     Run.objects.filter(pk=run.pk).update(status="interrupted")
     assert "Waiting for approval" in as_alice.get(f"/c/{thread.pk}/").content.decode()
-    assert as_alice.get(f"/runs/{run.pk}").json()["done"] is False
+    assert "Waiting for approval" in as_alice.get(f"/c/{thread.pk}/update", {"after": 1}).content.decode()
 
 
 def test_rename_and_bad_rename(as_alice, alice):
@@ -338,6 +396,8 @@ def test_list_and_chat_pages_use_a_fixed_number_of_queries(as_alice, alice, djan
         assert as_alice.get("/").status_code == 200
     with django_assert_max_num_queries(10):
         assert as_alice.get(f"/c/{thread.pk}/").status_code == 200
+    with django_assert_max_num_queries(10):
+        assert as_alice.get(f"/c/{thread.pk}/update", {"after": 0}).status_code == 200
 
 
 def test_a_reply_lists_the_earlier_messages_its_context_quoted(as_alice, alice, settings):
@@ -358,20 +418,15 @@ def test_a_reply_lists_the_earlier_messages_its_context_quoted(as_alice, alice, 
         ],
     )
     first = Message.objects.get(thread=thread, sequence=1)
-    response = as_alice.post(f"/c/{thread.pk}/send", {"content": "What is my locker code?"}, **JSON)
-    run_execute(run_id=response.json()["run"]["id"])
+    _, run = turn_submit(user=alice, thread=thread, content="What is my locker code?")
+    run_execute(run_id=str(run.pk))
 
-    state = as_alice.get(response.json()["run"]["url"]).json()
     # The statement first; its neighbour ("Noted.") may come with it.
-    assert state["replies"][-1]["excerpts"][0] == {
-        "message_id": first.pk,
-        "sequence": 1,
-        "date": first.created_at.date().isoformat(),
-        "text": first.text,
-    }
-    used = len(state["replies"][-1]["excerpts"])
+    update = as_alice.get(f"/c/{thread.pk}/update", {"after": 23}).content.decode()
+    quoted = re.findall(r'<li><a href="#msg-(\d+)">#(\d+)</a> <span class="when">([^<]+)</span> “([^”]*)”</li>', update)
+    assert quoted[0] == (str(first.pk), "1", first.created_at.date().isoformat(), first.text)
     page = as_alice.get(f"/c/{thread.pk}/").content.decode()
-    assert f"used {used} earlier message" in page and f'href="#msg-{first.pk}"' in page
+    assert f"used {len(quoted)} earlier message" in page and f'href="#msg-{first.pk}"' in page
     assert "“My locker code at the gym is 4471.”</li>" in page
     # A reply whose context quoted nothing lists nothing.
     thread2 = thread_create(owner=alice)

@@ -32,6 +32,7 @@ from liamemory.llm import ChatModel
 from usecases.turn import tools as agent_tools
 from usecases.turn.context import Context, build_context
 from usecases.turn.registry import AgentSpec
+from usecases.turn.writes import turn_complete
 
 STEP_LIMIT_TEXT = "I stopped here: this request needed more tool steps than I am allowed in one turn."
 STEP_LIMIT_ERROR = "This reply needed more than the {steps} steps allowed in one turn; it stopped there."
@@ -201,7 +202,7 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         run=rt.run,
         agent=rt.agent,
         window_first_sequence=info.get("window_first_sequence", rt.request_message.sequence),
-        memory_allowed=info.get("memory_allowed", False),
+        memory_allowed=rt.memory_allowed,
     )
     blocks = []
     for call in [b for b in state["new"][-1]["content"] if b.get("type") == "tool_use"]:
@@ -237,12 +238,11 @@ def stop_at_step_limit(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnS
 
 def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     rt = runtime.context
-    run_lifecycle.run_complete(
+    turn_complete(
         run_id=rt.run.pk,
         new_messages=state["new"],
         usage=state.get("usage") or {},
         model=state.get("model") or rt.model.name,
-        latency_ms=state.get("latency_ms", 0),
         context_info=state.get("info") or {},
         tokens_sent=state.get("sent", 0),
         tokens_full_resend=state.get("full_resend", 0),

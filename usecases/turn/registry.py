@@ -6,7 +6,7 @@ which one answered.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from memories.models import MemoryKind
 
@@ -33,7 +33,6 @@ class AgentSpec:
     constraints: tuple[str, ...] = ()
     max_steps: int = 6
     max_tokens: int = 1024
-    extra: dict = field(default_factory=dict)
 
 
 MEMORY_TOOLS = ("remember_fact", "recall_facts", "forget_fact", "search_history")

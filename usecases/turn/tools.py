@@ -18,7 +18,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from agents.models import Run
-from agents.run_lifecycle import run_lock_active
 from conversations.models import Thread
 from conversations.search import informative_hits, search_history
 from conversations.selectors import corrections_of
@@ -26,6 +25,7 @@ from memories.models import Memory, MemoryKind
 from memories.recall import search_memories
 from memories.services import MemoryWriteRefused, memory_forget, memory_remember
 from usecases.turn.registry import AgentSpec
+from usecases.turn.writes import turn_lock
 
 MAX_QUERY_CHARS = 500
 
@@ -311,7 +311,7 @@ def execute(name: str, args: Any, ctx: ToolContext) -> dict[str, Any]:
     if problem:
         return problem
     # Remember and forget after a cancel answered 200 used to still write: the tool's
-    # writes hold the run's lock (run_lifecycle.run_lock_active).
+    # writes hold the run's lock (``writes.turn_lock``).
     with transaction.atomic():
-        run_lock_active(run_id=ctx.run.pk)
+        turn_lock(run_id=ctx.run.pk)
         return EXECUTORS[name](ctx, args)

@@ -21,7 +21,7 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from liamemory.embedded_db import EMBEDDED_FLAG
+from liamemory.embedded_db import EMBEDDED_FLAG, stop
 
 TURN_QUEUE = "turns"
 
@@ -123,7 +123,5 @@ class Command(BaseCommand):
                 except subprocess.TimeoutExpired:
                     p.kill()
             if os.environ.get(EMBEDDED_FLAG):
-                from liamemory.embedded_db import stop
-
                 stop(settings.VAR_DIR / "pgdata")
                 self.stdout.write("embedded PostgreSQL stopped")

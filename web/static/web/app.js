@@ -1,5 +1,8 @@
 // liamemory chat page: send without reload, stream the reply as it is written (server-sent
 // events, polling where EventSource is missing or the stream fails), stop, retry.
+// A turn is followed through the JSON API, as any client would (POST /api/threads/<id>/messages,
+// GET /api/runs/<id> and its events, POST …/retry and …/cancel); what a turn adds to the page
+// comes as HTML rendered by the page's own templates (GET /c/<id>/update).
 // Plain JavaScript, no build step.
 (function () {
   "use strict";
@@ -11,15 +14,19 @@
   var sendButton = document.getElementById("send");
   var errorBox = document.getElementById("composer-error");
   var messages = document.getElementById("messages");
-  var statusBox = document.getElementById("run-status");
   var tokensBox = document.getElementById("tokens");
   var titleBox = document.getElementById("thread-title");
   var agentTitle = composer.dataset.agent || "Assistant";
   var draftKey = "liamemory:draft:" + composer.dataset.thread;
   var csrf = composer.querySelector("input[name=csrfmiddlewaretoken]").value;
+  var toolLabels = JSON.parse(document.getElementById("tool-labels").textContent);
+  // The page shows the conversation's messages through this number (the updates ask for what follows).
+  var through = parseInt(messages.dataset.through, 10) || 0;
   var pollTimer = null;
   var busy = false;
-  // The reply being written: {runId, source (EventSource), article, bubble, tools, cursor}.
+  // The turn last shown as waiting for approval (its status box comes from the server once).
+  var waitingShown = "";
+  // The reply being written: {runId, source (EventSource), article, bubble, toolsBox, tools, cursor}.
   var live = null;
 
   // Nothing typed is lost: the draft survives a reload, a failed send and a failed run.
@@ -54,6 +61,10 @@
     return node;
   }
 
+  function statusBox() {
+    return document.getElementById("run-status");
+  }
+
   function removeEmptyHint() {
     var hint = document.getElementById("empty-hint");
     if (hint) hint.remove();
@@ -68,136 +79,79 @@
     return article;
   }
 
-  // The older messages a reply's context quoted, as the page renders them (text only, never HTML).
-  function excerptList(excerpts) {
-    var details = el("details", "excerpts");
-    var n = excerpts.length;
-    details.appendChild(el("summary", "", "used " + n + " earlier message" + (n === 1 ? "" : "s")));
-    var list = el("ul", "");
-    excerpts.forEach(function (e) {
-      var item = el("li", "");
-      var link = el("a", "", "#" + e.sequence);
-      link.href = "#msg-" + e.message_id;
-      item.appendChild(link);
-      item.append(" ");
-      item.appendChild(el("span", "when", e.date));
-      item.append(" “" + e.text + "”");
-      list.appendChild(item);
-    });
-    details.appendChild(list);
-    return details;
+  // What changed since the messages the page shows: new messages (a message already on the
+  // page, such as the one just sent, is replaced by the server's rendering of it, "Correct"
+  // control included) and the title; without upTo also the tokens and the turn's status box
+  // (an update up to the message just sent may arrive after the turn's end: it leaves them be).
+  function update(upTo) {
+    var url = messages.dataset.updateUrl + "?after=" + through + (upTo ? "&through=" + upTo : "");
+    return fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin", cache: "no-store" })
+      .then(function (response) {
+        if (!response.ok) throw new Error("status " + response.status);
+        return response.text();
+      })
+      .then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var root = doc.getElementById("chat-update");
+        var before = live && live.article ? live.article : null;
+        Array.prototype.slice.call(doc.getElementById("update-messages").children).forEach(function (article) {
+          var shown = article.id && document.getElementById(article.id);
+          if (shown) {
+            shown.replaceWith(article);
+          } else {
+            removeEmptyHint();
+            messages.insertBefore(article, before);
+          }
+        });
+        through = Math.max(through, parseInt(root.dataset.through, 10) || 0);
+        if (root.dataset.title && titleBox) {
+          titleBox.textContent = root.dataset.title;
+          document.title = root.dataset.title + " · liamemory";
+        }
+        if (upTo) return;
+        tokensBox.replaceChildren.apply(tokensBox, Array.prototype.slice.call(doc.getElementById("update-tokens").childNodes));
+        statusBox().replaceWith(doc.getElementById("run-status"));
+      });
   }
 
-  // Reply HTML comes from the server, already rendered from markdown and sanitized.
-  function addReply(reply) {
-    if (document.getElementById("msg-" + reply.id)) return;
-    var article = el("article", "msg msg-" + reply.role);
-    article.id = "msg-" + reply.id;
-    article.appendChild(el("p", "who", reply.role === "assistant" ? reply.agent || agentTitle : "Note"));
-    var bubble = el("div", "bubble md");
-    bubble.innerHTML = reply.html;
-    article.appendChild(bubble);
-    if (reply.tools && reply.tools.length) article.appendChild(el("p", "tools", reply.tools.join(" · ")));
-    if (reply.excerpts && reply.excerpts.length) article.appendChild(excerptList(reply.excerpts));
-    if (reply.correct_url) article.appendChild(correctControl(reply));
-    messages.appendChild(article);
-  }
-
-  // The same "Correct" control the server renders under a message (_message.html).
-  function correctControl(reply) {
-    var details = el("details", "correct correct-statement");
-    var summary = el("summary", "btn btn-quiet", "Correct");
-    details.appendChild(summary);
-    var form = el("form");
-    form.method = "post";
-    form.action = reply.correct_url;
-    var token = document.createElement("input");
-    token.type = "hidden";
-    token.name = "csrfmiddlewaretoken";
-    token.value = csrf;
-    form.appendChild(token);
-    [["right_value", "What is right instead", 500, true], ["about", "About (optional)", 100, false]].forEach(function (f) {
-      var id = f[0] + "-" + reply.id;
-      var label = el("label", "", f[1]);
-      label.htmlFor = id;
-      var input = document.createElement("input");
-      input.id = id;
-      input.name = f[0];
-      input.maxLength = f[2];
-      input.required = f[3];
-      form.appendChild(label);
-      form.appendChild(input);
-    });
-    form.appendChild(el("button", "btn btn-primary", "Save correction"));
-    details.appendChild(form);
-    return details;
-  }
-
-  function setTokens(tokens) {
-    if (!tokens || !tokens.sent) return;
-    tokensBox.textContent = "";
-    tokensBox.append("Tokens sent by this conversation: ");
-    tokensBox.appendChild(el("strong", "", String(tokens.sent)));
-    tokensBox.append(". Resending the full history every turn would have cost ");
-    tokensBox.appendChild(el("strong", "", String(tokens.full)));
-    tokensBox.append(" (" + tokens.comparison + ").");
-  }
-
-  function actionButton(label, url, action, primary) {
-    var button = el("button", primary ? "btn btn-primary" : "btn", label);
-    button.type = "button";
-    button.addEventListener("click", function () { runAction(url, action); });
-    return button;
-  }
-
-  function showState(run) {
-    statusBox.textContent = "";
-    statusBox.dataset.status = run.status;
-    var box;
-    if (run.status === "queued" || run.status === "running") {
-      box = el("div", "thinking");
-      var dots = el("span", "dots");
-      dots.setAttribute("aria-hidden", "true");
-      dots.append(el("i"), el("i"), el("i"));
-      box.appendChild(dots);
-      box.appendChild(el("span", "run-text", (run.agent || agentTitle) + " is thinking…"));
-      if (run.cancel_url) {
-        var stop = actionButton("Stop", run.cancel_url, "cancel", false);
-        stop.className = "btn btn-quiet";
-        box.appendChild(stop);
-      }
-    } else if (run.status === "interrupted") {
-      box = el("div", "waiting");
-      box.appendChild(el("span", "run-text",
-        "Waiting for approval: a staff member must approve the action this reply asked for. " +
-        "It goes on by itself once they decide."));
-    } else if (run.status === "failed") {
-      box = el("div", "run-error");
-      box.setAttribute("role", "alert");
-      box.appendChild(el("span", "run-text", (run.error ? run.error.text : "Something went wrong.") + " Your message is saved."));
-      box.appendChild(actionButton("Try again", run.retry_url, "retry", true));
-    } else if (run.status === "cancelled") {
-      box = el("div", "stopped");
-      box.appendChild(el("span", "run-text", "Stopped."));
-      box.appendChild(actionButton("Regenerate", run.retry_url, "retry", false));
+  // The run's own status box while it is queued or running (Stop once the run exists).
+  function showThinking(run) {
+    var box = statusBox();
+    if (box.dataset.status === run.status && box.dataset.url === (run.url || "")) return;
+    box.textContent = "";
+    box.dataset.status = run.status;
+    box.dataset.url = run.url || "";
+    var thinking = el("div", "thinking");
+    var dots = el("span", "dots");
+    dots.setAttribute("aria-hidden", "true");
+    dots.append(el("i"), el("i"), el("i"));
+    thinking.appendChild(dots);
+    thinking.append(" ");
+    thinking.appendChild(el("span", "run-text", agentTitle + " is thinking…"));
+    if (run.url) {
+      var stop = el("button", "btn btn-quiet", "Stop");
+      stop.type = "button";
+      stop.dataset.action = "cancel";
+      stop.dataset.url = run.url + "/cancel";
+      thinking.appendChild(stop);
     }
-    if (box) statusBox.appendChild(box);
+    box.appendChild(thinking);
   }
 
   // Streamed text is shown as plain text (textContent), never parsed as HTML; the final
   // reply replaces it with the server's rendered, sanitized markdown.
-  function liveArticle(run) {
+  function liveArticle() {
     if (!live.article) {
       removeEmptyHint();
       var article = el("article", "msg msg-assistant msg-streaming");
       article.setAttribute("aria-busy", "true");
-      article.appendChild(el("p", "who", run.agent || agentTitle));
+      article.appendChild(el("p", "who", agentTitle));
       live.bubble = el("div", "bubble");
       article.appendChild(live.bubble);
       live.toolsBox = el("p", "tools");
       live.toolsBox.hidden = true;
       article.appendChild(live.toolsBox);
-      messages.insertBefore(article, null);
+      messages.appendChild(article);
       live.article = article;
     }
     return live.article;
@@ -218,38 +172,39 @@
   }
 
   function stream(run) {
-    if (!window.EventSource || !run.events_url) return false;
+    if (!window.EventSource) return false;
     if (live && live.runId !== run.id) dropLive();
     if (live && live.source) return true;
     if (!live) live = { runId: run.id, cursor: "", tools: [] };
-    var url = run.events_url + (live.cursor ? "?cursor=" + encodeURIComponent(live.cursor) : "");
-    var source = new EventSource(url);
+    var source = new EventSource(run.url + "/events" + (live.cursor ? "?cursor=" + encodeURIComponent(live.cursor) : ""));
     live.source = source;
     source.addEventListener("delta", function (event) {
       var data = JSON.parse(event.data);
-      liveArticle(run);
+      liveArticle();
       live.bubble.appendChild(document.createTextNode(data.text));
       live.cursor = event.lastEventId;
       scrollToEnd();
     });
     source.addEventListener("tool", function (event) {
       var data = JSON.parse(event.data);
-      liveArticle(run);
-      if (live.tools.indexOf(data.label) < 0) live.tools.push(data.label);
+      var label = toolLabels[data.name] || "used a tool";
+      liveArticle();
+      if (live.tools.indexOf(label) < 0) live.tools.push(label);
       live.toolsBox.textContent = live.tools.join(" · ");
       live.toolsBox.hidden = false;
       live.cursor = event.lastEventId;
     });
-    source.addEventListener("state", function (event) {
+    // The stream ends with the run as GET /api/runs/<id> gives it.
+    source.addEventListener("run", function (event) {
       closeSource();
       follow(JSON.parse(event.data));
     });
+    // A run that is gone, a dropped stream (or one the server ended after its time limit)
+    // goes on by polling, which opens a new stream from the cursor.
     source.addEventListener("gone", function () {
       closeSource();
       poll(run.url, 700);
     });
-    // A dropped stream (or one the server ended after its time limit) goes on by polling,
-    // which opens a new stream from the cursor.
     source.onerror = function () {
       closeSource();
       poll(run.url, 700);
@@ -265,7 +220,7 @@
   function poll(url, delay) {
     window.clearTimeout(pollTimer);
     pollTimer = window.setTimeout(function () {
-      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+      fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin", cache: "no-cache" })
         .then(function (response) {
           if (!response.ok) throw new Error("status " + response.status);
           return response.json();
@@ -275,33 +230,42 @@
     }, delay);
   }
 
+  // A run as the API gives it: follow it while it is written, then show what it left.
   function follow(run) {
-    if (run.done || run.status === "interrupted") dropLive();
-    (run.replies || []).forEach(addReply);
-    setTokens(run.tokens);
-    if (run.status === "completed") {
-      statusBox.textContent = "";
-      statusBox.dataset.status = "completed";
+    window.clearTimeout(pollTimer);
+    if (run.status === "queued" || run.status === "running") {
+      setBusy(true);
+      showThinking(run);
+      if (!stream(run)) poll(run.url, 700);
+      return;
+    }
+    closeSource();
+    if (run.status === "interrupted") {
+      setBusy(true);
+      if (waitingShown !== run.id) {
+        waitingShown = run.id;
+        update().catch(function () { waitingShown = ""; });
+      }
+      poll(run.url, 3000);
+      return;
+    }
+    // Completed, failed or stopped: the replies it stored (a stopped one too, marked), the
+    // status box (the error, Try again, Regenerate) and the tokens, as the server renders them.
+    update().then(function () {
+      dropLive();
       setBusy(false);
       scrollToEnd();
       textarea.focus();
-      return;
-    }
-    showState(run);
-    scrollToEnd();
-    if (run.done) {
-      setBusy(false);
-      return;
-    }
-    setBusy(true);
-    if (run.status === "interrupted" || !stream(run)) poll(run.url, run.status === "interrupted" ? 3000 : 700);
+    }).catch(function () { poll(run.url, 3000); });
   }
 
   function post(url, body) {
+    var headers = { Accept: "application/json", "X-CSRFToken": csrf };
+    if (body) headers["Content-Type"] = "application/json";
     return fetch(url, {
       method: "POST",
-      body: body,
-      headers: { Accept: "application/json", "X-CSRFToken": csrf },
+      body: body ? JSON.stringify(body) : undefined,
+      headers: headers,
       credentials: "same-origin",
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (data) {
@@ -311,15 +275,18 @@
     });
   }
 
-  function runAction(url, action) {
+  // Stop, Try again and Regenerate, in the status box the server or this script rendered.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("#run-status button[data-action]");
+    if (!button) return;
     errorBox.textContent = "";
-    post(url, new FormData()).then(function (run) {
-      follow(run);
-    }).catch(function (error) {
+    if (button.dataset.action === "cancel") closeSource();
+    if (button.dataset.action === "retry") setBusy(true);
+    post(button.dataset.url, null).then(follow).catch(function (error) {
       errorBox.textContent = error.message;
+      if (button.dataset.action === "retry") setBusy(false);
     });
-    if (action === "retry") setBusy(true);
-  }
+  });
 
   composer.addEventListener("submit", function (event) {
     event.preventDefault();
@@ -328,39 +295,31 @@
     errorBox.textContent = "";
     setBusy(true);
     var pending = addUserMessage(text);
-    showState({ status: "queued", agent: agentTitle, cancel_url: "" });
-    post(composer.action, new FormData(composer)).then(function (data) {
+    showThinking({ status: "queued" });
+    post(composer.dataset.api, { content: text }).then(function (data) {
       pending.id = "msg-" + data.message.id;
       pending.classList.remove("msg-pending");
       textarea.value = "";
       clearDraft();
-      if (data.title && titleBox) {
-        titleBox.textContent = data.title;
-        document.title = data.title + " · liamemory";
-      }
       follow(data.run);
+      // The message as the page renders it (its "Correct" control) and the title it gave.
+      update(data.message.sequence);
     }).catch(function (error) {
       // The text stays in the composer; only the optimistic bubble goes.
       pending.remove();
-      statusBox.textContent = "";
+      statusBox().textContent = "";
+      statusBox().dataset.status = "";
       errorBox.textContent = error.message;
       setBusy(false);
       textarea.focus();
     });
   });
 
-  // Forms the server rendered for the current run (stop, try again) work without reload too.
-  statusBox.addEventListener("submit", function (event) {
-    var form = event.target.closest("form.js-run-action");
-    if (!form) return;
-    event.preventDefault();
-    runAction(form.action, form.dataset.action);
-  });
-
-  var status = statusBox.dataset.status;
-  if (status === "queued" || status === "running" || status === "interrupted") {
+  var initial = statusBox().dataset.status;
+  if (initial === "queued" || initial === "running" || initial === "interrupted") {
     setBusy(true);
-    poll(statusBox.dataset.url, 300);
+    if (initial === "interrupted") waitingShown = statusBox().dataset.url.split("/").pop();
+    poll(statusBox().dataset.url, 300);
   }
   if (!window.location.hash) scrollToEnd();
   textarea.focus();

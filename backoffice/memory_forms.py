@@ -1,4 +1,4 @@
-"""The memory admin's filters and forms (the admin classes are ``memories/admin.py``)."""
+"""The memory admin's filters and forms (the admin classes are ``backoffice/memories.py``)."""
 
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
 
+from backoffice.memory_forms import CorrectionForm, MemoryForm, RejectionForm, SourceFilter, UserIdFilter
 from liamemory.admin_utils import (
     AccessLoggedMixin,
     NoCountAdminMixin,
@@ -24,7 +25,6 @@ from liamemory.admin_utils import (
 from liamemory.errors import ApplicationError
 from liamemory.models import StaffAccess
 from liamemory.staff_access import staff_access_record
-from memories.admin_forms import CorrectionForm, MemoryForm, RejectionForm, SourceFilter, UserIdFilter
 from memories.models import (
     Memory,
     MemoryPreference,
@@ -35,13 +35,13 @@ from memories.models import (
 from memories.selectors import memories_ranked
 from memories.services import (
     memory_approve,
-    memory_correct,
     memory_delete,
     memory_expire_now,
     memory_reject,
     memory_remember,
     memory_update,
 )
+from usecases.memory_correction import memory_correct
 
 EDITABLE_FIELDS = ("content", "kind", "importance", "expires_at")
 

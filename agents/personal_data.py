@@ -1,0 +1,45 @@
+"""What the agents store about people (the declarations: ``liamemory/personal_data.py``)."""
+
+from __future__ import annotations
+
+from liamemory.personal_data import Key, OnParent, Parent, Store
+
+DELETE, UNLINK = OnParent.DELETE, OnParent.UNLINK
+
+STORES = (
+    Store(
+        "runs",
+        model="agents.Run",
+        keys=(
+            Key("thread", Parent.THREAD, DELETE),
+            Key("user", Parent.PERSON, DELETE),
+            Key("request_message", Parent.MESSAGE, UNLINK),
+            Key("retry_of", Parent.RUN, UNLINK),
+        ),
+        content=("error_message", "context_info", "partial_text", "partial_steps"),
+        exported=True,
+        description="the assistant's work on each of your messages",
+    ),
+    Store(
+        "trace_events",
+        model="agents.TraceEvent",
+        keys=(Key("run", Parent.RUN, DELETE),),
+        content=("payload",),
+        description="the steps of that work (model calls, tools, searches)",
+    ),
+    # LangGraph's checkpointer: keyed by the thread id, without a foreign key.
+    *(
+        Store(
+            table,
+            table=table,
+            keys=(Key("thread_id", Parent.THREAD, DELETE),),
+            content=content,
+            description="the assistant's working state, to resume a step",
+        )
+        for table, content in (
+            ("checkpoints", ("checkpoint", "metadata")),
+            ("checkpoint_blobs", ("blob",)),
+            ("checkpoint_writes", ("blob",)),
+        )
+    ),
+)

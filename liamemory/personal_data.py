@@ -1,0 +1,134 @@
+"""How an app declares what it stores about people: the types of the one map.
+
+Each app declares its stores once (``<app>/personal_data.py``: ``STORES``): the model or
+table, its keys to a person, thread, run, message or memory, what happens to a row when
+that parent goes, the columns that hold what people said, whether export carries it,
+and how its deletions are audited. The engine that reads the declarations crosses apps
+and lives in the use cases (``usecases/personal_data.py``); a test fails the build when
+a model that points at one of those parents is not declared.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Parent(StrEnum):
+    """What a row hangs off."""
+
+    PERSON = "person"
+    THREAD = "thread"
+    RUN = "run"
+    MESSAGE = "message"
+    MEMORY = "memory"
+    # An admin log row names its object by content type and id: any of the above.
+    ANY_OBJECT = "any_object"
+
+
+class OnParent(StrEnum):
+    """What happens to the row when its parent goes."""
+
+    DELETE = "delete"  # the row goes with it
+    UNLINK = "unlink"  # the pointer is cleared; the row is someone else's and stays
+    SCRUB_HISTORY = "scrub_history"  # an audit row stays as a tombstone, its content emptied
+    PSEUDONYMIZE = "pseudonymize"  # the row outlives the person; the named columns are emptied
+    KEEP = "keep"  # the row is the record of the erasure itself (emptied when it completes)
+
+
+class Audit(StrEnum):
+    """How deleting the store's rows is recorded."""
+
+    NONE = "none"  # no audit row: plain deletion
+    HISTORY = "history"  # every change leaves a history row (with content, until erased)
+    SELF = "self"  # the store is itself an audit (who looked, who asked)
+
+
+@dataclass(frozen=True)
+class Key:
+    """A column that points at a parent (a foreign key, or an id kept without one)."""
+
+    field: str
+    parent: Parent
+    on_parent: OnParent
+    # PSEUDONYMIZE: the columns emptied or replaced in the rows that stay.
+    scrubs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Store:
+    """One store of personal data: a model (``app_label.Model``) or a table without one."""
+
+    name: str
+    keys: tuple[Key, ...]
+    content: tuple[str, ...] = ()
+    exported: bool = False
+    audit: Audit = Audit.NONE
+    model: str = ""
+    table: str = ""
+    # Plain words for the person's receipt.
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        if bool(self.model) == bool(self.table):
+            raise ValueError(f"store {self.name}: give a model or a table, not both")
+
+
+# The stores of the framework's apps (accounts, tokens, sessions, the admin log) and the
+# core's own audit of staff reads: declared here, where their models are first used.
+FRAMEWORK_STORES = (
+    Store(
+        "account",
+        model="auth.User",
+        keys=(Key("id", Parent.PERSON, OnParent.DELETE),),
+        content=("username", "email", "first_name", "last_name"),
+        exported=True,
+        description="your account (deleted, or kept empty when you keep it)",
+    ),
+    Store(
+        "account_groups",
+        model="auth.User_groups",
+        keys=(Key("user", Parent.PERSON, OnParent.DELETE),),
+        description="your account's roles",
+    ),
+    Store(
+        "account_permissions",
+        model="auth.User_user_permissions",
+        keys=(Key("user", Parent.PERSON, OnParent.DELETE),),
+        description="your account's permissions",
+    ),
+    Store(
+        "api_tokens",
+        model="authtoken.Token",
+        keys=(Key("user", Parent.PERSON, OnParent.DELETE),),
+        description="your API keys",
+    ),
+    Store(
+        "sessions",
+        model="sessions.Session",
+        # The person is inside the signed session data, not in a column.
+        keys=(Key("session_data", Parent.PERSON, OnParent.DELETE),),
+        content=("session_data",),
+        description="your sign-ins",
+    ),
+    Store(
+        "admin_log_entries",
+        model="admin.LogEntry",
+        keys=(Key("user", Parent.PERSON, OnParent.DELETE), Key("object_id", Parent.ANY_OBJECT, OnParent.DELETE)),
+        content=("object_repr", "change_message"),
+        audit=Audit.SELF,
+        description="the staff's record of changes to your data",
+    ),
+    Store(
+        "staff_access_pseudonymized",
+        model="liamemory.StaffAccessLog",
+        keys=(
+            Key("subject", Parent.PERSON, OnParent.PSEUDONYMIZE, scrubs=("subject", "object_ref")),
+            Key("viewer", Parent.PERSON, OnParent.PSEUDONYMIZE, scrubs=("viewer", "viewer_username")),
+            # The id of what was looked at (a thread, a run, a memory).
+            Key("object_ref", Parent.ANY_OBJECT, OnParent.PSEUDONYMIZE, scrubs=("object_ref",)),
+        ),
+        audit=Audit.SELF,
+        description="the record of which staff looked at your data and when (kept, without your name)",
+    ),
+)

@@ -1,0 +1,187 @@
+"""Does a new statement change an older one it is close to in meaning? (English, Italian)
+
+The grammar (``memories.matching.compare``) is right where it parses both statements,
+but people announce changes in more ways than any grammar lists ("I got a new job at
+KPMG" after "I work at Deloitte", "Luca turned 8"). So a second, general test runs
+on what the grammar leaves side by side:
+
+1. **Close in meaning.** The two are about the same thing: their e5 vectors are close
+   (``closeness``), or, without vectors, they share a content word.
+2. **The new one says something happened.** A change, an end, a correction, a negation
+   (``CHANGE_CUES`` in ``liamemory.language``), or the same sentence with another
+   number or name in it.
+3. **And not about someone else or one more item**: "my wife got a new job", "I also
+   have a motorbike" leave the older fact alone.
+
+A wrong supersession costs more than a missed one (the memory stops being recalled),
+so each test is required, and the caller supersedes only the closest such memory.
+Constants chosen on ``bench/contradictions`` dev pairs (pairs.jsonl and dev/*.jsonl).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from liamemory.language import en, it
+from memories.matching import Verdict, compare, trigram_similarity
+
+# e5 cosine of two memories (passage vectors) at or above which they are "close in
+# meaning". Pairs in the bench: changes 5th percentile 0.86, compatible pairs 0.83–0.95;
+# closeness alone does not decide, it only admits a candidate.
+CLOSE = 0.85
+# Without a shared content word, closeness alone must be higher to anchor a cue.
+VERY_CLOSE = 0.86
+
+_LANGS = (en, it)
+
+
+@cache
+def _pattern(name: str) -> re.Pattern[str]:
+    parts = [p for lang in _LANGS for p in (getattr(lang, name),) for p in ((p,) if isinstance(p, str) else p)]
+    return re.compile(r"(?<![\w'])(?:" + "|".join(f"(?:{p})" for p in parts) + r")(?![\w])")
+
+
+_FUNCTION_WORDS = en.FUNCTION_WORDS | it.FUNCTION_WORDS
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[\w@.+-]*\w", text.lower())
+
+
+def _content(text: str) -> set[str]:
+    """Content words, folded to a short stem so "moved"/"moving", "sertraline"'s forms meet."""
+    cues = _pattern("CHANGE_CUES")
+    stripped = cues.sub(" ", text.lower())
+    return {w[:5] for w in _words(stripped) if w not in _FUNCTION_WORDS and len(w) > 2 and not w.isdigit()}
+
+
+def _values(text: str) -> set[str]:
+    """Numbers, names and addresses: what a change of the same thing swaps."""
+    found = set(re.findall(r"\d+(?:[.,:]\d+)?|[\w.+-]+@[\w.-]+", text.lower()))
+    found |= {w.lower() for w in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+", text)}
+    return found
+
+
+def cue_in(new: str, old: str) -> str | None:
+    """The change cue ``new`` carries that ``old`` does not, if any."""
+    old_cues = {m.group(0) for m in _pattern("CHANGE_CUES").finditer(old.lower())}
+    for m in _pattern("CHANGE_CUES").finditer(new.lower()):
+        if m.group(0) not in old_cues:
+            return m.group(0).strip(" ,")
+    return None
+
+
+def _about_someone_else(old: str, new: str) -> bool:
+    people = _pattern("OTHER_PEOPLE")
+    return bool({m.group(0) for m in people.finditer(new.lower())} - {m.group(0) for m in people.finditer(old.lower())})
+
+
+def _speaks_of_self(text: str) -> bool:
+    """First person, or the user named in the third ("the user", "l'utente")."""
+    return bool(_pattern("SELF").search(text.lower()))
+
+
+def _denies_old_value(old: str, new: str) -> str | None:
+    """ "43, not 42": the new statement negates a number or name the old one gave."""
+    for value in sorted(_values(old)):
+        if re.search(rf"\b(?:not|non|no|never|mai)\s+(?:the\s+|il\s+|la\s+)?{re.escape(value)}(?!\w)", new.lower()):
+            return value
+    return None
+
+
+def _numbers(text: str) -> set[str]:
+    """Identifiers: numbers, times, e-mail addresses."""
+    return set(re.findall(r"[\w.+-]+@[\w.-]+\w|\d+(?:[.,:]\d+)?", text.lower()))
+
+
+def _one_more(new: str) -> bool:
+    return bool(_pattern("ADDITIVE").search(new.lower()))
+
+
+def judge(old: str, new: str, *, closeness: float | None = None, **thresholds: float) -> Verdict:
+    """How ``new`` relates to ``old``: the grammar first, then the general test above.
+
+    ``closeness`` is the cosine of the two memories' e5 vectors, None when either has none;
+    ``thresholds`` go to the grammar's ``compare``.
+    """
+    verdict = compare(old, new, **thresholds)
+    if verdict.relation != "compatible":
+        return verdict
+    shared = _content(old) & _content(new)
+    close = closeness is not None and closeness >= CLOSE
+    if not shared and not close:
+        return verdict
+    if _about_someone_else(old, new) or _one_more(new):
+        return verdict
+    denied = _denies_old_value(old, new)
+    if denied and shared:
+        return Verdict("supersedes", f"the new statement says it is not {denied!r}", verdict.similarity)
+    cue = cue_in(new, old)
+    names = {w.lower()[:5] for w in re.findall(r"\b[A-Z][\w'-]+", old + " " + new)}
+    about_a_name = shared <= names and not _speaks_of_self(new)
+    if cue and about_a_name and not _pattern("END_CUES").search(new.lower()):
+        # "Sarah started a new job" changes Sarah's job, not "my girlfriend is Sarah";
+        # only an end ("Max died", "il corso è stato cancellato") or a new number carries over.
+        cue = None
+    emails = [set(re.findall(r"[\w.+-]+@[\w.-]+\w", t.lower())) for t in (old, new)]
+    other_address = all(emails) and not (emails[0] & emails[1])
+    anchored = bool(shared) or other_address or (closeness is not None and closeness >= VERY_CLOSE)
+    if cue and anchored:
+        why = f"close in meaning ({closeness:.2f})" if closeness is not None else "the same subject"
+        return Verdict("supersedes", f"{why}; the new statement says {cue!r}", verdict.similarity)
+    old_numbers, new_numbers = _numbers(old), _numbers(new)
+    if shared and old_numbers and new_numbers and not (old_numbers & new_numbers) and _content(old) <= _content(new):
+        why = f"the same subject with another number ({', '.join(sorted(new_numbers))})"
+        return Verdict("supersedes", why, verdict.similarity)
+    return verdict
+
+
+
+
+def choose(
+    new: str, candidates: list[tuple[int, str, float | None]], **thresholds: float
+) -> list[tuple[int, Verdict]]:
+    """Which of a person's memories (id, text, closeness to ``new``) ``new`` restates or supersedes.
+
+    The grammar's verdicts all stand; of the change test's, only the closest memory's
+    (a statement changes one fact): several memories close to "I moved" must not all go.
+    """
+    decided: list[tuple[int, Verdict]] = []
+    by_change_test: list[tuple[float, int, Verdict]] = []
+    for pk, text, closeness in candidates:
+        verdict = judge(text, new, closeness=closeness, **thresholds)
+        if verdict.relation == "compatible":
+            continue
+        grammar = compare(text, new, **thresholds)
+        if grammar.relation == verdict.relation:
+            decided.append((pk, verdict))
+        else:
+            by_change_test.append((closeness if closeness is not None else verdict.similarity, pk, verdict))
+    if by_change_test and not any(v.relation == "supersedes" for _, v in decided):
+        _, pk, verdict = max(by_change_test, key=lambda item: item[0])
+        decided.append((pk, verdict))
+    return decided
+
+
+# At most this many memories are put to the fast model, the closest first.
+MODEL_CANDIDATES = 8
+
+
+def close_candidates(new: str, candidates: list[tuple[int, str, float | None]]) -> list[tuple[int, str]]:
+    """The memories close enough in meaning to ``new`` to ask the fast model about, closest first."""
+    scored = []
+    for pk, text, closeness in candidates:
+        if closeness is not None:
+            near = closeness >= CLOSE
+            score = closeness
+        else:
+            near = bool(_content(text) & _content(new))
+            score = trigram_similarity(text, new)
+        if near:
+            scored.append((score, pk, text))
+    scored.sort(key=lambda item: item[0], reverse=True)
+    return [(pk, text) for _, pk, text in scored[:MODEL_CANDIDATES]]
+
+
+__all__ = ["CLOSE", "MODEL_CANDIDATES", "choose", "close_candidates", "cue_in", "judge"]

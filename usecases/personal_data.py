@@ -1,0 +1,143 @@
+"""The one map of personal data, read: every app's declared stores and what follows.
+
+The declarations are each app's ``personal_data.STORES`` (types in
+``liamemory/personal_data.py``). Read here: the rows of a person in every store (the
+erasure's verification tells the person's words from other people's with them), the
+tables whose planner statistics an erasure rebuilds, and the list a test holds every
+model against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from django.apps import apps
+from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Field, Model, Q, QuerySet
+
+from agents import personal_data as agents_data
+from conversations import personal_data as conversations_data
+from governance import personal_data as governance_data
+from liamemory.personal_data import FRAMEWORK_STORES, Key, OnParent, Parent, Store
+from memories import personal_data as memories_data
+
+STORES: tuple[Store, ...] = (
+    *FRAMEWORK_STORES,
+    *conversations_data.STORES,
+    *memories_data.STORES,
+    *agents_data.STORES,
+    *governance_data.STORES,
+)
+
+# The model each parent is; the order resolves each from the ones before it.
+PARENT_MODELS: dict[Parent, str] = {
+    Parent.PERSON: settings.AUTH_USER_MODEL,
+    Parent.THREAD: "conversations.Thread",
+    Parent.RUN: "agents.Run",
+    Parent.MESSAGE: "conversations.Message",
+    Parent.MEMORY: "memories.Memory",
+}
+# The row stays someone else's (or stays whole) under these: not the person's to erase.
+_ROW_GOES = {OnParent.DELETE, OnParent.SCRUB_HISTORY, OnParent.KEEP}
+
+
+def store_model(store: Store) -> type[Model] | None:
+    return apps.get_model(store.model) if store.model else None
+
+
+def store_tables() -> list[str]:
+    """Every declared table: the ones an erasure's statistics rebuild covers."""
+    tables = {store.table or apps.get_model(store.model)._meta.db_table for store in STORES}
+    return sorted(tables)
+
+
+def _field(model: type[Model], name: str) -> Field:
+    field = model._meta.get_field(name)
+    assert isinstance(field, Field), f"{model._meta.label}.{name} is not a column"
+    return field
+
+
+def _filterable(model: type[Model], key: Key) -> bool:
+    field = _field(model, key.field)
+    return bool(field.is_relation or field.primary_key or field.get_internal_type() == "UUIDField")
+
+
+def _parent_ids(user_id: int) -> dict[Parent, QuerySet]:
+    """The ids of the person's threads, runs, messages and memories, as subqueries,
+    each found through the declared keys of its own store."""
+    found: dict[Parent, QuerySet] = {}
+    user_model = apps.get_model(settings.AUTH_USER_MODEL)
+    found[Parent.PERSON] = user_model.objects.filter(pk=user_id).values("pk")
+    for parent, label in PARENT_MODELS.items():
+        if parent is Parent.PERSON:
+            continue
+        model = apps.get_model(label)
+        q = Q()
+        for store in STORES:
+            if store.model != label:
+                continue
+            for key in store.keys:
+                target = PARENT_MODELS.get(key.parent)
+                if key.on_parent is OnParent.DELETE and key.parent in found and target != label:
+                    q |= Q(**{f"{_field(model, key.field).attname}__in": found[key.parent]})
+        found[parent] = model.objects.filter(q).values("pk") if q else model.objects.none().values("pk")
+    return found
+
+
+def _any_object(parents: dict[Parent, QuerySet], *, id_field: str, content_type: str | None) -> Q:
+    q = Q()
+    for parent, label in PARENT_MODELS.items():
+        ids = [str(i) for i in parents[parent].values_list("pk", flat=True)]
+        if not ids:
+            continue
+        where: dict[str, Any] = {f"{id_field}__in": ids}
+        if content_type:
+            where[content_type] = ContentType.objects.get_for_model(apps.get_model(label))
+        q |= Q(**where)
+    return q
+
+
+def person_rows(*, user_id: int) -> Iterator[tuple[type[Model], QuerySet, tuple[str, ...] | None]]:
+    """(model, the person's rows, the columns emptied there or None for the whole row),
+    per declared key that reaches the person. Rows that only point at the person's data
+    (``unlink``) stay someone else's. Stores without a model and keys a query cannot
+    read (a session's signed data) are left out."""
+    parents = _parent_ids(user_id)
+    for store in STORES:
+        model = store_model(store)
+        if model is None:
+            continue
+        for key in store.keys:
+            if key.on_parent is OnParent.UNLINK:
+                continue
+            if key.parent is Parent.ANY_OBJECT:
+                ct = "content_type" if any(f.name == "content_type" for f in model._meta.get_fields()) else None
+                q = _any_object(parents, id_field=key.field, content_type=ct)
+            elif _filterable(model, key):
+                field = _field(model, key.field)
+                lookup = "pk" if field.primary_key else field.attname
+                q = Q(**{f"{lookup}__in": parents[key.parent]})
+            else:
+                continue
+            if not q:
+                continue
+            columns = None if key.on_parent in _ROW_GOES else key.scrubs
+            yield model, model._default_manager.filter(q), columns
+
+
+def declared_keys() -> dict[str, set[str]]:
+    """Per model label (or table), the fields declared as keys."""
+    keys: dict[str, set[str]] = {}
+    for store in STORES:
+        keys.setdefault(store.model or store.table, set()).update(k.field for k in store.keys)
+    return keys
+
+
+def describe(store_name: str) -> dict[str, Any]:
+    """The plain words and the technical place of a store, for the receipt."""
+    for store in STORES:
+        if store.name == store_name:
+            return {"name": store.name, "description": store.description, "where": store.model or store.table}
+    return {"name": store_name, "description": "", "where": ""}

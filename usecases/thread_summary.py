@@ -1,0 +1,37 @@
+"""A thread's rolling summary, brought up to date after a turn and traced on the turn's run."""
+
+from __future__ import annotations
+
+import uuid
+
+from agents.models import TraceKind
+from agents.run_lifecycle import trace_on_ended_run
+from conversations.summary_services import SummaryOutcome, thread_summary_update
+
+
+def thread_summarize(
+    *,
+    thread_id: uuid.UUID | str,
+    run_id: uuid.UUID | str | None = None,
+    force: bool = False,
+    use_model: bool | None = None,
+    claim: str | None = None,
+) -> SummaryOutcome:
+    """A new summary version when it pays (``conversations.summary_services``), and a
+    ``summary`` trace event on the run that triggered the job, if it still exists.
+
+    ``claim``: the task id, so that a redelivered job takes over its own claim.
+    Raises ``liamemory.llm.ModelError`` when the fast model fails; nothing is written.
+    """
+    outcome = thread_summary_update(thread_id=thread_id, force=force, use_model=use_model, claim=claim)
+    if run_id and outcome.trace is not None:
+        trace_on_ended_run(
+            run_id=run_id,
+            kind=TraceKind.SUMMARY,
+            name="summarize_thread",
+            payload=outcome.trace.payload,
+            tokens_in=outcome.trace.tokens_in,
+            tokens_out=outcome.trace.tokens_out,
+            duration_ms=outcome.trace.duration_ms,
+        )
+    return outcome

@@ -1,0 +1,78 @@
+"""What a running turn writes besides its trace: the lock its writes hold, and its end.
+
+``turn_complete`` is the one atomic write of a finished turn, each step a line: the
+messages (``conversations``, which schedules their vectors), the run's end (``agents``),
+the thread's token totals, the memories the context used (``memories``), and the
+summary job, enqueued at commit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from agents.models import Run
+from agents.run_lifecycle import RunId, RunNoLongerActive, run_finish, run_lock_active
+from conversations.selectors import thread_exists
+from conversations.services import messages_append, thread_tokens_add
+from memories.services import memory_touch_used
+from usecases.tasks import summarize_thread
+
+
+def turn_lock(*, run_id: RunId) -> Run:
+    """Lock the run's row, check it still runs and its thread exists, until the transaction ends.
+
+    Every write of a running turn takes it (``turn_complete``, each tool call): a cancel,
+    an erasure or a thread deletion updates or deletes those rows, so it either waits for
+    the write to commit (and then removes what it wrote) or the write finds the run ended
+    and does nothing.
+    """
+    run = run_lock_active(run_id=run_id)
+    if not thread_exists(thread_id=run.thread_id):
+        raise RunNoLongerActive(run_id)
+    return run
+
+
+def turn_complete(
+    *,
+    run_id: RunId,
+    new_messages: list[dict[str, Any]],
+    usage: dict[str, int],
+    model: str,
+    context_info: dict[str, Any],
+    tokens_sent: int,
+    tokens_full_resend: int,
+    error_code: str = "",
+    error_message: str = "",
+) -> Run:
+    """Persist the turn's new messages and finish the run, in one atomic write.
+
+    The run row is locked and must still be ``running``: a run cancelled or erased
+    meanwhile writes nothing. Thread totals are bumped incrementally. With an
+    ``error_code`` (the step cap) the run ends ``failed`` with its messages kept, so
+    the conversation has no tool call left without its answer.
+    """
+    with transaction.atomic():
+        run = turn_lock(run_id=run_id)
+        messages_append(
+            thread=run.thread,
+            items=[{"role": m["role"], "content": m["content"], "agent": run.agent, "run": run} for m in new_messages],
+        )
+        run_finish(
+            run=run,
+            usage=usage,
+            model=model,
+            context_info=context_info,
+            tokens_full_resend=tokens_full_resend,
+            error_code=error_code,
+            error_message=error_message,
+        )
+        thread_tokens_add(thread_id=run.thread_id, sent=tokens_sent, full_resend=tokens_full_resend)
+        if context_info.get("memory_ids"):
+            memory_touch_used(memory_ids=context_info["memory_ids"])
+        if settings.MEMORY_SUMMARY_ENABLED:
+            summarize_thread.delay_on_commit(str(run.thread_id), str(run.pk))
+    run.refresh_from_db()
+    return run
