@@ -86,8 +86,13 @@ class RememberOutcome:
 
 
 def _lock_user(user: User) -> None:
-    """Serialize one user's memory writes: the cap and the duplicate check read, then write."""
-    get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
+    """Serialize one user's memory writes: the cap and the duplicate check read, then write.
+
+    ``FOR NO KEY UPDATE``: it excludes the other writers of the person, not a row that
+    merely refers to them (a memory inserted by a correction holding that memory's lock,
+    which a supersession here waits for: with a plain ``FOR UPDATE`` the two deadlocked).
+    """
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk", flat=True).first()
 
 
 # Bounded anyway by the cap on active memories; pending ones are reviewed before more pile up.
