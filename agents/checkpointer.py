@@ -68,7 +68,15 @@ def shared_saver() -> PostgresSaver:
             conninfo(),
             min_size=1,
             max_size=settings.CHECKPOINT_POOL_MAX_SIZE,
-            kwargs={"autocommit": True, "prepare_threshold": None, "row_factory": dict_row},
+            kwargs={
+                "autocommit": True,
+                "prepare_threshold": None,
+                "row_factory": dict_row,
+                "connect_timeout": settings.DB_CONNECT_TIMEOUT,
+            },
+            # Tried before it is handed out: a connection that died with the server is replaced.
+            check=ConnectionPool.check_connection,
+            timeout=settings.DB_POOL_TIMEOUT,
             open=True,
         )
         _pool_pid = os.getpid()

@@ -8,6 +8,7 @@ from typing import ClassVar
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from liamemory.llm import ModelErrorCode
 
@@ -33,6 +34,7 @@ class RunErrorCode(models.TextChoices):
     STEP_LIMIT = "step_limit", "Too many tool steps"
     REJECTED = "rejected", "Action rejected by staff"
     WORKER_LOST = "worker_lost", "Worker lost too many times"
+    NEVER_STARTED = "never_started", "Never picked up by a worker"
     INTERNAL = ModelErrorCode.INTERNAL.value, "Internal error"
 
 
@@ -67,6 +69,11 @@ class Run(models.Model):
     tokens_full_resend = models.PositiveIntegerField(default=0)
     latency_ms = models.PositiveIntegerField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    # When the run last entered ``queued`` (made, or given back by the reaper), and whether
+    # the reaper has already sent its task again because no worker took it: the reaper
+    # finds runs queued too long, sends them once more, then fails them.
+    queued_at = models.DateTimeField(default=timezone.now)
+    redelivered = models.BooleanField(default=False)
     # What went into the prompt: summary version, memory ids, window bounds, dropped counts.
     context_info = models.JSONField(default=dict, blank=True)
     # The reply as it is being written (streaming): text so far and the tool steps
@@ -88,6 +95,8 @@ class Run(models.Model):
             models.Index(fields=["thread", "-created_at"], name="run_thread_created_idx"),
             # The reaper: runs stuck in running since before a cut-off.
             models.Index(fields=["started_at"], name="run_running_started_idx", condition=Q(status="running")),
+            # The reaper: runs left queued since before a cut-off.
+            models.Index(fields=["queued_at"], name="run_queued_at_idx", condition=Q(status="queued")),
             # The purge: runs whose expiry has passed.
             models.Index(fields=["expires_at"], name="run_expires_idx", condition=Q(expires_at__isnull=False)),
         ]

@@ -14,8 +14,9 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+import psycopg
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -29,6 +30,11 @@ RunId = uuid.UUID | str
 
 class RunNoLongerActive(Exception):
     """The run was cancelled, erased or taken over: its results must not be written."""
+
+
+# The database unreachable, through Django or straight from the driver (the checkpointer's
+# pool, a pool timeout): transient, so a run meeting one goes back to the queue.
+DATABASE_UNAVAILABLE_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 
 
 def run_claim(*, run_id: RunId) -> bool:
@@ -224,6 +230,24 @@ def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None =
         notify_followers(run_id)
 
 
+def run_requeue(*, run_id: RunId) -> bool:
+    """A running run goes back to ``queued`` to start over (the database failed it mid-turn).
+
+    What it streamed so far is dropped: the next attempt writes the reply again.
+    """
+    requeued = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+        status=RunStatus.QUEUED,
+        started_at=None,
+        queued_at=timezone.now(),
+        redelivered=False,
+        partial_text="",
+        partial_steps=[],
+    )
+    if requeued:
+        notify_followers(run_id)
+    return bool(requeued)
+
+
 def run_interrupt(*, run_id: RunId, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
     """The run waits for a staff decision (its state is in the checkpoint)."""
     updated = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
@@ -234,23 +258,42 @@ def run_interrupt(*, run_id: RunId, payload: dict[str, Any], context_info: dict[
     return bool(updated)
 
 
+NEVER_STARTED_MESSAGE = (
+    "No worker started this reply: it waited in the queue too long, also after being sent again "
+    "(the database or the queue was unavailable). Retry to send it again."
+)
+
+
 def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
-    """Return runs stuck in ``running`` (their worker died) to ``queued``, or fail them.
+    """Give back runs whose worker died, and runs no worker took; fail the hopeless ones.
 
     A run is stale when it has been running longer than ``RUN_STALE_AFTER``. It is put
     back in the queue (the caller enqueues ``requeued_ids``: ``usecases.tasks``) until it
-    has used ``RUN_MAX_ATTEMPTS`` attempts, then failed with ``worker_lost``. Each update
-    is conditional on the row still being ``running`` and stale, so a reaper racing a
-    worker that just finished changes nothing.
+    has used ``RUN_MAX_ATTEMPTS`` attempts, then failed with ``worker_lost``.
+
+    A run still queued after ``RUN_QUEUED_STALE_AFTER`` was never claimed: its task was
+    lost (a worker dropped it during a database outage, a broker lost it). It is sent once
+    more (in ``requeued_ids`` too; the claim makes a duplicate harmless), and failed with
+    ``never_started`` if it is still queued that long after. Each update is conditional on
+    the row still being in the state it was found in, so a reaper racing a worker that
+    just claimed or finished the run changes nothing.
     """
     now = now or timezone.now()
     cutoff = now - settings.RUN_STALE_AFTER
     stale = Run.objects.filter(status=RunStatus.RUNNING, started_at__lt=cutoff)
+    queued_cutoff = now - settings.RUN_QUEUED_STALE_AFTER
+    left_queued = Run.objects.filter(status=RunStatus.QUEUED, queued_at__lt=queued_cutoff)
     with transaction.atomic():
         failed = stale.filter(attempts__gte=settings.RUN_MAX_ATTEMPTS).update(
             status=RunStatus.FAILED,
             error_code=RunErrorCode.WORKER_LOST,
             error_message="The worker handling this run stopped too many times.",
+            finished_at=now,
+        )
+        never_started = left_queued.filter(redelivered=True).update(
+            status=RunStatus.FAILED,
+            error_code=RunErrorCode.NEVER_STARTED,
+            error_message=NEVER_STARTED_MESSAGE,
             finished_at=now,
         )
         requeue_ids = list(
@@ -259,7 +302,27 @@ def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
             .values_list("id", flat=True)
         )
         Run.objects.filter(id__in=requeue_ids, status=RunStatus.RUNNING).update(
-            status=RunStatus.QUEUED, started_at=None
+            status=RunStatus.QUEUED,
+            started_at=None,
+            queued_at=now,
+            redelivered=False,
+            # It starts over: the text streamed by the dead attempt is written again.
+            partial_text="",
+            partial_steps=[],
         )
-    logger.info("reaper: %d requeued, %d failed", len(requeue_ids), failed)
-    return {"failed": failed, "requeued": len(requeue_ids), "requeued_ids": [str(i) for i in requeue_ids]}
+        redeliver_ids = list(
+            left_queued.filter(redelivered=False).select_for_update(skip_locked=True).values_list("id", flat=True)
+        )
+        Run.objects.filter(id__in=redeliver_ids, status=RunStatus.QUEUED).update(queued_at=now, redelivered=True)
+    logger.info(
+        "reaper: %d requeued, %d failed, %d sent again, %d never started",
+        len(requeue_ids),
+        failed,
+        len(redeliver_ids),
+        never_started,
+    )
+    return {
+        "failed": failed + never_started,
+        "requeued": len(requeue_ids) + len(redeliver_ids),
+        "requeued_ids": [str(i) for i in (*requeue_ids, *redeliver_ids)],
+    }

@@ -102,7 +102,21 @@ def thread_checkpoints(*, thread, limit: int = 100) -> list[dict]:
                 ),
             }
         )
+    # The message each checkpoint follows: its run's request, read in one query.
+    runs = Run.objects.filter(thread=thread, pk__in={c["run_id"] for c in out if c["run_id"]}).select_related(
+        "request_message"
+    )
+    follows = {str(r.pk): r.request_message for r in runs}
+    for checkpoint in out:
+        message = follows.get(checkpoint["run_id"] or "")
+        checkpoint["follows_sequence"] = message.sequence if message else None
+        checkpoint["follows_text"] = _preview(message.text) if message else ""
     return out
+
+
+def _preview(text: str, limit: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def run_latest_for_thread(*, thread) -> Run | None:

@@ -124,7 +124,8 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
             raise Http404("No such run.")
         if request.method == "POST":
             try:
-                fork = thread_fork(thread=run.thread, checkpoint_id=request.POST.get("checkpoint_id", ""))
+                checkpoint_id = request.POST.get("checkpoint_id", "")
+                fork = thread_fork(thread=run.thread, checkpoint_id=checkpoint_id, actor=signed_in(request.user))
             except ApplicationError as exc:
                 self.message_user(request, exc.message, messages.ERROR)
             else:
@@ -138,7 +139,9 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
             "title": f"Checkpoints of the thread of run {run.pk}",
             "opts": self.opts,
             "original": run,
-            "checkpoints": thread_checkpoints(thread=run.thread),
+            "checkpoints": [
+                {**cp, "is_current": cp["run_id"] == str(run.pk)} for cp in thread_checkpoints(thread=run.thread)
+            ],
         }
         return TemplateResponse(request, "admin/agents/run/checkpoints.html", context)
 

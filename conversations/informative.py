@@ -4,7 +4,7 @@ An excerpt of the history stands in for something said long ago; a reply that sa
 nothing ("I don't have information about that", "non lo so"), one that only restates
 the question it answers, or a second copy of a row already quoted is filler: it costs
 tokens and pushes out what was said. Tool traffic is not speech at all and never gets
-this far (``memories.retrieval`` leaves it out of the history search's scope). The
+this far (``conversations.search`` leaves it out of the history search's scope). The
 words are in ``liamemory.language``.
 """
 

@@ -138,8 +138,8 @@ def correction_note_blocks(
 def message_lock_for_correction(*, message_id: int) -> Message | None:
     """Lock a statement until the transaction ends; None when it no longer exists.
 
-    Every correction takes this lock first, of the statement (``memories.corrections``)
-    or of a memory drawn from it (``memories.services.memory_correct``): the one order
+    Every correction takes this lock first, of the statement (``usecases.message_correction``)
+    or of a memory drawn from it (``usecases.memory_correction``): the one order
     is the statement, then its memories by id. ``FOR NO KEY UPDATE``: rows that merely
     refer to the message (a note, a memory's source) are not held up by it.
     """

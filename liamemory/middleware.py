@@ -11,7 +11,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.utils.html import format_html
 
-from liamemory.api import INTERNAL_ERROR, database_unavailable
+from liamemory.api import DATABASE_UNAVAILABLE, INTERNAL_ERROR, database_unavailable
 
 logger = logging.getLogger("django.request")
 
@@ -43,6 +43,11 @@ class ApiJsonErrorsMiddleware:
         return answer
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, OperationalError | InterfaceError) and not _is_api(request):
+            # A page during a database outage: a plain 503 the browser may retry, not a 500.
+            logger.error("database unavailable at %s: %s", request.path, type(exception).__name__)
+            page = format_html("<!doctype html><title>Unavailable</title><p>{}</p>", DATABASE_UNAVAILABLE)
+            return HttpResponse(page, status=503, headers={"Retry-After": "5"})
         if not _is_api(request) or isinstance(exception, _DJANGO_ANSWERS_4XX):
             # Django answers these 4xx itself; ``__call__`` makes a DEBUG page JSON.
             return None

@@ -195,11 +195,16 @@ def run_approval_decide(*, run: Run, approved: bool, actor, note: str = "") -> R
     return run
 
 
-def thread_fork(*, thread: Thread, checkpoint_id: str) -> Thread:
+STAFF_FORK_LABEL = "copy made by staff"
+
+
+def thread_fork(*, thread: Thread, checkpoint_id: str, actor: User | None = None) -> Thread:
     """Time travel: a new thread holding the history as it stood at one checkpoint.
 
     The checkpoint names its run; the fork copies every message before that run's
-    reply plus the turn's own messages that the checkpoint had produced so far.
+    reply plus the turn's own messages that the checkpoint had produced so far. A fork
+    made by someone other than the owner (staff, in the admin) says so in its title:
+    it appears in the person's own list, and they did not make it.
     """
     saver = shared_saver()
     tup = saver.get_tuple(
@@ -212,12 +217,13 @@ def thread_fork(*, thread: Thread, checkpoint_id: str) -> Thread:
     if run is None or run.request_message is None:
         raise ApplicationError("This checkpoint belongs to no run of this thread.", {"checkpoint_id": checkpoint_id})
     pending = tup.checkpoint.get("channel_values", {}).get("new") or []
+    by_staff = actor is not None and actor.pk != thread.owner_id
     with transaction.atomic():
         fork = Thread.objects.create(
             owner=thread.owner,
             agent=thread.agent,
             incognito=thread.incognito,
-            title=f"{thread.title or 'Conversation'} (fork)"[:200],
+            title=_fork_title(thread.title or "Conversation", by_staff=by_staff),
             expires_at=thread.expires_at,
         )
         history = Message.objects.filter(thread=thread, sequence__lte=run.request_message.sequence).order_by("sequence")
@@ -225,3 +231,8 @@ def thread_fork(*, thread: Thread, checkpoint_id: str) -> Thread:
         items += [{"role": m["role"], "content": m["content"], "agent": run.agent} for m in pending]
         messages_append(thread=fork, items=items)
     return fork
+
+
+def _fork_title(title: str, *, by_staff: bool) -> str:
+    label = f" ({STAFF_FORK_LABEL})" if by_staff else " (fork)"
+    return title[: 200 - len(label)] + label

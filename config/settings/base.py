@@ -100,19 +100,32 @@ else:
 
     DATABASES = {"default": running_server_settings(VAR_DIR / "pgdata")}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
+# A kept or pooled connection is checked before it is reused (one that died with the
+# server is replaced, not handed out).
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DATABASES["default"].setdefault("OPTIONS", {})
 # Prepared statements off so that a transaction-mode pooler (PgBouncer, Supabase) works.
 DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+# While the server is unreachable a request answers 503 within seconds, not after the
+# operating system's connect timeout (libpq's minimum is 2 s).
+DB_CONNECT_TIMEOUT = env.int("DB_CONNECT_TIMEOUT", default=2)
+DATABASES["default"]["OPTIONS"]["connect_timeout"] = DB_CONNECT_TIMEOUT
 # A connection pool per process (Django's psycopg pool), for the thread-pool worker and
 # the threaded web server: a thread waiting on the model or following a streamed reply
 # hands its connection back, so 64 turns in flight hold a few connections, not 64.
 # 0 (the default) keeps Django's one connection per thread. Requires DB_CONN_MAX_AGE=0.
 DB_POOL_MAX_SIZE = env.int("DB_POOL_MAX_SIZE", default=0)
+# How long a thread waits for a pooled connection. During an outage every wait runs to
+# the end, so it is the time a request takes to answer 503 (and /healthz to answer).
+DB_POOL_TIMEOUT = env.float("DB_POOL_TIMEOUT", default=2.0)
 if DB_POOL_MAX_SIZE:
+    # CONN_HEALTH_CHECKS above makes the pool try each connection before it hands it out:
+    # after the server restarted the idle ones are dead, and a task given one failed at
+    # its first query.
     DATABASES["default"]["OPTIONS"]["pool"] = {
         "min_size": min(2, DB_POOL_MAX_SIZE),
         "max_size": DB_POOL_MAX_SIZE,
-        "timeout": env.float("DB_POOL_TIMEOUT", default=30.0),
+        "timeout": DB_POOL_TIMEOUT,
     }
 # When LangGraph writes a run's checkpoint: "exit" (default) once, when the run ends or
 # stops for an approval (what resuming and time travel need); "sync"/"async" after
@@ -315,6 +328,9 @@ TOKENS_RESERVED_FOR_ANSWER = env.int("TOKENS_RESERVED_FOR_ANSWER", default=1_500
 TOKEN_BUDGET_MARGIN = env.float("TOKEN_BUDGET_MARGIN", default=0.15)
 RUN_STALE_AFTER = timedelta(seconds=env.int("RUN_STALE_AFTER_SECONDS", default=300))
 RUN_MAX_ATTEMPTS = env.int("RUN_MAX_ATTEMPTS", default=3)
+# A run still queued this long was never picked up (its task was lost, e.g. to a database
+# outage): the reaper sends it again once, then fails it, saying why.
+RUN_QUEUED_STALE_AFTER = timedelta(seconds=env.int("RUN_QUEUED_STALE_AFTER_SECONDS", default=180))
 
 # --- Logging --------------------------------------------------------------------
 # Logs carry ids, counts and timings only: never message, memory or prompt text.

@@ -27,6 +27,69 @@ FUNCTION_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
+# A stable personal fact said in passing: the offline model stores the sentence with
+# its remember tool, as the real model is instructed to (``usecases.turn.offline_facts``).
+# Each is a regex, case-insensitive except where a name must be capitalised ((?-i:...)).
+_KIN = (
+    r"wife|husband|partner|girlfriend|boyfriend|fianc[eé]e?|sister|brother|mum|mom|mother|dad|father|son|daughter"
+    r"|kid|baby|boss|manager|niece|nephew|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|best friend"
+    r"|flatmate|roommate|landlord|landlady|neighbour|neighbor|doctor|dentist|gp|vet|cat|dog|puppy|kitten|pet"
+    r"|rabbit|hamster|parrot|horse|tortoise|fish"
+)
+STABLE_FACT = (
+    r"\bi(?:'m|’m| am|m) (?:severely |very |badly )?allergic\b|\b(?:an? )?allerg(?:y|ies) to\b",
+    r"\bi (?:work|have worked|'ve worked|’ve worked) (?:at|for|in|as|on)\b",
+    r"\bi (?:own|run|rent|manage|teach at|study at|do shifts at|volunteer at)\b",
+    r"\bi(?:'m|’m| am|m)? (?:leaving|joining|starting at|quitting|retiring from) (?-i:[A-Z])",
+    r"\bi (?:left|joined|quit) (?-i:[A-Z])",
+    r"\bi(?:'m|’m| am|m) retired\b",
+    r"\bi(?:'m|’m| am|m) (?:a|an) (?!bit\b|little\b|lot\b|fan\b|huge\b|big fan\b)[a-z]+(?: [a-z]+)? (?:at|on|in|for)\b",
+    r"\bi (?:live|have lived|'ve lived|moved|have moved|'ve moved|am moving|'m moving|grew up) (?:in|to|here|from)\b",
+    r"\b(?:is|'s|’s|was|are|were) (?:called|named) (?-i:[A-Z])",
+    r"\b(?:i|we) (?:own|have|run|got|adopted) (?:a|an|our|my) (?:[a-z]+ ){0,2}(?:called|named) (?-i:[A-Z])",
+    r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based|staying) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
+    r"\bhere in (?-i:[A-Z][a-z]+)",
+    r"\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
+    r"\brenamed (?:\w+ ){0,2}(?-i:[A-Z])",
+    rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})(?:'s|’s)? (?:name is |is called |is )?(?-i:[A-Z][a-z]+)",
+    r"\b(?:my|our) (?:new |old )?(?-i:[a-z]+) (?:is )?(?-i:[A-Z][a-z]+)",
+    rf"(?-i:[A-Z][a-z]+),? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
+    r"\b(?:my|our) (?:birthday|anniversary|wedding)\b",
+    r"\bi(?:'m|’m| am|m) (?:a )?(?:vegetarian|vegan|pescatarian|diabetic|coeliac|celiac|lactose intolerant)\b",
+    r"\bi (?:can't|cannot|can’t|don't|don’t) eat\b",
+)
+# An appointment or an identifier: a word for the thing, and beside it a date, a time or
+# a code (``conversations.facts``) — "the dentist is Thursday at 9:15", "invoice INV-2231".
+APPOINTMENT = (
+    r"\b(?:appointment|appt|dentist|doctor|gp|check-?up|meeting|interview|flight|exam|surgery|scan|vet|hairdresser"
+    r"|haircut|physio|therapy|therapist|booking|reservation|deadline|court date)\b"
+)
+IDENTIFIER = (
+    r"\b(?:number|no\.|code|id|invoice|order|booking|reservation|reference|ref|ticket|account|policy|plate"
+    r"|registration|pin|passport|licen[cs]e|membership|tracking|serial|iban|postcode|zip|car|van|mine's|mine’s)\b"
+)
+# A date with its time ("Friday at 3pm", "April 10 at 2pm") said about oneself is an
+# appointment, whatever it is called.
+FIRST_PERSON = r"\b(?:i|i'm|i’m|im|i've|i’ve|my|we|we're|we’re|our|me)\b"
+CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b"
+# Not a stable fact about the person: an opinion, a hypothesis, a wish.
+NOT_A_FACT = (
+    r"\b(?:i think|i feel like|i guess|i reckon|imo|in my opinion|i love|i hate|i like|i prefer|i refuse|overrated"
+    r"|underrated|if i|would you|should i|i wish|i wonder)\b"
+)
+WEEKDAYS_MONTHS = (
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august"
+    r"|september|october|november|december|tomorrow|next week)\b"
+)
+# Words of asking, not of what is asked about: left out when a question is matched
+# against what the context holds ("what's my dog's name again?" is about "dog").
+ASKING_WORDS = frozenset(
+    """
+    name names called call remind remember recall again tell know said say mentioned mention exactly already
+    anyway quick one quickly actually before forget forgot think wait gonna want need
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+
 # What a new statement says happened to an older fact: a change, an end, a correction, a
 # negation. Regex alternatives matched on word boundaries, lowercased
 # (``memories.matching.change``). General verbs and markers of change, not phrasings of one slot.

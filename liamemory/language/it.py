@@ -21,6 +21,55 @@ FUNCTION_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
+# Stable personal facts said in passing (see ``en.STABLE_FACT``).
+_KIN = (
+    r"moglie|marito|compagn[oa]|fidanzat[oa]|sorella|fratello|mamma|madre|papà|padre|figli[oa]|capo|nipote"
+    r"|cugin[oa]|zi[oa]|nonn[oa]|amic[oa]|coinquilin[oa]|vicin[oa]|medico|dentista|veterinari[oa]|gatt[oa]"
+    r"|gattin[oa]|cane|cagnolin[oa]|cucciol[oa]|coniglio|criceto|pappagallo|cavallo|tartaruga"
+)
+STABLE_FACT = (
+    r"\bsono allergic[oa]\b|\ballergi(?:a|co|ca) (?:a|al|alla|ai|alle|agli)\b",
+    r"\blavoro (?:a|da|per|in|come|presso|al|alla|allo|nel|nella|nello|all')\b",
+    r"\bfaccio (?:il|la|l'|l’)\s?[a-z]+",
+    r"\b(?:abito|vivo|sono cresciut[oa]) (?:a|in|da)\b|\bmi sono trasferit[oa]\b|\bci siamo trasferiti\b",
+    r"\b(?:ci|mi) trasferi(?:amo|sco|remo|rò)\b|\bqui a (?-i:[A-Z][a-z]+)",
+    r"\bsono in pensione\b|\b(?:ero|sono) (?:un |una )?(?:maestr[oa]|insegnante|infermier[ea]|impiegat[oa]"
+    r"|ingegnere|avvocat[oa]|architett[oa]|commess[oa]|cuoc[oa]|programmat(?:ore|rice)|sviluppat(?:ore|rice))\b",
+    r"\b(?:il mio|la mia|i miei|le mie) (?:\w+ ){0,2}preferit[oaie]\b",
+    r"\bsi chiama(?:va|no)?\s+(?-i:[A-Z])",
+    r"\b(?:l'abbiamo|l’abbiamo|abbiamo) (?:rinominat[oa]|ribattezzat[oa]|chiamat[oa])\b",
+    rf"\b(?:mio|mia|nostro|nostra|mie|miei) (?:{_KIN}) (?:è |si chiama )?(?-i:[A-Z][a-z]+)",
+    rf"(?-i:[A-Z][a-z]+),? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN})\b",
+    r"\b(?:il mio|il nostro) (?:compleanno|anniversario|matrimonio)\b",
+    r"\bsono (?:vegetarian[oa]|vegan[oa]|celiac[oa]|diabetic[oa]|intollerante)\b",
+    r"\bnon (?:posso )?mangio\b",
+)
+APPOINTMENT = (
+    r"\b(?:appuntamento|dentista|medico|visita|controllo|riunione|colloquio|volo|esame|intervento|veterinario"
+    r"|parrucchiere|fisioterapista|prenotazione|scadenza|udienza)\b"
+)
+IDENTIFIER = (
+    r"\b(?:numero|codice|fattura|ordine|prenotazione|riferimento|biglietto|conto|polizza|targa|pin|passaporto"
+    r"|patente|tessera|pratica|matricola|iban|cap|targat[oa]|macchina|auto)\b"
+)
+FIRST_PERSON = r"\b(?:io|mi|mio|mia|miei|mie|ho|sono|abbiamo|siamo|noi|nostr[oaie]|ci)\b"
+CLOCK = r"\balle\s\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}:\d{2}\b"
+NOT_A_FACT = (
+    r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
+    r"|se io|dovrei|vorrei|chissà)\b"
+)
+WEEKDAYS_MONTHS = (
+    r"\b(?:lunedì|lunedi|martedì|martedi|mercoledì|mercoledi|giovedì|giovedi|venerdì|venerdi|sabato|domenica"
+    r"|gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre|domani"
+    r"|settimana prossima)\b"
+)
+ASKING_WORDS = frozenset(
+    """
+    nome chiama chiamava chiamato ricordi ricordami ricorda ricordare dimmi detto dire sai sapere già di nuovo
+    ancora esattamente scusa veloce prima dimenticato
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+
 # What a new statement says happened to an older fact (see ``en.CHANGE_CUES``).
 CHANGE_CUES = (
     r"non \S+ più|non \S+ \S+ più|più|ormai|d'ora in poi|da ora in poi|da oggi|adesso|ora|invece|in realtà|anzi",

@@ -222,6 +222,11 @@ def test_a_database_outage_answers_503_json(alice, settings, monkeypatch, debug)
     ):
         body = error(response, 503)
         assert "database" in body["message"].lower() and "127.0.0.1" not in body["message"]
+    # The pages too: a 503 the browser may retry, not a 500 (nor, under DEBUG, a traceback).
+    for path in ("/", "/memory/", "/search?q=x"):
+        page = client.get(path)
+        assert page.status_code == 503 and page["Retry-After"], (path, page.status_code)
+        assert b"database" in page.content.lower() and b"127.0.0.1" not in page.content
 
 
 @pytest.mark.parametrize("confirm", ["yes", "true", 1, "1", "on"])

@@ -101,7 +101,12 @@ def test_staff_fork_a_thread_from_a_checkpoint_in_the_admin(alice, staff, fake_a
     client.force_login(staff)
     assert "checkpoints/" in client.get(f"/admin/agents/run/{first.id}/change/").content.decode()
     page = client.get(f"/admin/agents/run/{first.id}/checkpoints/")
-    assert page.status_code == 200 and "Fork from here" in page.content.decode()
+    text = page.content.decode()
+    assert page.status_code == 200 and "Fork from here" in text
+    # Each checkpoint shows the message it follows; the run you came from is marked.
+    assert "“first question”" in text and "“second question”" in text
+    current = [c for c in page.context["checkpoints"] if c["is_current"]]
+    assert current and {c["run_id"] for c in current} == {str(first.id)} and "this run" in text
     final_of_first = next(
         c for c in page.context["checkpoints"] if c["run_id"] == str(first.id) and c["new_messages"] == 1
     )
@@ -110,6 +115,9 @@ def test_staff_fork_a_thread_from_a_checkpoint_in_the_admin(alice, staff, fake_a
     )
     fork = Thread.objects.exclude(pk=thread.pk).get(owner=alice)
     assert response.status_code == 302 and response["Location"] == f"/admin/conversations/thread/{fork.pk}/change/"
+    # It lands in alice's own list: labelled as made by staff, not passed off as hers.
+    client.force_login(alice)
+    assert "copy made by staff" in fork.title and "copy made by staff" in client.get("/").content.decode()
     assert [m.text for m in Message.objects.filter(thread=fork).order_by("sequence")] == [
         "first question",
         "first answer",

@@ -98,15 +98,9 @@ class Context:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def relevant_memories(
-    *, user, thread: Thread, agent: AgentSpec, query: str, limit: int = 8, allowed: bool | None = None
-) -> list[Memory]:
-    """Pinned kinds first, then the memories most similar to the message.
-
-    ``allowed``: the turn's memory switch when the caller already knows it.
-    """
-    if allowed is None:
-        allowed = long_term_memory_allowed(user=user, thread=thread)
+def relevant_memories(*, user, agent: AgentSpec, query: str, allowed: bool, limit: int = 8) -> list[Memory]:
+    """Pinned kinds first, then the memories most similar to the message (none when ``allowed``,
+    the turn's memory switch, is off)."""
     if not allowed:
         return []
     pinned = pinned_memories(user=user, kinds=agent.pinned_kinds, limit=limit) if agent.pinned_kinds else []
@@ -282,6 +276,14 @@ def cap_window_tokens(rows: list[Message], *, cap: int, keep_turns: int = 2) -> 
 def build_context(
     *, thread: Thread, agent: AgentSpec, user, request_message: Message, memory_allowed: bool | None = None
 ) -> Context:
+    """The model's input for ``request_message``.
+
+    ``memory_allowed``: the turn's memory switch, decided once by the runner
+    (``runner._runtime``); callers outside a turn (benchmarks, tests) leave it out and
+    it is decided here from the same rule.
+    """
+    if memory_allowed is None:
+        memory_allowed = long_term_memory_allowed(user=user, thread=thread)
     if not thread.incognito and request_message.text and embeddings.enabled():
         # The message's query vector is made in another thread while the summary and the
         # window are read; memory recall then takes it from the cache.
@@ -297,9 +299,7 @@ def build_context(
     rows = with_late_corrections(rows, thread=thread, request_message=request_message)
     rows = cap_window_tokens(rows, cap=settings.MEMORY_WINDOW_TOKENS)
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
-    memories = relevant_memories(
-        user=user, thread=thread, agent=agent, query=request_message.text, allowed=memory_allowed
-    )
+    memories = relevant_memories(user=user, agent=agent, query=request_message.text, allowed=memory_allowed)
     first_seq = rows[0].sequence if rows else request_message.sequence
     excerpts = relevant_excerpts(
         thread=thread,

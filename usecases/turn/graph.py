@@ -202,7 +202,7 @@ def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         run=rt.run,
         agent=rt.agent,
         window_first_sequence=info.get("window_first_sequence", rt.request_message.sequence),
-        memory_allowed=info.get("memory_allowed", False),
+        memory_allowed=rt.memory_allowed,
     )
     blocks = []
     for call in [b for b in state["new"][-1]["content"] if b.get("type") == "tool_use"]:

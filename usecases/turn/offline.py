@@ -1,13 +1,16 @@
 """The offline model: deterministic, labelled, and driving the same graph and tools.
 
-It is chosen for a run when no API key is configured. It understands plain requests
-in English and Italian — remember this, what do you know about me, forget that, what
-did I say about … — and answers them through real ``tool_use`` blocks. Any other
-question is answered from the memories and search results in its context when they
-match, quoting them. "What did I say about …" is answered from the older excerpts of the
-thread that context assembly put in the system prompt, quoted with their message number
-and date; only when none matches does it call ``search_history``. Usage is estimated,
-as no provider reports it.
+It is chosen for a run when no API key is configured: it is how a newcomer meets the
+product, so it shows memory working. It understands plain requests in English and
+Italian — remember this, what do you know about me, forget that, what did I say about …
+— and answers them through real ``tool_use`` blocks. A stable personal fact said in
+passing ("I work at …", "our cat is called …") is stored with ``remember_fact``, as the
+real model is instructed to (``offline_facts``). Any other question is answered from
+everything its context holds — memories, older excerpts, the summary's lines, the
+window — quoting the line it used and saying where it comes from
+(``offline_context``), in the language of the question; only a "what did I say about …"
+that nothing in the context answers calls ``search_history``. Usage is estimated, as
+no provider reports it.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ from typing import Any
 from django.conf import settings
 
 from conversations.tokens import estimate_messages, estimate_text
-from liamemory import embeddings
+from liamemory.language import en, it
 from liamemory.llm import ModelReply, Usage
-from usecases.turn.offline_words import content_words, fold
+from usecases.turn.offline_context import LABEL, Line, answer_lines, context_lines, where
+from usecases.turn.offline_facts import stable_fact
+from usecases.turn.offline_words import fold
 
-LABEL = "(offline model)"
 _WORDS = re.compile(r"\S+\s*|\s+")
 
 
@@ -77,9 +81,36 @@ def _match(patterns: list[re.Pattern], text: str) -> str | None:
     return None
 
 
+_ITALIAN_ONLY = it.FUNCTION_WORDS - en.FUNCTION_WORDS
+_ENGLISH_ONLY = en.FUNCTION_WORDS - it.FUNCTION_WORDS
+
+
 def _is_italian(text: str) -> bool:
-    words = set(fold(text).split())
-    return len(words & {"cosa", "che", "mio", "mia", "ricorda", "ricordati", "dimentica", "sai", "ho", "di", "il"}) >= 1
+    """Whether ``text`` reads as Italian: more words only Italian uses than words only English uses."""
+    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", (text or "").lower())
+    italian = sum(1 for w in words if w in _ITALIAN_ONLY or fold(w) in _ITALIAN_ONLY)
+    italian += len(re.findall(r"[àèéìòù]", text or ""))
+    english = sum(1 for w in words if w in _ENGLISH_ONLY)
+    return italian > english
+
+
+# A message that asks something: a question mark, an interrogative opening, "remind me".
+_ASKS = re.compile(
+    r"\?\s*$|\?\s|^\W*(?:who|whom|whose|what|what's|when|where|which|why|how|remind me|do you (?:know|remember)"
+    r"|chi|cosa|che cosa|quando|dove|quale|qual|perch[eé]|come|quanto|quanti|quante|ricordami|ti ricordi)\b",
+    re.I,
+)
+
+
+def _quote(lines: list[Line], *, italian: bool) -> str:
+    first, *rest = lines
+    opening = "Da quanto mi hai detto" if italian else "From what you told me"
+    if first.source == "memory":
+        opening = "Da quanto ricordo" if italian else "From what I remember"
+    text = f"{opening}: “{first.text}” ({where(first, italian=italian)})"
+    for line in rest:
+        text += f"; {'prima' if italian else 'earlier'}: “{line.text}” ({where(line, italian=italian)})"
+    return text + "."
 
 
 def _request_text(messages: list[dict[str, Any]]) -> tuple[int, str]:
@@ -118,62 +149,6 @@ def _tool_results_since(messages: list[dict[str, Any]], start: int) -> list[tupl
     return out
 
 
-def _memory_lines(system: list[dict[str, Any]]) -> list[str]:
-    text = "\n".join(b.get("text", "") for b in system)
-    return [m.group(1) for m in re.finditer(r"^- \[[a-z_]+ #\d+\] (.+)$", text, re.M)]
-
-
-# The line shape of ``usecases.turn.context.EXCERPT_LINE``.
-_EXCERPT_LINE = re.compile(r"^- \[#(?P<seq>\d+), (?P<date>[\d-]+), (?P<role>\w+)\] “(?P<text>.*)”$", re.M)
-
-
-def _excerpts(system: list[dict[str, Any]]) -> dict[str, str]:
-    """The older excerpts in the context: text -> "message #N, date"."""
-    text = "\n".join(b.get("text", "") for b in system)
-    return {m["text"]: f"message #{m['seq']}, {m['date']}" for m in _EXCERPT_LINE.finditer(text)}
-
-
-def _quote_excerpts(question: str, excerpts: dict[str, str], it: bool) -> str:
-    """The excerpts that share words with ``question``, quoted with where they come from."""
-    quotes = "\n".join(f"- “{t}” ({excerpts[t]})" for t in _best_overlap(question, list(excerpts)))
-    if not quotes:
-        return ""
-    return ("Prima in questa conversazione:\n" if it else "Earlier in this conversation:\n") + quotes
-
-
-def _best_overlap(question: str, candidates: list[str]) -> list[str]:
-    wanted = content_words(question)
-    scored = []
-    for cand in candidates:
-        have = content_words(cand)
-        hits = sum(1 for w in wanted if any(h.startswith(w[:5]) or w.startswith(h[:5]) for h in have if len(h) > 2))
-        if hits:
-            scored.append((hits, cand))
-    scored.sort(key=lambda p: -p[0])
-    return [c for _, c in scored[:3]]
-
-
-# How far above what unrelated statements score a memory must be to answer a question
-# that shares no word with it (the margin memory recall uses, ``retrieval_memories``).
-_MEANING_MARGIN = 0.05
-
-
-def _closest_in_meaning(question: str, candidates: list[str]) -> list[str]:
-    """The candidate that means what ``question`` asks about, across languages.
-
-    "Qual è il mio numero d'ordine?" shares no word with "my order number is A-7781";
-    the multilingual embedding sees that they are about the same thing.
-    """
-    if not candidates or not embeddings.enabled():
-        return []
-    query = embeddings.query_vector(question)
-    sims = embeddings.passage_vectors(candidates) @ query
-    best = int(sims.argmax())
-    if sims[best] < embeddings.unrelated_similarity(query) + _MEANING_MARGIN:
-        return []
-    return [candidates[best]]
-
-
 class OfflineModel:
     name = NAME
 
@@ -193,7 +168,8 @@ class OfflineModel:
         start, request = _request_text(messages)
         done = _tool_results_since(messages, start)
         it = _is_italian(request)
-        blocks = self._decide(request, done, available, system, it)
+        lines = context_lines(system, messages, start)
+        blocks = self._decide(request, done, available, lines, it)
         usage = Usage(
             input_tokens=sum(estimate_text(b.get("text", "")) for b in system) + estimate_messages(messages),
             output_tokens=estimate_messages([{"content": blocks}]),
@@ -209,7 +185,9 @@ class OfflineModel:
     def _say(self, text: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": f"{LABEL} {text}"}]
 
-    def _decide(self, request: str, done: list, available: set[str], system: list, it: bool) -> list[dict[str, Any]]:
+    def _decide(
+        self, request: str, done: list, available: set[str], lines: list[Line], it: bool
+    ) -> list[dict[str, Any]]:
         n = len(done)
         remember = _match(_REMEMBER, request)
         forget = _match(_FORGET, request)
@@ -256,13 +234,13 @@ class OfflineModel:
             found = done[-1][2].get("memories") or []
             if not found:
                 return self._say("Non so ancora nulla di te." if it else "I don't know anything about you yet.")
-            lines = "\n".join(f"- {m['content']}" for m in found)
-            return self._say(("Ecco cosa so di te:\n" if it else "Here is what I know about you:\n") + lines)
+            known = "\n".join(f"- {m['content']}" for m in found)
+            return self._say(("Ecco cosa so di te:\n" if it else "Here is what I know about you:\n") + known)
 
         if said and not done:
-            quoted = _quote_excerpts(said, _excerpts(system), it)
-            if quoted:
-                return self._say(quoted)
+            found = answer_lines(said, lines)
+            if found:
+                return self._say(_quote(found, italian=it))
         if said and "search_history" in available:
             if not done:
                 return self._tool("search_history", {"query": said}, n)
@@ -276,14 +254,26 @@ class OfflineModel:
             quotes = "\n".join(f"- “{e['text']}” (message #{e['sequence']})" for e in excerpts[:3])
             return self._say(("Avevi scritto:\n" if it else "Earlier you said:\n") + quotes)
 
-        memories = _memory_lines(system)
-        matches = _best_overlap(request, memories) or _closest_in_meaning(request, memories)
-        if matches:
-            quoted = "; ".join(f"“{m}”" for m in matches)
-            return self._say(f"Da quanto ricordo: {quoted}." if it else f"From what I remember: {quoted}.")
-        quoted = _quote_excerpts(request, _excerpts(system), it)
-        if quoted:
-            return self._say(quoted)
+        # A fact said beside a question ("any gloves that don't smell? I'm allergic to latex") is kept.
+        fact = stable_fact(request)
+        if fact and "remember_fact" in available:
+            return self._noted(fact, done, n, it)
+        if _ASKS.search(request):
+            found = answer_lines(request, lines)
+            if found:
+                return self._say(_quote(found, italian=it))
+        elif not done:
+            # A statement that is no fact to keep (small talk, an opinion): acknowledged.
+            return self._say("Capito." if it else "Got it.")
         if it:
             return self._say("Non ho informazioni su questo. Posso ricordare qualcosa per te: scrivi «ricorda che …».")
         return self._say("I don't have information about that. I can keep notes for you: say “remember that …”.")
+
+    def _noted(self, fact: str, done: list, n: int, it: bool) -> list[dict[str, Any]]:
+        """Store a fact said in passing, then say so; a refused write (memory off, the cap) is only noted."""
+        if not done:
+            return self._tool("remember_fact", {"content": fact, "importance": 3}, n)
+        result = done[-1][2]
+        if result.get("ok") and result.get("status") != "pending":
+            return self._say(f"Me lo segno: “{result['content']}”." if it else f"Noted: “{result['content']}”.")
+        return self._say("Capito." if it else "Got it.")

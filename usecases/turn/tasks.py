@@ -11,11 +11,21 @@ from typing import Any
 
 from celery import shared_task
 
-from agents.run_lifecycle import run_reap_stale
+from agents.run_lifecycle import DATABASE_UNAVAILABLE_ERRORS, run_reap_stale
 from usecases.turn import runner
 
 
-@shared_task(name="agents.execute_run", soft_time_limit=240, time_limit=300)
+@shared_task(
+    name="agents.execute_run",
+    soft_time_limit=240,
+    time_limit=300,
+    # The database unreachable (an outage, a restart): try again later rather than drop
+    # the task and leave the run queued. A retry is safe: only one claim goes through.
+    autoretry_for=DATABASE_UNAVAILABLE_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=30,
+    max_retries=12,
+)
 def execute_run(run_id: str) -> None:
     """Run one chat turn. Safe to deliver twice: the claim lets only one through."""
     runner.run_execute(run_id=run_id)

@@ -1,0 +1,142 @@
+"""The offline model as a newcomer meets it: facts said in passing are kept and answered later.
+
+Every turn goes through the real services, the graph and the tools (``run_turn``).
+"""
+
+import pytest
+
+from conversations.content import text_block
+from conversations.services import messages_append, thread_create
+from memories.embedding_services import memory_embeddings_update
+from memories.models import Memory, MemoryPreference
+from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.turn.offline_context import Line, answer_lines
+from usecases.turn.offline_facts import stable_fact
+
+SMALL_TALK = [
+    "hey, long day at work today",
+    "How long do you boil an egg for a soft yolk?",
+    "that film last night was so overrated",
+    "ugh it's raining again",
+    "Any tips for sleeping better?",
+]
+
+
+def _chat(user, thread, n: int) -> None:
+    for i in range(n):
+        run_turn(user, thread, SMALL_TALK[i % len(SMALL_TALK)])
+
+
+@pytest.mark.django_db
+def test_a_pet_named_long_ago_and_renamed_later_is_answered_with_its_name(alice):
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "Our dog is called Bruno, he's a very lazy beagle.")
+    _chat(alice, thread, 25)
+    reply = reply_text(run_turn(alice, thread, "What's my dog's name?"))
+    assert reply.startswith("(offline model)") and "Bruno" in reply
+    assert "“Our dog is called Bruno" in reply  # the line it used, quoted
+
+    run_turn(alice, thread, "We renamed the dog Rocco last week, Bruno never suited him.")
+    _chat(alice, thread, 22)
+    reply = reply_text(run_turn(alice, thread, "What's my dog's name?"))
+    assert "Rocco" in reply
+    assert "Bruno" not in reply or reply.index("Rocco") < reply.index("Bruno")  # the newest first
+
+
+@pytest.mark.django_db
+def test_an_italian_question_gets_an_italian_answer_from_the_summary_or_excerpts(alice):
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "Il mio medico si chiama dottor Ferri, riceve il martedì.")
+    _chat(alice, thread, 24)
+    reply = reply_text(run_turn(alice, thread, "Come si chiama il mio medico?"))
+    assert "Ferri" in reply and reply.startswith("(offline model) Da quanto")
+
+
+@pytest.mark.django_db
+def test_a_fact_in_the_window_is_answered_from_the_window(alice):
+    thread = thread_create(owner=alice, incognito=True)  # no memory: only the window holds it
+    run_turn(alice, thread, "The invoice for the boiler is INV-7731.")
+    run_turn(alice, thread, "ugh it's raining again")
+    reply = reply_text(run_turn(alice, thread, "what was the boiler invoice number?"))
+    assert "INV-7731" in reply
+
+
+@pytest.mark.django_db
+def test_facts_said_in_passing_are_stored_through_the_remember_tool(alice):
+    thread = thread_create(owner=alice)
+    for text in [
+        "im a nurse on the cardiac ward at St Brigid's, nearly six years now",
+        "random one, any nitrile gloves that don't smell? I'm allergic to latex so nitrile it is",
+        "and I have the dentist Thursday 14 November at 8:30am, great planning",
+        "Il mio gatto si chiama Miso ed è molto pigro",
+    ]:
+        run = run_turn(alice, thread, text)
+        assert reply_text(run).startswith(("(offline model) Noted: “", "(offline model) Me lo segno: “"))
+        call = run.trace_events.get(kind="tool_call", name="remember_fact")
+        assert call.payload["result"]["ok"] is True
+    stored = list(Memory.objects.filter(user=alice).values_list("content", "source_thread", "writer_name"))
+    contents = [c for c, *_ in stored]
+    assert len(stored) == 4 and all(t == thread.pk and w == "assistant" for _, t, w in stored)
+    assert "I'm allergic to latex so nitrile it is" in contents  # the sentence that states it, openers out
+    assert "I have the dentist Thursday 14 November at 8:30am, great planning" in contents
+    # A new conversation knows them (their vectors are made by the worker; here, now).
+    memory_embeddings_update(memory_ids=list(Memory.objects.filter(user=alice).values_list("pk", flat=True)))
+    new_thread = thread_create(owner=alice)
+    reply = reply_text(run_turn(alice, new_thread, "which kind of gloves must I avoid, with my allergy?"))
+    assert "latex" in reply
+
+
+@pytest.mark.django_db
+def test_small_talk_questions_and_opinions_are_never_stored(alice):
+    thread = thread_create(owner=alice)
+    for text in [*SMALL_TALK, "I think Rome is the best city in the world", "what's my doctor's name?"]:
+        run_turn(alice, thread, text)
+    assert not Memory.objects.filter(user=alice).exists()
+
+
+@pytest.mark.django_db
+def test_a_fact_said_where_memory_is_off_is_not_stored(alice):
+    run = run_turn(alice, thread_create(owner=alice, incognito=True), "our cat is called Pickle")
+    assert "Noted" not in reply_text(run) and not Memory.objects.filter(user=alice).exists()
+    MemoryPreference.objects.create(user=alice, long_term_enabled=False)
+    run_turn(alice, thread_create(owner=alice), "our cat is called Pickle")
+    assert not Memory.objects.filter(user=alice).exists()
+
+
+@pytest.mark.django_db
+def test_the_cap_applies_to_facts_said_in_passing(alice, settings):
+    settings.MEMORY_MAX_ACTIVE_PER_USER = 2
+    thread = thread_create(owner=alice)
+    for text in ["our cat is called Pickle", "my sister Maeve lives in Cork", "I work at Nexora as a developer"]:
+        run_turn(alice, thread, text)
+    assert Memory.objects.filter(user=alice).count() == 2
+
+
+def test_which_sentences_state_a_stable_fact():
+    assert stable_fact("also the flat is a mess. our cat is called Pickle!") == "Our cat is called Pickle!"
+    assert stable_fact("my order number is A-7781, can you check it") is not None
+    assert stable_fact("Lavoro da Nexora come sviluppatore") is not None
+    for text in [
+        "hey. just off a 12 hour night shift",
+        "I think the Latin Quarter is overrated",
+        "How long do you boil an egg?",
+        "What's my dog's name?",
+        "Matilde mi chiede cosa voglio per il mio compleanno. Qual è il mio piatto preferito?",
+        "I'm tired today",
+    ]:
+        assert stable_fact(text) is None, text
+
+
+def test_a_name_is_not_an_answer_to_any_question_about_a_name():
+    lines = [Line("Hi! My name is Marco Bianchi.", "excerpt", "2026-01-01", 1, (1, "2026-01-01", 1))]
+    lines.append(Line("Our dog is called Bruno", "excerpt", "2026-01-01", 9, (1, "2026-01-01", 9)))
+    assert [line.text for line in answer_lines("What's my dog's name?", lines)] == ["Our dog is called Bruno"]
+
+
+@pytest.mark.django_db
+def test_tool_traffic_in_the_window_is_never_quoted(alice):
+    thread = thread_create(owner=alice)
+    messages_append(thread=thread, items=[{"role": "user", "content": [text_block("hello")]}])
+    run_turn(alice, thread, "remember that my gate code is 4411")
+    reply = reply_text(run_turn(alice, thread, "what is my gate code?"))
+    assert "4411" in reply and "remember_fact" not in reply and "memory_id" not in reply

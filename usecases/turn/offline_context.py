@@ -1,0 +1,193 @@
+"""What the offline model can quote: every line its context holds, and the ones a question asks about.
+
+A real model reads its whole context; so does the offline one: the memories, the older
+excerpts, the summary's lines and the window's messages (``context_lines``). A question
+is matched against all of them (``answer_lines``): its content words, weighted by how
+rare they are among the lines, found in a line as words or word stems; when no line
+shares a word, the multilingual embedding finds the one closest in meaning, across
+languages. Of the lines that match nearly as well as the best, the newest come first,
+so a value that changed ("we renamed him Rocco") is quoted before the one it replaced.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from conversations.informative import near_identical, only_asks, says_nothing
+from liamemory import embeddings
+from liamemory.language import en, it
+from usecases.turn.offline_words import content_words, fold
+
+LABEL = "(offline model)"
+# Lines this close to the best score are quoted too, newest first; at most this many.
+NEAR_BEST = 0.6
+MAX_QUOTES = 2
+# How far above what unrelated statements score a line must be to answer a question
+# that shares no word with it (the margin memory recall uses, ``memories.recall``).
+MEANING_MARGIN = 0.05
+# A margin this much above ``MEANING_MARGIN`` weighs as much as the best shared words.
+MEANING_STEP = 0.05
+MEANING_CANDIDATES = 40
+
+_ASKING = en.ASKING_WORDS | it.ASKING_WORDS
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    source: str  # memory | summary | excerpt | window
+    date: str = ""
+    sequence: int | None = None
+    # Later is newer: (tier, date, position). Memories are current but undated.
+    order: tuple = ()
+
+
+def _system_text(system: list[dict[str, Any]]) -> str:
+    return "\n".join(b.get("text", "") for b in system)
+
+
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_MEMORY_LINE = re.compile(r"^- \[[a-z_]+ #(?P<id>\d+)\] (?P<text>.+)$", re.M)
+# The line shape of ``usecases.turn.context.EXCERPT_LINE``.
+_EXCERPT_LINE = re.compile(r"^- \[#(?P<seq>\d+), (?P<date>[\d-]+), (?P<role>\w+)\] “(?P<text>.*)”$", re.M)
+# The summary's lines (``conversations.extractive``): "2026-12-03:" then "- User: …".
+_SUMMARY_BLOCK = re.compile(r"^Summary of the conversation so far:\n(?P<body>.*?)(?=\n\n|\Z)", re.M | re.S)
+_DAY = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2}):$")
+_SUMMARY_LINE = re.compile(
+    r"^- (?:(?P<date>\d{4}-\d{2}-\d{2}) )?(?:(?P<label>User|Assistant|Note)(?: \(#\d+\))?: )?(?P<text>.+)$"
+)
+
+
+def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], request_index: int) -> list[Line]:
+    """Every line of the context worth quoting, the request itself left out."""
+    text = _system_text(system)
+    lines = [Line(m["text"], "memory", order=(0, "", int(m["id"]))) for m in _MEMORY_LINE.finditer(text)]
+    summary = _SUMMARY_BLOCK.search(text)
+    if summary:
+        day = ""
+        for i, raw in enumerate(summary["body"].splitlines()):
+            if heading := _DAY.match(raw):
+                day = heading["date"]
+            elif (m := _SUMMARY_LINE.match(raw)) and m["label"] != "Assistant":
+                date = m["date"] or day
+                lines.append(Line(m["text"], "summary", date=date, order=(1, date, i / 1000)))
+    for m in _EXCERPT_LINE.finditer(text):
+        seq = int(m["seq"])
+        lines.append(Line(m["text"], "excerpt", date=m["date"], sequence=seq, order=(1, m["date"], seq)))
+    for index, message in enumerate(messages[:request_index]):
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            said = block.get("text", "") if block.get("type") == "text" else ""
+            if said.startswith("[Note from the system:"):
+                said = said.removeprefix("[Note from the system:").rstrip("]").strip()
+            elif said.startswith(("Reminder of your constraints", LABEL)):
+                said = ""
+            if said.strip():
+                lines.append(Line(said.strip(), "window", order=(2, "", index)))
+    return [line for line in lines if _quotable(line)]
+
+
+def _quotable(line: Line) -> bool:
+    return not (line.text.startswith(LABEL) or only_asks(line.text) or says_nothing(line.text))
+
+
+def _question_words(question: str) -> set[str]:
+    words = {fold(w).removesuffix("'s").strip("'’") for w in content_words(question)}
+    return {w for w in words if len(w) > 1 and w not in _ASKING and not w.isdigit()}
+
+
+def _matches(word: str, have: set[str]) -> bool:
+    for h in have:
+        if h == word:
+            return True
+        if len(word) >= 4 and len(h) >= 4 and (h.startswith(word[:5]) or word.startswith(h[:5])):
+            return True
+        if len(word) >= 4 and word in h:  # "name" in "renamed"
+            return True
+    return False
+
+
+def _statements(text: str) -> str:
+    """``text`` without its questions: a line is matched on what it states."""
+    return " ".join(x for x in _SENTENCES.split(text) if not x.rstrip().endswith("?"))
+
+
+def _asked(question: str) -> str:
+    """The sentences of a message that ask ("… lol. quick test, do you remember her name?")."""
+    asking = [x for x in _SENTENCES.split(question) if x.rstrip().endswith("?")]
+    return " ".join(asking) or question
+
+
+def answer_lines(question: str, lines: list[Line]) -> list[Line]:
+    """The lines that answer ``question``, newest first; empty when none does.
+
+    Each line scores its rare shared words (relative to the best line, 0..1) plus how far
+    its meaning stands above what unrelated statements score for the question (in steps
+    of ``MEANING_STEP``), when embeddings are on.
+    """
+    lines = _unique(lines)
+    if not lines:
+        return []
+    asked = _asked(question)
+    wanted = _question_words(asked)
+    have = [{fold(w).removesuffix("'s") for w in content_words(_statements(line.text))} for line in lines]
+    df = {w: sum(1 for h in have if _matches(w, h)) for w in wanted}
+    lexical = [sum(math.log(1 + len(lines) / df[w]) for w in wanted if df[w] and _matches(w, h)) for h in have]
+    top = max(lexical)
+    scores = [x / top if top > 0 else 0.0 for x in lexical]
+    for i, margin in _meaning_margins(asked, lines).items():
+        scores[i] += max(0.0, margin - MEANING_MARGIN) / MEANING_STEP
+    best = max(scores)
+    if best <= 0:
+        return []
+    picked = [line for line, score in zip(lines, scores, strict=True) if score >= NEAR_BEST * best]
+    return sorted(picked, key=lambda line: line.order, reverse=True)[:MAX_QUOTES]
+
+
+def _unique(lines: list[Line]) -> list[Line]:
+    """One line per thing said: of near-identical lines the newest stays."""
+    kept: list[Line] = []
+    for line in sorted(lines, key=lambda x: x.order, reverse=True):
+        if not any(near_identical(line.text, k.text) for k in kept):
+            kept.append(line)
+    return kept
+
+
+_VECTORS: dict[str, Any] = {}
+_VECTORS_MAX = 4096
+
+
+def _meaning_margins(question: str, lines: list[Line]) -> dict[int, float]:
+    """For the lines beyond the window, how far each one's cosine to ``question`` exceeds unrelated statements'.
+
+    "Qual è il mio numero d'ordine?" shares no word with "my order number is A-7781";
+    the multilingual embedding sees that they are about the same thing. Vectors of lines
+    are kept per process: the summary and memories come back turn after turn.
+    """
+    if not embeddings.enabled():
+        return {}
+    index = [i for i, line in enumerate(lines) if line.source != "window"][-MEANING_CANDIDATES:]
+    if not index:
+        return {}
+    missing = [lines[i].text for i in index if lines[i].text not in _VECTORS]
+    if missing:
+        if len(_VECTORS) > _VECTORS_MAX:
+            _VECTORS.clear()
+        _VECTORS.update(zip(missing, embeddings.passage_vectors(missing), strict=True))
+    query = embeddings.query_vector(question)
+    unrelated = embeddings.unrelated_similarity(query)
+    return {i: float(_VECTORS[lines[i].text] @ query) - unrelated for i in index}
+
+
+def where(line: Line, *, italian: bool) -> str:
+    """Where a quoted line comes from, in the reply's language."""
+    if line.source == "memory":
+        return "da quello che ricordo di te" if italian else "what I remember about you"
+    if line.source == "summary":
+        label = "riassunto della conversazione" if italian else "conversation summary"
+        return f"{label}, {line.date}" if line.date else label
+    if line.source == "excerpt":
+        return f"{'messaggio' if italian else 'message'} #{line.sequence}, {line.date}"
+    return "poco fa in questa conversazione" if italian else "earlier in this conversation"
