@@ -100,3 +100,18 @@ def long_term_memory_allowed(*, user: User, thread) -> bool:
 def pinned_memories(*, user: User, kinds: tuple[str, ...] = ("rule",), limit: int = 10) -> list[Memory]:
     """Active memories of the pinned kinds, put in every context regardless of the message."""
     return list(Memory.objects.for_user(user).active().of_kind(*kinds).order_by("-importance", "-id")[:limit])
+
+
+def memory_chain_ids(*, memory: Memory) -> list[int]:
+    """The memory and every older version of it (what it superseded, and so on), newest
+    first: what forgetting or erasing it takes along, so no older value comes back. Only
+    the same person's memories: a chain never crosses people."""
+    ids, frontier = [memory.pk], [memory.pk]
+    while frontier:
+        frontier = list(
+            Memory.objects.filter(user_id=memory.user_id, superseded_by_id__in=frontier)
+            .exclude(pk__in=ids)
+            .values_list("pk", flat=True)
+        )
+        ids += frontier
+    return ids

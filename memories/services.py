@@ -30,6 +30,7 @@ from memories.embedding_services import content_md5
 from memories.matching import Verdict
 from memories.matching.change import choose, close_candidates
 from memories.models import Memory, MemoryEmbedding, MemoryKind, MemoryPreference, MemoryStatus, WriterType
+from memories.selectors import memory_chain_ids
 from memories.text import memory_text
 from memories.write_rules import (
     REVIEWED_WRITERS,
@@ -322,13 +323,8 @@ def memory_forget(*, user: User, memory_id: int | str, reason: str = "forgotten 
     except (Memory.DoesNotExist, ValueError, TypeError):
         return False
     with transaction.atomic():
-        chain = [memory]
-        frontier = [memory.pk]
-        while frontier:
-            older = list(Memory.objects.for_user(user).filter(superseded_by_id__in=frontier))
-            chain.extend(older)
-            frontier = [m.pk for m in older]
-        ids = [m.pk for m in chain]  # a deleted instance's pk is None
+        ids = memory_chain_ids(memory=memory)
+        chain = list(Memory.objects.filter(pk__in=ids))
         for item in chain:
             audit(item, actor=user, reason=reason)
             item.delete()
