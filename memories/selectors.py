@@ -100,3 +100,17 @@ def long_term_memory_allowed(*, user: User, thread) -> bool:
 def pinned_memories(*, user: User, kinds: tuple[str, ...] = ("rule",), limit: int = 10) -> list[Memory]:
     """Active memories of the pinned kinds, put in every context regardless of the message."""
     return list(Memory.objects.for_user(user).active().of_kind(*kinds).order_by("-importance", "-id")[:limit])
+
+
+def forgotten_source_messages(*, user: User) -> set[int]:
+    """Messages that were the source of one of ``user``'s memories since deleted ("forget my order").
+
+    Recall across conversations leaves them out: what the person asked to forget must not
+    come back from another conversation. Read from the memories' audit rows (which keep
+    the source, never the forgotten text).
+    """
+    return set(
+        Memory.history.model.objects.filter(user_id=user.pk, history_type="-", source_message_id__isnull=False)
+        .values_list("source_message_id", flat=True)
+        .distinct()
+    )
