@@ -23,8 +23,8 @@ run: migrate
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# Style, the architecture (.importlinter: one-way layers, no module cycles), then the
-# types of the services, selectors, agents and governance ([tool.mypy] in pyproject).
+# Style, the architecture (.importlinter: one-way layers, independent domain apps, no
+# module cycles), then the types ([tool.mypy] in pyproject).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from agents import selectors
 from agents.models import Run, RunStatus
-from agents.sse import event_stream_response, sse, stream_events
+from api.sse import event_stream_response, sse, stream_events
 from api.turn_serializers import MessageOutSerializer, RunOutSerializer, TurnInSerializer, TurnOutSerializer
 from conversations.models import Message
 from conversations.selectors import message_list, run_reply_message, thread_get_for_user

@@ -43,7 +43,7 @@ STAGES = [
     ("claim", ("run_claim",)),
     ("enqueue (post a turn)", ("turn_submit", "_enqueue_run", "apply_async")),
     ("poll (GET run)", ("RunDetailApi",)),
-    ("stream (GET events)", ("follow_run", "stream_events", "RunEventsApi", "agents/sse.py")),
+    ("stream (GET events)", ("follow_run", "stream_events", "RunEventsApi", "api/sse.py")),
     ("runner: load the run, start the graph", ("usecases/turn/runner.py", "usecases/tasks.py")),
     ("other API requests", ("rest_framework/",)),
     ("Django request handling", ("django/core/handlers", "django/middleware", "django/contrib")),

@@ -114,3 +114,18 @@ def forgotten_source_messages(*, user: User) -> set[int]:
         .values_list("source_message_id", flat=True)
         .distinct()
     )
+
+
+def memory_chain_ids(*, memory: Memory) -> list[int]:
+    """The memory and every older version of it (what it superseded, and so on), newest
+    first: what forgetting or erasing it takes along, so no older value comes back. Only
+    the same person's memories: a chain never crosses people."""
+    ids, frontier = [memory.pk], [memory.pk]
+    while frontier:
+        frontier = list(
+            Memory.objects.filter(user_id=memory.user_id, superseded_by_id__in=frontier)
+            .exclude(pk__in=ids)
+            .values_list("pk", flat=True)
+        )
+        ids += frontier
+    return ids

@@ -30,6 +30,7 @@ from memories.embedding_services import content_md5
 from memories.matching import Verdict
 from memories.matching.change import choose, close_candidates
 from memories.models import Memory, MemoryEmbedding, MemoryKind, MemoryPreference, MemoryStatus, WriterType
+from memories.selectors import memory_chain_ids
 from memories.text import memory_text
 from memories.write_rules import (
     REVIEWED_WRITERS,
@@ -85,8 +86,13 @@ class RememberOutcome:
 
 
 def _lock_user(user: User) -> None:
-    """Serialize one user's memory writes: the cap and the duplicate check read, then write."""
-    get_user_model().objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
+    """Serialize one user's memory writes: the cap and the duplicate check read, then write.
+
+    ``FOR NO KEY UPDATE``: it excludes the other writers of the person, not a row that
+    merely refers to them (a memory inserted by a correction holding that memory's lock,
+    which a supersession here waits for: with a plain ``FOR UPDATE`` the two deadlocked).
+    """
+    get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk", flat=True).first()
 
 
 # Bounded anyway by the cap on active memories; pending ones are reviewed before more pile up.
@@ -317,13 +323,8 @@ def memory_forget(*, user: User, memory_id: int | str, reason: str = "forgotten 
     except (Memory.DoesNotExist, ValueError, TypeError):
         return False
     with transaction.atomic():
-        chain = [memory]
-        frontier = [memory.pk]
-        while frontier:
-            older = list(Memory.objects.for_user(user).filter(superseded_by_id__in=frontier))
-            chain.extend(older)
-            frontier = [m.pk for m in older]
-        ids = [m.pk for m in chain]  # a deleted instance's pk is None
+        ids = memory_chain_ids(memory=memory)
+        chain = list(Memory.objects.filter(pk__in=ids))
         for item in chain:
             audit(item, actor=user, reason=reason)
             item.delete()

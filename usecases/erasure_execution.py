@@ -30,6 +30,7 @@ from liamemory.errors import Conflict, Forbidden
 from liamemory.models import StaffAccessLog
 from liamemory.roles import is_compliance_officer
 from memories.models import Memory, MemoryPreference
+from memories.selectors import memory_chain_ids
 from usecases import erasure_scan as scan
 from usecases import erasure_selectors as sel
 from usecases.erasure_receipts import receipt_build, receipt_hash
@@ -385,14 +386,7 @@ def memory_erase(*, memory: Memory, actor: User) -> dict[str, int]:
     if not is_compliance_officer(actor):
         raise ErasureForbidden("Only compliance officers can erase; staff can delete, which keeps the audit.")
     with transaction.atomic():
-        ids, frontier = [memory.pk], [memory.pk]
-        while frontier:
-            frontier = list(
-                Memory.objects.filter(user_id=memory.user_id, superseded_by_id__in=frontier).values_list(
-                    "pk", flat=True
-                )
-            )
-            ids += frontier
+        ids = memory_chain_ids(memory=memory)
         counts = _erase_memories(ids)
         history = list(Memory.history.model.objects.filter(id__in=ids).values_list("history_id", flat=True))
         counts.update(_scrub_history(history))

@@ -91,14 +91,15 @@ def chat(request: HttpRequest, thread_id) -> HttpResponse:
 def _render_chat(
     request: HttpRequest, thread, form: MessageForm, status: int = 200, correction_errors: dict | None = None
 ) -> HttpResponse:
-    through = thread.next_sequence - 1  # read first: a message written meanwhile comes with the next update
-    shown = _messages_shown(thread, message_list_for_display(thread=thread, through=through))
+    state = _turn_state(thread)
+    rows = message_list_for_display(thread=thread)
+    shown = _messages_shown(thread, rows)
     for view in shown:
         view.correction_error = (correction_errors or {}).get(view.sequence, "")
     context = {
-        **_turn_state(thread),
+        **state,
         "chat_messages": shown,
-        "through": through,
+        "through": rows[-1].sequence if rows else 0,
         "form": form,
         "tool_labels": presenters.TOOL_LABELS,
         "memory_on": long_term_enabled_for(user=request.user) and not thread.incognito,
@@ -111,7 +112,11 @@ def _messages_shown(thread, rows: list) -> list[presenters.MessageView]:
 
 
 def _turn_state(thread) -> dict:
-    """The thread, its latest turn when it is not simply completed (the status box), and its tokens."""
+    """The thread, its latest turn when it is not simply completed (the status box), and its tokens.
+
+    Read before the messages: a turn that ends in between then shows its replies, or
+    the page follows it; it is never shown ended without them.
+    """
     latest = run_selectors.run_latest_for_thread(thread=thread)
     pending = latest if latest and latest.status != RunStatus.COMPLETED else None
     return {
@@ -136,11 +141,10 @@ def chat_update(request: HttpRequest, thread_id) -> HttpResponse:
             status=400,
             content_type="text/plain; charset=utf-8",
         )
-    through = thread.next_sequence - 1
-    if form.cleaned_data["through"] is not None:
-        through = min(through, form.cleaned_data["through"])
-    rows = message_list_for_display(thread=thread, after=form.cleaned_data["after"], through=through)
-    context = {**_turn_state(thread), "chat_messages": _messages_shown(thread, rows), "through": through}
+    state = _turn_state(thread)
+    after = form.cleaned_data["after"]
+    rows = message_list_for_display(thread=thread, after=after, through=form.cleaned_data["through"])
+    context = {**state, "chat_messages": _messages_shown(thread, rows), "through": rows[-1].sequence if rows else after}
     return render(request, "web/_chat_update.html", context)
 
 

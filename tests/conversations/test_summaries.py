@@ -330,13 +330,12 @@ def test_the_model_is_called_in_no_transaction_and_a_second_job_waits_for_none(a
         cursor.execute("SELECT state FROM pg_stat_activity WHERE pid = %s", [pids[0]])
         job_state = cursor.fetchone()[0]
     # Meanwhile a turn appends to the thread without waiting for the job.
-    started = time.monotonic()
     messages_append(thread=thread, items=[{"role": "user", "content": [text_block("one more thing")]}])
-    appended_in = time.monotonic() - started
+    appended_while_the_model_thinks = job.is_alive()
     job.join(10)
 
     assert job_state == "idle"  # not "idle in transaction": no transaction waits on the model
-    assert appended_in < 1.5
+    assert appended_while_the_model_thinks
     assert results == ["created"]
     assert not Thread.objects.filter(pk=thread.pk).exclude(summary_claim="").exists()  # the claim is released
 

@@ -134,3 +134,50 @@ def test_parallel_corrections_of_one_message_one_wins_the_others_409(alice, told
     assert sorted(codes) == [201, 409, 409, 409, 409, 409]
     assert Message.objects.filter(thread=thread, corrects__isnull=False).count() == 1
     assert Memory.objects.filter(user=alice, status="active").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_remembered_change_racing_a_correction_of_the_memory_it_supersedes_never_deadlocks(alice):
+    """The write that supersedes holds the person's row; the correction holds the memory and
+    refers to the person: the person's lock must not block a row that merely refers to them."""
+    from django.db import OperationalError
+
+    from liamemory.errors import Conflict
+    from memories.models import MemoryStatus
+    from usecases.memory_correction import memory_correct
+
+    memory = memory_remember(user=alice, content="my locker code is 4417").memory
+    barrier = threading.Barrier(12)
+    outcomes: list[str] = []
+
+    def correct(n: int) -> None:
+        try:
+            barrier.wait()
+            memory_correct(actor=alice, memory=memory, content=f"my locker code is 55{n}")
+            outcomes.append("corrected")
+        except Conflict:
+            outcomes.append("conflict")
+        except OperationalError as exc:
+            outcomes.append(f"database error: {exc}")
+        finally:
+            connection.close()
+
+    def remember(n: int) -> None:
+        try:
+            barrier.wait()
+            outcomes.append(memory_remember(user=alice, content=f"my locker code is now 66{n}").action)
+        except MemoryWriteRefused as exc:
+            outcomes.append(exc.code)
+        except OperationalError as exc:
+            outcomes.append(f"database error: {exc}")
+        finally:
+            connection.close()
+
+    workers = [threading.Thread(target=f, args=(n,)) for n in range(6) for f in (correct, remember)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+    assert len(outcomes) == 12, outcomes
+    assert not [o for o in outcomes if o.startswith("database error")], outcomes
+    assert Memory.objects.filter(user=alice, status=MemoryStatus.ACTIVE).exists()

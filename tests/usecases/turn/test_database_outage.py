@@ -104,7 +104,10 @@ class Stack:
 
     def start_services(self) -> None:
         manage = [sys.executable, "manage.py"]
-        subprocess.run([*manage, "migrate", "--noinput"], cwd=REPO, env=self.env, check=True, capture_output=True)
+        migrate = subprocess.run(
+            [*manage, "migrate", "--noinput"], cwd=REPO, env=self.env, capture_output=True, text=True, timeout=600
+        )
+        assert migrate.returncode == 0, migrate.stdout + migrate.stderr
         self.spawn("web", [*manage, "runserver", f"127.0.0.1:{self.port}", "--noreload"])
         celery = [sys.executable, "-m", "celery", "-A", "config", "worker", "-l", "info"]
         pool = ["--pool", "threads", "--concurrency", "2"]
@@ -220,7 +223,8 @@ def test_a_database_outage_leaves_no_run_queued_and_requests_fail_fast(stack, fa
                 assert time.monotonic() < deadline, stack.output()
                 time.sleep(0.5)
 
-    # During the outage: a 503 at once, not after the pool's wait; /healthz says why.
+    # During the outage: a 503 within the pool's timeout (2 s; it was 30), not a hang;
+    # /healthz says why. The margin is for a loaded machine.
     for name, (seconds, status) in during.items():
-        assert status == 503 and seconds < 3.0, (name, seconds, status, during)
+        assert status == 503 and seconds < 3.5, (name, seconds, status, during)
     assert health["status"] == "error" and health["checks"]["database"] not in ("ok", "no answer in 5 s"), health

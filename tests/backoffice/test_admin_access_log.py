@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from agents.models import Run
 from liamemory.models import StaffAccessLog
+from tests.backoffice.test_admin import make_thread
 from tests.factories import MemoryFactory, RunFactory
-from tests.test_admin import make_thread
 
 pytestmark = pytest.mark.django_db
 
