@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -310,15 +310,71 @@ def corrected_lines(messages: Sequence[Message]) -> set[tuple[str, str]]:
     }
 
 
-def extractive_text(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:
-    """The previous summary's events plus the new messages', trimmed to ``budget`` tokens."""
+# Whether a newer statement changes an older one ("I moved from Rome to Turin" after "I
+# live in Rome"): a reason, or None. The use cases hand over the memories' change test
+# (``memories.matching.change``) when ready: the layers forbid importing it here.
+ChangeJudge = Callable[[str, str], "str | None"]
+_change_judge: list[ChangeJudge] = []
+CHANGED_MARK = " (changed: this replaces what was said before)"
+
+
+def set_change_judge(judge: ChangeJudge) -> None:
+    _change_judge[:] = [judge]
+
+
+def _change_pairs(lines: list[Line], first_new: int) -> list[tuple[int, int]]:
+    """(older user line, newer user line that changes it), the newer ones from ``first_new`` on."""
+    if not _change_judge:
+        return []
+    judge = _change_judge[0]
+    pairs: list[tuple[int, int]] = []
+    stale: set[int] = set()
+    # Statements only: a question ("can you check batch 101?") changes nothing it resembles.
+    users = [i for i, x in enumerate(lines) if x.label == ROLE_LABEL["user"] and not x.text.rstrip().endswith("?")]
+    for j in (i for i in users if i >= first_new):
+        for i in (i for i in users if i < j and i not in stale):
+            if judge(lines[i].text.removesuffix(CHANGED_MARK), lines[j].text):
+                stale.add(i)
+                pairs.append((i, j))
+    return pairs
+
+
+def changed_statements(*, previous_text: str, messages: Sequence[Message]) -> list[tuple[str, str]]:
+    """(earlier statement, the newer one that changed it): user lines of the summary or ``messages``."""
+    lines, first_new = _all_lines(previous_text, messages)
+    return [(lines[i].text, lines[j].text) for i, j in _change_pairs(lines, first_new)]
+
+
+def _all_lines(previous_text: str, messages: Sequence[Message]) -> tuple[list[Line], int]:
     lines = parse_lines(previous_text)
+    first_new = len(lines)
     known: set[str] = set()
     for line in lines:
         known |= content_words(line.text)
     for message in messages:
         if message.role != MessageRole.TOOL:
             lines.extend(message_lines(message, known=known))
+    return lines, first_new
+
+
+def extractive_text(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:
+    """The previous summary's events plus the new messages', trimmed to ``budget`` tokens.
+
+    The newest statement wins: a user's statement that a newer one changes goes, and the
+    newer one says that it changed (the current value, and the fact that it moved).
+    """
+    lines, first_new = _all_lines(previous_text, messages)
+    pairs = _change_pairs(lines, first_new)
+    stale, changed = {i for i, _ in pairs}, {j for _, j in pairs}
+    # The assistant's echoes of a value that changed ("order A-7781 is noted") go with it.
+    old_values = {f for i, j in pairs for f in set(find_facts(lines[i].text)) - set(find_facts(lines[j].text))}
+    stale |= {i for i, x in enumerate(lines) if x.label == ROLE_LABEL["assistant"] and old_values & concrete(x.text)}
+    if stale:
+        lines = [
+            Line(x.day, x.label, x.text + CHANGED_MARK, x.order) if i in changed else x
+            for i, x in enumerate(lines)
+            if i not in stale
+        ]
     if wrong := corrected_lines(messages):
         lines = [line for line in lines if (line.label, line.text) not in wrong]
     return render(select(lines, budget))

@@ -47,6 +47,11 @@ _FACT_PATTERNS = [
     r"\d+(?:[.,]\d+)*\s?%",
     r"\d[\d,.']*\d",
 ]
+# "#31" after "message" or in "[#31, …]" points at a message of the thread (excerpts and
+# the answers quoting them cite them so): a place in the conversation, not a fact of it.
+_MESSAGE_REFERENCE_BEFORE = re.compile(r"(?:\bmessages?|\bmessaggi?o?|\bmsg|\[)\s*$", re.IGNORECASE)
+# ... and the date that follows it in such a citation ("message #31, 2026-03-01").
+_CITED_DATE_BEFORE = re.compile(r"(?:\bmessages?|\bmessaggi?o?|\[)\s*#\d+,\s*$", re.IGNORECASE)
 _FACT_RE = re.compile(r"(?<![\w@/.-])(?:" + "|".join(f"(?:{p})" for p in _FACT_PATTERNS) + r")", re.IGNORECASE)
 _TRAILING = ".,;:"
 
@@ -61,6 +66,9 @@ def find_facts(text: str) -> list[str]:
         start, end = match.span()
         while end > start and text[end - 1] in _TRAILING:
             end -= 1
+        before = text[max(0, start - 24) : start]
+        if (text[start] == "#" and _MESSAGE_REFERENCE_BEFORE.search(before)) or _CITED_DATE_BEFORE.search(before):
+            continue
         if end > start:
             spans.append((start, end))
     facts: list[str] = []
