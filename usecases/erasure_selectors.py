@@ -19,7 +19,8 @@ from django.db.models import Q, QuerySet
 from rest_framework.authtoken.models import Token
 
 from agents.checkpointer import CHECKPOINT_TABLES
-from agents.models import Run, TraceEvent
+from agents.models import Run, RunTransition, TraceEvent
+from agents.state_machine import UNFINISHED
 from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
 from governance.models import ErasureRequest, LegalHold
 from liamemory.models import StaffAccessLog
@@ -38,6 +39,7 @@ STORES = (
     "summaries",
     "runs",
     "trace_events",
+    "run_transitions",
     "checkpoints",
     "checkpoint_blobs",
     "checkpoint_writes",
@@ -153,6 +155,9 @@ def erasure_counts(*, user_id: int, delete_account: bool) -> dict[str, int]:
         "summaries": ThreadSummary.objects.filter(thread__owner_id=user_id).count(),
         "runs": runs.distinct().count(),
         "trace_events": TraceEvent.objects.filter(run__in=runs.values("id")).count(),
+        # What they hold now, and the row each unfinished run gets when the erasure cancels it.
+        "run_transitions": RunTransition.objects.filter(run__in=runs.values("id")).count()
+        + runs.filter(status__in=UNFINISHED).distinct().count(),
         **checkpoint_counts(thread_ids=thread_ids),
         "memory_preferences": MemoryPreference.objects.filter(user_id=user_id).count(),
         "api_tokens": Token.objects.filter(user_id=user_id).count(),
