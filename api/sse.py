@@ -1,4 +1,4 @@
-"""Server-sent events of a run, shared by the API (``/api/runs/<id>/events``) and the chat page.
+"""Server-sent events of a run (``/api/runs/<id>/events``), which the chat page follows too.
 
 Each event id is a cursor (characters of text and tool steps seen so far): a client that
 reconnects sends it back as ``Last-Event-ID`` (or ``?cursor=``) and gets only what is new.
@@ -28,12 +28,7 @@ def event_stream_response(events: Iterator[str]) -> StreamingHttpResponse:
     return response
 
 
-def stream_events(
-    run_id,
-    cursor: str | None,
-    final: Callable[[Any, str], str],
-    describe_tool: Callable[[dict], dict] | None = None,
-) -> Iterator[str]:
+def stream_events(run_id, cursor: str | None, final: Callable[[Any, str], str]) -> Iterator[str]:
     """``delta``/``tool`` events of the reply as written, then ``final(run_id, cursor)``'s event.
 
     The cursor is checked here, before the response starts (``ApplicationError``: a
@@ -41,12 +36,10 @@ def stream_events(
     let the server notice a client that went away).
     """
     streaming.parse_cursor(cursor)
-    return _events(run_id, cursor, final, describe_tool)
+    return _events(run_id, cursor, final)
 
 
-def _events(
-    run_id, cursor: str | None, final: Callable[[Any, str], str], describe_tool: Callable[[dict], dict] | None
-) -> Iterator[str]:
+def _events(run_id, cursor: str | None, final: Callable[[Any, str], str]) -> Iterator[str]:
     yield "retry: 1000\n\n"
     for event in streaming.follow_run(run_id=run_id, cursor=cursor):
         if event.kind == "ping":
@@ -54,7 +47,7 @@ def _events(
         elif event.kind == "delta":
             yield sse("delta", event.data, event.cursor)
         elif event.kind == "tool":
-            yield sse("tool", describe_tool(event.data) if describe_tool else event.data, event.cursor)
+            yield sse("tool", event.data, event.cursor)
         elif event.kind == "end":
             yield final(run_id, event.cursor)
             return

@@ -16,7 +16,14 @@ from django.utils import timezone
 from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, ErasureStatus, LegalHold
 from liamemory.roles import is_compliance_officer
 from usecases import erasure_selectors as sel
-from usecases.erasure_execution import ErasureForbidden, ErasureRefused, erasure_execute, erasure_verify, memory_erase
+from usecases.erasure_execution import (
+    ErasureForbidden,
+    ErasureRefused,
+    erasure_execute,
+    erasure_plan,
+    erasure_verify,
+    memory_erase,
+)
 from usecases.erasure_receipts import (
     receipt_build,
     receipt_canonical,
@@ -135,7 +142,7 @@ def erasure_dry_run(*, request: ErasureRequest) -> dict[str, int]:
     """Counts per store of what executing ``request`` would remove now; removes nothing."""
     if request.status == ErasureStatus.COMPLETED or request.subject_id is None:
         raise ErasureRefused("This erasure is already complete.")
-    counts = sel.erasure_counts(user_id=request.subject_id, delete_account=request.delete_account)
+    counts = erasure_plan(request_id=request.pk)
     ErasureRequest.objects.filter(pk=request.pk).update(dry_run_counts=counts)
     request.dry_run_counts = counts
     return counts

@@ -78,10 +78,10 @@ def lock_key(request_id: uuid.UUID) -> int:
     return int.from_bytes(uuid.UUID(str(request_id)).bytes[:8], "big", signed=True)
 
 
-def _add_counts(request_id: uuid.UUID, delta: dict[str, int]) -> None:
+def _add_counts(request_id: uuid.UUID, delta: dict[str, int], *, hold_check: bool = True) -> None:
     """Add to the request's progress counts; call inside the batch's transaction."""
     locked = ErasureRequest.objects.select_for_update().get(pk=request_id)
-    if locked.subject_id is not None and sel.hold_in_force(user_id=locked.subject_id):
+    if hold_check and locked.subject_id is not None and sel.hold_in_force(user_id=locked.subject_id):
         raise _HoldPlaced
     counts = dict(locked.executed_counts)
     for store, n in delta.items():
@@ -89,7 +89,13 @@ def _add_counts(request_id: uuid.UUID, delta: dict[str, int]) -> None:
     ErasureRequest.objects.filter(pk=request_id).update(executed_counts=counts)
 
 
-def _in_batches(request_id: uuid.UUID, next_ids: Callable[[], list[Any]], delete: Callable[[list[Any]], dict]) -> None:
+def _in_batches(
+    request_id: uuid.UUID,
+    next_ids: Callable[[], list[Any]],
+    delete: Callable[[list[Any]], dict],
+    *,
+    hold_check: bool = True,
+) -> None:
     """Repeat ``delete(ids)`` on the next batch until none is left, one transaction each."""
     while True:
         with transaction.atomic():
@@ -97,7 +103,7 @@ def _in_batches(request_id: uuid.UUID, next_ids: Callable[[], list[Any]], delete
             if not ids:
                 return
             delta = delete(ids)
-            _add_counts(request_id, delta)
+            _add_counts(request_id, delta, hold_check=hold_check)
 
 
 def _erase_memories(ids: list[int]) -> dict[str, int]:
@@ -193,22 +199,27 @@ def _subject_id(request: ErasureRequest) -> int:
     return request.subject_id
 
 
-def _delete_everything(request: ErasureRequest) -> None:
+def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> None:
+    """Every deletion of the erasure, store by store in batches, counted on the request.
+    The dry run is this same function in a transaction that is rolled back."""
     rid, uid, size = request.pk, _subject_id(request), batch_size()
     _in_batches(
         rid,
         lambda: list(sel.subject_log_entries(user_id=uid).values_list("id", flat=True)[:size]),
         lambda ids: {"admin_log_entries": LogEntry.objects.filter(id__in=ids).delete()[0]},
+        hold_check=hold_check,
     )
     _in_batches(
         rid,
         lambda: list(Memory.objects.filter(user_id=uid).order_by("id").values_list("id", flat=True)[:size]),
         _erase_memories,
+        hold_check=hold_check,
     )
     _in_batches(
         rid,
         lambda: list(sel.subject_history(user_id=uid).values_list("history_id", flat=True)[:size]),
         _scrub_history,
+        hold_check=hold_check,
     )
     _in_batches(
         rid,
@@ -218,16 +229,19 @@ def _delete_everything(request: ErasureRequest) -> None:
                 history_user=None
             )
         },
+        hold_check=hold_check,
     )
     _in_batches(
         rid,
         lambda: list(sel.subject_threads(user_id=uid).order_by("id").values_list("id", flat=True)[:size]),
         lambda ids: threads_delete(thread_ids=ids),
+        hold_check=hold_check,
     )
     _in_batches(
         rid,
         lambda: list(sel.subject_runs(user_id=uid).values_list("id", flat=True)[:size]),
         _delete_runs,
+        hold_check=hold_check,
     )
     with transaction.atomic():
         refs = sel.subject_references(user_id=uid, exclude_request_id=rid)
@@ -242,7 +256,24 @@ def _delete_everything(request: ErasureRequest) -> None:
                 + refs["requests_filed"].update(requested_by=None),
                 "staff_access_pseudonymized": _pseudonymize_staff_access(uid, request.subject_ref),
             },
+            hold_check=hold_check,
         )
+
+
+def erasure_plan(*, request_id: uuid.UUID) -> dict[str, int]:
+    """What executing the request would remove now, per store: the execution's own
+    deletions, run in a transaction that is rolled back, so the dry run and the
+    execution count alike by construction. Nothing is changed; the person's rows are
+    locked while it runs."""
+    with transaction.atomic():
+        request = ErasureRequest.objects.select_for_update().get(pk=request_id)
+        request.executed_counts = dict.fromkeys(sel.STORES, 0)
+        ErasureRequest.objects.filter(pk=request_id).update(executed_counts=request.executed_counts)
+        _delete_everything(request, hold_check=False)
+        counts = dict(ErasureRequest.objects.get(pk=request_id).executed_counts)
+        transaction.set_rollback(True)
+    counts["account"] = 1 if request.delete_account else 0
+    return {store: int(counts.get(store, 0)) for store in sel.STORES}
 
 
 def _finish(request_id: uuid.UUID) -> ErasureRequest:

@@ -14,17 +14,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
-from django.db import connection
 from django.db.models import Q, QuerySet
-from rest_framework.authtoken.models import Token
 
-from agents.checkpointer import CHECKPOINT_TABLES
-from agents.models import Run, RunTransition, TraceEvent
-from agents.state_machine import UNFINISHED
-from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
+from agents.models import Run
+from conversations.models import Thread
 from governance.models import ErasureRequest, LegalHold
 from liamemory.models import StaffAccessLog
-from memories.models import Memory, MemoryEmbedding, MemoryPreference
+from memories.models import Memory
 
 # The stores an erasure empties, in the order execution visits them. Dry run and
 # execution report exactly these keys, so the two can be compared one to one.
@@ -125,46 +121,3 @@ def subject_references(*, user_id: int, exclude_request_id: uuid.UUID | None = N
 def subject_staff_access(*, user_id: int) -> QuerySet[StaffAccessLog]:
     """The audit of staff reads that names the person, as the one looked at or the one looking."""
     return StaffAccessLog.objects.filter(Q(subject_id=user_id) | Q(viewer_id=user_id))
-
-
-def checkpoint_counts(*, thread_ids: list[str]) -> dict[str, int]:
-    counts = {"checkpoints": 0, "checkpoint_blobs": 0, "checkpoint_writes": 0}
-    if not thread_ids:
-        return counts
-    with connection.cursor() as cur:
-        for table in CHECKPOINT_TABLES[:3]:
-            cur.execute(f"SELECT count(*) FROM {table} WHERE thread_id = ANY(%s)", [thread_ids])
-            counts[table] = cur.fetchone()[0]
-    return counts
-
-
-def erasure_counts(*, user_id: int, delete_account: bool) -> dict[str, int]:
-    """What an erasure of this person would remove now, per store (nothing is changed)."""
-    thread_ids = [str(t) for t in subject_threads(user_id=user_id).values_list("id", flat=True)]
-    runs = subject_runs(user_id=user_id)
-    refs = subject_references(user_id=user_id)
-    counts = {
-        "admin_log_entries": subject_log_entries(user_id=user_id).count(),
-        "memories": Memory.objects.filter(user_id=user_id).count(),
-        "embeddings": MessageEmbedding.objects.filter(thread__owner_id=user_id).count()
-        + MemoryEmbedding.objects.filter(memory__user_id=user_id).count(),
-        "memory_history_scrubbed": subject_history(user_id=user_id).count(),
-        "memory_history_actor_cleared": subject_history_as_actor(user_id=user_id).count(),
-        "threads": len(thread_ids),
-        "messages": Message.objects.filter(thread__owner_id=user_id).count(),
-        "summaries": ThreadSummary.objects.filter(thread__owner_id=user_id).count(),
-        "runs": runs.distinct().count(),
-        "trace_events": TraceEvent.objects.filter(run__in=runs.values("id")).count(),
-        # What they hold now, and the row each unfinished run gets when the erasure cancels it.
-        "run_transitions": RunTransition.objects.filter(run__in=runs.values("id")).count()
-        + runs.filter(status__in=UNFINISHED).distinct().count(),
-        **checkpoint_counts(thread_ids=thread_ids),
-        "memory_preferences": MemoryPreference.objects.filter(user_id=user_id).count(),
-        "api_tokens": Token.objects.filter(user_id=user_id).count(),
-        "sessions": sum(1 for _ in subject_sessions(user_id=user_id)),
-        "legal_holds_lifted": LegalHold.objects.filter(user_id=user_id, lifted_at__isnull=False).count(),
-        "references_cleared": sum(qs.count() for qs in refs.values()),
-        "staff_access_pseudonymized": subject_staff_access(user_id=user_id).count(),
-        "account": 1 if delete_account else 0,
-    }
-    return {store: counts[store] for store in STORES}

@@ -112,3 +112,24 @@ def test_the_verification_strings_are_chosen_before_any_deletion(alice, complian
     request = erasure_request_create(subject=alice, requested_by=compliance)
     assert erasure_execute(request_id=request.pk).status == "completed"
     assert OWN in seen["stored"]["strings"] and seen["messages"] == 1
+
+
+def test_the_dry_run_is_the_execution_rolled_back(alice, staff, compliance):
+    from usecases.erasure import erasure_dry_run, legal_hold_lift, legal_hold_place
+
+    person_with_data(alice, threads=2)
+    StaffAccessLog.objects.create(subject=alice, viewer=staff, viewer_username=staff.username, what=StaffAccess.MEMORY)
+    hold = legal_hold_place(user=alice, reason="audit", actor=compliance)
+    request = erasure_request_create(subject=alice, requested_by=compliance, delete_account=True)
+    before = {t: Thread.objects.filter(owner=alice).count() for t in ("threads",)}
+
+    planned = erasure_dry_run(request=request)  # counted even while held: nothing is removed
+
+    assert Thread.objects.filter(owner=alice).count() == before["threads"] == planned["threads"] == 2
+    assert StaffAccessLog.objects.get(subject=alice).subject_ref == ""
+    assert ErasureRequest.objects.get(pk=request.pk).executed_counts == {}
+    legal_hold_lift(hold=hold, actor=compliance)
+    done = erasure_execute(request_id=request.pk)
+    assert done.status == "completed", done.error_message
+    # The one difference: the hold, lifted since, goes with the rest.
+    assert done.receipt.body["counts"] == {**planned, "legal_holds_lifted": 1}

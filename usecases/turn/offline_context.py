@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conversations.informative import near_identical, only_asks, says_nothing
-from liamemory import embeddings
-from liamemory.language import en, it
+from liamemory import embeddings, language
 from usecases.turn.offline_words import content_words, fold
 
 LABEL = "(offline model)"
@@ -32,15 +31,16 @@ MEANING_MARGIN = 0.05
 MEANING_STEP = 0.05
 MEANING_CANDIDATES = 40
 
-_ASKING = en.ASKING_WORDS | it.ASKING_WORDS
+_ASKING = language.union("ASKING_WORDS")
 
 
 @dataclass(frozen=True)
 class Line:
     text: str
-    source: str  # memory | summary | excerpt | window
+    source: str  # memory | summary | excerpt | other (conversation) | window
     date: str = ""
     sequence: int | None = None
+    title: str = ""
     # Later is newer: (tier, date, position). Memories are current but undated.
     order: tuple = ()
 
@@ -53,6 +53,8 @@ _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _MEMORY_LINE = re.compile(r"^- \[[a-z_]+ #(?P<id>\d+)\] (?P<text>.+)$", re.M)
 # The line shape of ``usecases.turn.context.EXCERPT_LINE``.
 _EXCERPT_LINE = re.compile(r"^- \[#(?P<seq>\d+), (?P<date>[\d-]+), (?P<role>\w+)\] “(?P<text>.*)”$", re.M)
+# ``usecases.turn.context.OTHER_LINE``: an excerpt of another conversation, by its title.
+_OTHER_LINE = re.compile(r"^- \[“(?P<title>[^”]*)”, (?P<date>[\d-]+), (?P<role>\w+)\] “(?P<text>.*)”$", re.M)
 # The summary's lines (``conversations.extractive``): "2026-12-03:" then "- User: …".
 _SUMMARY_BLOCK = re.compile(r"^Summary of the conversation so far:\n(?P<body>.*?)(?=\n\n|\Z)", re.M | re.S)
 _DAY = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2}):$")
@@ -77,6 +79,8 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
     for m in _EXCERPT_LINE.finditer(text):
         seq = int(m["seq"])
         lines.append(Line(m["text"], "excerpt", date=m["date"], sequence=seq, order=(1, m["date"], seq)))
+    for m in _OTHER_LINE.finditer(text):
+        lines.append(Line(m["text"], "other", date=m["date"], title=m["title"], order=(1, m["date"], -1)))
     for index, message in enumerate(messages[:request_index]):
         for block in message["content"] if isinstance(message["content"], list) else []:
             said = block.get("text", "") if block.get("type") == "text" else ""
@@ -188,6 +192,8 @@ def where(line: Line, *, italian: bool) -> str:
     if line.source == "summary":
         label = "riassunto della conversazione" if italian else "conversation summary"
         return f"{label}, {line.date}" if line.date else label
+    if line.source == "other":
+        return f"{'conversazione' if italian else 'conversation'} “{line.title}”, {line.date}"
     if line.source == "excerpt":
         return f"{'messaggio' if italian else 'message'} #{line.sequence}, {line.date}"
     return "poco fa in questa conversazione" if italian else "earlier in this conversation"
