@@ -183,14 +183,19 @@ def _start(request_id: uuid.UUID) -> ErasureRequest | None:
         )
         # The runner re-checks its run's status under a row lock before every write,
         # so once this commits no run of the person writes anything any more.
-        runs_move(
-            sel.subject_runs(user_id=uid),
-            to=RunStatus.CANCELLED,
-            reason="erasure",
-            finished_at=now,
-            error_message="Cancelled: the data is being erased.",
-        )
+        _cancel_runs(uid)
     return request
+
+
+def _cancel_runs(uid: int) -> None:
+    """Cancel the person's unfinished runs (each move leaves a transition row, erased with the run)."""
+    runs_move(
+        sel.subject_runs(user_id=uid),
+        to=RunStatus.CANCELLED,
+        reason="erasure",
+        finished_at=timezone.now(),
+        error_message="Cancelled: the data is being erased.",
+    )
 
 
 def _subject_id(request: ErasureRequest) -> int:
@@ -269,6 +274,8 @@ def erasure_plan(*, request_id: uuid.UUID) -> dict[str, int]:
         request = ErasureRequest.objects.select_for_update().get(pk=request_id)
         request.executed_counts = dict.fromkeys(sel.STORES, 0)
         ErasureRequest.objects.filter(pk=request_id).update(executed_counts=request.executed_counts)
+        # As the execution starts: its cancels leave rows that its deletions count.
+        _cancel_runs(_subject_id(request))
         _delete_everything(request, hold_check=False)
         counts = dict(ErasureRequest.objects.get(pk=request_id).executed_counts)
         transaction.set_rollback(True)
