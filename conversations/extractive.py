@@ -77,8 +77,9 @@ _PLAN = re.compile(
     r"\w+(?:erò|irò|arò|eremo|iremo|aremo)|voglio|devo|dobbiamo|pensavo|intendo|prossim\w+|sempre|mai|entro)\b",
     re.IGNORECASE,
 )
+# English openers only: Italian "come" is an English verb ("Come over on Friday").
 _QUESTION_OPENER = re.compile(
-    r"^(?:what|how|why|who|where|when|which|do|does|did|is|are|can|could|would|will|have|has)\b", re.IGNORECASE
+    "^(?:" + "|".join(language.words("en").QUESTION_WORDS + language.words("en").QUESTION_VERBS) + r")\b", re.IGNORECASE
 )
 # Words too common to count as new information.
 _COMMON = language.union("COMMON_WORDS")

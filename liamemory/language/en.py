@@ -29,6 +29,17 @@ FIRST_PERSON = (
 )  # fmt: skip
 # The user named in the third person (memories are written both ways).
 THE_USER = ("the user", "user's", "the user's")
+# Possessives of the speaker ("my dog's name?" asks about the speaker's own things).
+POSSESSIVES = ("my", "our")
+
+# Questions: the words that open one, and the verbs that open a yes/no question.
+QUESTION_WORDS = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
+QUESTION_VERBS = (
+    "did", "do", "does", "was", "were", "is", "are", "have", "has", "had", "can", "could", "would", "will",
+)  # fmt: skip
+# A reply's "but" (what follows it carries something) and its bare yes or no.
+CONTRAST_WORDS = ("but", "however", "though", "although")
+YES_NO = ("yes", "no", "yep", "nope")
 
 # Words dropped from a search query (``liamemory.search_terms``): function words, and
 # the fragments contractions leave ("don't" → "don", "t").

@@ -21,6 +21,16 @@ FIRST_PERSON = (
     "sono", "abbiamo", "siamo",
 )  # fmt: skip
 THE_USER = ("l'utente", "utente")
+POSSESSIVES = ("mio", "mia", "miei", "mie", "nostro", "nostra", "nostri", "nostre")
+
+QUESTION_WORDS = (
+    "chi", "cosa", "che cosa", "quando", "dove", "quale", "quali", "qual", "perché", "perche", "come", "quanto",
+    "quanti", "quante", "quanta",
+)  # fmt: skip
+# Italian asks yes/no with the statement's own word order: no opening verb.
+QUESTION_VERBS: tuple[str, ...] = ()
+CONTRAST_WORDS = ("ma", "però", "pero", "tuttavia")
+YES_NO = ("sì", "si", "no")
 
 # Words dropped from a search query (see ``en``), elided forms included ("dell'" → "dell").
 STOP_WORDS = frozenset(
