@@ -306,7 +306,7 @@ def corrected_lines(messages: Sequence[Message]) -> set[tuple[str, str]]:
     return {
         (line.label, line.text)
         for note in messages
-        if is_correction_note(note)
+        if is_correction_note(note) and note.corrects is not None
         for line in message_lines(note.corrects, known=set())
     }
 
