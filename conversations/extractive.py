@@ -35,6 +35,7 @@ from conversations.facts import find_facts
 from conversations.models import Message, MessageRole
 from conversations.relative_dates import RESOLVED_RE, resolve_relative_dates
 from conversations.tokens import estimate_text
+from liamemory import language
 
 ROLE_LABEL = {"user": "User", "assistant": "Assistant", "system": "Note"}
 # Events under the day they were said: a "2023-05-08:" line, then "- User: text" lines
@@ -62,11 +63,7 @@ _EMOJI = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+|[:;]-?[()DPp]\
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s+[-–—]\s+|;\s+|\n+")
 _WORD = re.compile(r"[\w'’]+", re.UNICODE)
 _CAPITALISED = re.compile(r"(?<![\w'’])(?:[A-Z][a-zà-ÿ]+(?:[A-Z][a-z]+)?|[A-Z]{2,}[a-z]?)(?![\w'’])")
-_FIRST_PERSON = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|we|we're|we've|we'll|our|us|io|ho|sono|mi|mio|mia|miei|mie|abbiamo|"
-    r"siamo|noi|nostro|nostra|ci)\b",
-    re.IGNORECASE,
-)
+_FIRST_PERSON = re.compile(language.any_word("FIRST_PERSON"), re.IGNORECASE)
 _ACTION = re.compile(
     r"\b(?:\w{3,}ed|went|got|bought|made|took|saw|met|ran|won|lost|gave|found|began|begun|did|built|wrote|read|"
     r"sold|paid|left|moved|joined|started|finished|decided|chose|chosen|booked|ordered|signed|adopted|visited|"
@@ -83,20 +80,8 @@ _PLAN = re.compile(
 _QUESTION_OPENER = re.compile(
     r"^(?:what|how|why|who|where|when|which|do|does|did|is|are|can|could|would|will|have|has)\b", re.IGNORECASE
 )
-# Words too common to count as new information (either language).
-_COMMON = set(
-    """
-    a an the and or but of to in on at for with from by as is are was were be been being it its it's this that
-    these those there here i you he she we they me him her us them my your his our their do does did done have
-    has had not no yes so if then than too very can could would should will just about what when where who how
-    why all any some more most much many one get got make made go going went come take thing things time really
-    like love lot lots feel felt think know good great nice glad happy fun awesome amazing cool sounds sound way
-    also always never totally agree thanks thank hope see wait can't don't i'm it's that's you're i've i'll
-    we're let's people life day today yeah oh wow hey il lo la i gli le un una uno di da in con su per tra fra e
-    o ma che non è sono ho hai ha abbiamo anche come più molto tutto tutti questo questa quello quella mi ti si
-    ci vi poi già ancora sempre mai bene grazie
-    """.split()  # noqa: SIM905 (a word list reads better as text)
-)
+# Words too common to count as new information.
+_COMMON = language.union("COMMON_WORDS")
 
 
 @dataclass

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from liamemory import language
+
 KEY_FACTS_PREFIX = "Key facts:"
 # The key-facts line is capped so a thread full of numbers cannot blow the budget;
 # facts are kept in first-seen order, so the early ones (the ones at risk of being
@@ -17,10 +19,12 @@ KEY_FACTS_MAX = 60
 
 # --- Facts: identifiers, amounts, dates, numbers ------------------------------------
 
-_MONTHS = (
-    "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-    "oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|"
-    "settembre|ottobre|novembre|dicembre"
+# Month names and their short forms, the longest first ("june" before "jun").
+_MONTHS = "|".join(
+    sorted(
+        language.numbered("MONTHS").keys() | language.table("MONTH_ABBREVIATIONS").keys(),
+        key=lambda name: (-len(name), name),
+    )
 )
 _FACT_PATTERNS = [
     # e-mail addresses and URLs

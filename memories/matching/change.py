@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from liamemory.language import en, it
+from liamemory import language
 from memories.matching import Verdict, compare, trigram_similarity
 
 # e5 cosine of two memories (passage vectors) at or above which they are "close in
@@ -33,16 +33,16 @@ CLOSE = 0.85
 # Without a shared content word, closeness alone must be higher to anchor a cue.
 VERY_CLOSE = 0.86
 
-_LANGS = (en, it)
 
 
 @cache
 def _pattern(name: str) -> re.Pattern[str]:
-    parts = [p for lang in _LANGS for p in (getattr(lang, name),) for p in ((p,) if isinstance(p, str) else p)]
-    return re.compile(r"(?<![\w'])(?:" + "|".join(f"(?:{p})" for p in parts) + r")(?![\w])")
+    return re.compile(r"(?<![\w'])(?:" + language.alternation(name) + r")(?![\w])")
 
 
-_FUNCTION_WORDS = en.FUNCTION_WORDS | it.FUNCTION_WORDS
+_FUNCTION_WORDS = language.union("FUNCTION_WORDS")
+# First person, or the user named in the third ("the user", "l'utente").
+_SELF = re.compile(r"(?<![\w'])(?:" + language.word_alternatives("FIRST_PERSON", "THE_USER") + r")(?![\w])")
 
 
 def _words(text: str) -> list[str]:
@@ -79,7 +79,7 @@ def _about_someone_else(old: str, new: str) -> bool:
 
 def _speaks_of_self(text: str) -> bool:
     """First person, or the user named in the third ("the user", "l'utente")."""
-    return bool(_pattern("SELF").search(text.lower()))
+    return bool(_SELF.search(text.lower()))
 
 
 def _denies_old_value(old: str, new: str) -> str | None:

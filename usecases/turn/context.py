@@ -37,7 +37,7 @@ from conversations.search import (
 )
 from conversations.selectors import corrections_of, message_window, summary_current
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
-from liamemory import embeddings
+from liamemory import embeddings, language
 from liamemory.search_terms import MAX_QUERY_CHARS
 from memories.models import Memory
 from memories.recall import search_memories
@@ -76,9 +76,7 @@ _RECALL = re.compile(
 )
 # Someone the question is about: the user ("I", "my", "io", "mio", "ho"), a past act
 # ("did"), or a name (a capitalised word that does not open a sentence).
-_PERSONAL = re.compile(
-    r"\b(?:i|me|my|mine|myself|we|us|our|did|io|mi|mio|mia|miei|mie|ho|avevo|sono|noi|nostr[oaie])\b", re.I
-)
+_PERSONAL = re.compile(rf"{language.any_word('FIRST_PERSON')}|\bdid\b", re.I)
 _NAME = re.compile(r"(?<!^)\b(?!I\b|I')[A-Z][\w'-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # An order code, an amount, a date, a year: a token of three characters or more with a digit.

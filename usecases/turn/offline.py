@@ -24,7 +24,7 @@ from typing import Any
 from django.conf import settings
 
 from conversations.tokens import estimate_messages, estimate_text
-from liamemory.language import en, it
+from liamemory.language import words
 from liamemory.llm import ModelReply, Usage
 from usecases.turn.offline_context import LABEL, Line, answer_lines, context_lines, where
 from usecases.turn.offline_facts import stable_fact
@@ -81,8 +81,8 @@ def _match(patterns: list[re.Pattern], text: str) -> str | None:
     return None
 
 
-_ITALIAN_ONLY = it.FUNCTION_WORDS - en.FUNCTION_WORDS
-_ENGLISH_ONLY = en.FUNCTION_WORDS - it.FUNCTION_WORDS
+_ITALIAN_ONLY = words("it").FUNCTION_WORDS - words("en").FUNCTION_WORDS
+_ENGLISH_ONLY = words("en").FUNCTION_WORDS - words("it").FUNCTION_WORDS
 
 
 def _is_italian(text: str) -> bool:

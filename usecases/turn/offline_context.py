@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conversations.informative import near_identical, only_asks, says_nothing
-from liamemory import embeddings
-from liamemory.language import en, it
+from liamemory import embeddings, language
 from memories.matching.change import statement_changes
 from usecases.turn.offline_words import content_words, fold
 
@@ -33,7 +32,7 @@ MEANING_MARGIN = 0.05
 MEANING_STEP = 0.05
 MEANING_CANDIDATES = 40
 
-_ASKING = en.ASKING_WORDS | it.ASKING_WORDS
+_ASKING = language.union("ASKING_WORDS")
 
 
 @dataclass(frozen=True)
