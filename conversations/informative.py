@@ -20,8 +20,8 @@ _NO_INFORMATION = re.compile(language.alternation("NO_INFORMATION"), re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 _FUNCTION = language.union("FUNCTION_WORDS")
-_BUT = re.compile(r"\b(?:but|however|though|although|ma|però|pero|tuttavia)\b", re.I)
-_YES_NO = re.compile(r"^\W*(?:yes|no|yep|nope|sì|si|no)\b", re.I)
+_BUT = re.compile(language.any_word("CONTRAST_WORDS"), re.I)
+_YES_NO = re.compile(rf"^\W*(?:{language.word_alternatives('YES_NO')})\b", re.I)
 # A quoted excerpt inside a reply: what it quotes is a row of its own.
 _QUOTED = re.compile(r"“([^”]{12,})”")
 

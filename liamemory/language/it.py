@@ -21,6 +21,22 @@ FIRST_PERSON = (
     "sono", "abbiamo", "siamo",
 )  # fmt: skip
 THE_USER = ("l'utente", "utente")
+POSSESSIVES = ("mio", "mia", "miei", "mie", "nostro", "nostra", "nostri", "nostre")
+
+QUESTION_WORDS = (
+    "chi", "cosa", "che cosa", "quando", "dove", "quale", "quali", "qual", "perché", "perche", "come", "quanto",
+    "quanti", "quante", "quanta",
+)  # fmt: skip
+# Italian asks yes/no with the statement's own word order: no opening verb.
+QUESTION_VERBS: tuple[str, ...] = ()
+CONTRAST_WORDS = ("ma", "però", "pero", "tuttavia")
+YES_NO = ("sì", "si", "no")
+
+INTERJECTIONS = (
+    r"sì|si|no|beh|boh|allora|comunque|ecco|guarda|dai|senti|ciao|grazie|perfetto|ok|va bene|infatti|insomma"
+)
+INTENSIFIERS = r"davvero|molto|proprio|tanto|veramente"
+OPENERS = r"comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti"
 
 # Words dropped from a search query (see ``en``), elided forms included ("dell'" → "dell").
 STOP_WORDS = frozenset(

@@ -64,11 +64,7 @@ NEIGHBOUR_REACH = 3
 # request to recall, or a question (a question mark or an interrogative opening) about
 # someone or something specific. Small talk ("how are you?", "thanks!") asks for
 # nothing specific: no name, no identifier, no first-person subject.
-_QUESTION = re.compile(
-    r"\?$|^\W*(?:who|whom|whose|what|when|where|which|why|how|did|do|does|was|were|is|are|have|has|had|can|could"
-    r"|chi|cosa|che cosa|quando|dove|quale|quali|perch[eé]|come|quanto|quanti|quante|quanta)\b",
-    re.I,
-)
+_QUESTION = re.compile(rf"\?$|^\W*(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_VERBS')})\b", re.I)
 _RECALL = re.compile(
     r"\b(?:remember|recall|remind|mention(?:ed)?|said|say|told|tell me|wrote|earlier|last time"
     r"|ricord\w*|detto|dett[aie]|scritto|menzionat\w*|l'altra volta)\b",

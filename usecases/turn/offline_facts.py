@@ -29,15 +29,11 @@ _WHEN = re.compile(f"{_DAY}|\\b\\d{{1,2}}(?::\\d{{2}})?\\s?(?:am|pm)\\b", _FLAGS
 _FIRST_PERSON = re.compile(language.any_word("FIRST_PERSON"), _FLAGS)
 _CLOCK = re.compile(language.alternation("CLOCK"), _FLAGS)
 _DAY_AND_MONTH = re.compile(f"(?:{_DAY})\\s+\\d{{1,2}}\\b|\\b\\d{{1,2}}(?:st|nd|rd|th)?\\s+(?:{_DAY})", _FLAGS)
-_POSSESSIVE = re.compile(r"\b(?:my|our|mio|mia|miei|mie|nostr[oaie])\b", _FLAGS)
+_POSSESSIVE = re.compile(language.any_word("POSSESSIVES"), _FLAGS)
 _CODE = re.compile(r"(?=[\w/-]*\d)[A-Za-z0-9][\w/-]{2,}")
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Openers that carry nothing: "oh", "also", "btw", "random one,", "and".
-_OPENER = re.compile(
-    r"^(?:(?:oh|ah|also|and|so|btw|by the way|anyway|ok|okay|well|random one|fun fact|fyi|actually|ps|oh and"
-    r"|comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti)\b[\s,.:;!-]*)+",
-    _FLAGS,
-)
+_OPENER = re.compile(rf"^(?:(?:{language.alternation('OPENERS')})\b[\s,.:;!-]*)+", _FLAGS)
 
 
 def stable_fact(text: str) -> str | None:
