@@ -45,20 +45,10 @@ LINE_RE = re.compile(r"^- (?:(?P<date>\d{4}-\d{2}-\d{2}) )?(?P<label>User|Assist
 # A note (a correction) outweighs any statement: it is trimmed last.
 NOTE_VALUE = 100.0
 
-_INTERJECTION = re.compile(
-    r"^(?:(?:oh+|ah+|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|no|nope|nah|well|so|haha+|hah|lol|omg|ugh|hmm+|"
-    r"ok(?:ay)?|sure|right|totally|absolutely|definitely|honestly|seriously|btw|by the way|anyway|also|plus|"
-    r"and|but|oh my|gosh|man|dude|thanks|thank you|cool|great|awesome|nice|sì|si|no|beh|boh|allora|comunque|"
-    r"ecco|guarda|dai|senti|ciao|grazie|perfetto|ok|va bene|infatti|insomma)\b[\s,!.:;—–-]*)+",
-    re.IGNORECASE,
-)
+_INTERJECTION = re.compile(rf"^(?:(?:{language.alternation('INTERJECTIONS')})\b[\s,!.:;—–-]*)+", re.IGNORECASE)
 # ", Mel!" closing a sentence: a vocative. ", Rome." is more often the end of a list.
 _VOCATIVE = re.compile(r",\s+[A-Z][a-z]+(?=\s*[!?])")
-_FILLER = re.compile(
-    r"\b(?:really|so much|so|very|totally|super|pretty|just|kinda|kind of|sort of|literally|honestly|definitely|"
-    r"absolutely|truly|quite|actually|basically|davvero|molto|proprio|tanto|veramente)\s+",
-    re.IGNORECASE,
-)
+_FILLER = re.compile(rf"\b(?:{language.alternation('INTENSIFIERS')})\s+", re.IGNORECASE)
 _EMOJI = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+|[:;]-?[()DPp]\B")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s+[-–—]\s+|;\s+|\n+")
 _WORD = re.compile(r"[\w'’]+", re.UNICODE)

@@ -41,6 +41,22 @@ QUESTION_VERBS = (
 CONTRAST_WORDS = ("but", "however", "though", "although")
 YES_NO = ("yes", "no", "yep", "nope")
 
+# Regex alternatives, matched case-insensitively on whole words. What opens a chat
+# sentence and says nothing: a summary line leaves it out (``conversations.extractive``).
+INTERJECTIONS = (
+    r"oh+|ah+|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|no|nope|nah|well|so|haha+|hah|lol|omg|ugh|hmm+|"
+    r"ok(?:ay)?|sure|right|totally|absolutely|definitely|honestly|seriously|btw|by the way|anyway|also|plus|"
+    r"and|but|oh my|gosh|man|dude|thanks|thank you|cool|great|awesome|nice"
+)
+# Words that only make a statement stronger ("really", "so much"): a summary line drops them.
+INTENSIFIERS = (
+    r"really|so much|so|very|totally|super|pretty|just|kinda|kind of|sort of|literally|honestly|definitely|"
+    r"absolutely|truly|quite|actually|basically"
+)
+# Openers of a fact said in passing ("oh, also, btw"): a stored memory starts after them
+# (``usecases.turn.offline_facts``).
+OPENERS = r"oh|ah|also|and|so|btw|by the way|anyway|ok|okay|well|random one|fun fact|fyi|actually|ps|oh and"
+
 # Words dropped from a search query (``liamemory.search_terms``): function words, and
 # the fragments contractions leave ("don't" → "don", "t").
 STOP_WORDS = frozenset(

@@ -32,6 +32,12 @@ QUESTION_VERBS: tuple[str, ...] = ()
 CONTRAST_WORDS = ("ma", "però", "pero", "tuttavia")
 YES_NO = ("sì", "si", "no")
 
+INTERJECTIONS = (
+    r"sì|si|no|beh|boh|allora|comunque|ecco|guarda|dai|senti|ciao|grazie|perfetto|ok|va bene|infatti|insomma"
+)
+INTENSIFIERS = r"davvero|molto|proprio|tanto|veramente"
+OPENERS = r"comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti"
+
 # Words dropped from a search query (see ``en``), elided forms included ("dell'" → "dell").
 STOP_WORDS = frozenset(
     """
