@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import re
 
-from liamemory.language import en, it
+from liamemory import language
 
 # The offline model labels every reply; the label is not content.
 _LABEL = re.compile(r"^\s*\(offline model\)\s*", re.I)
-_NO_INFORMATION = re.compile("|".join(en.NO_INFORMATION + it.NO_INFORMATION), re.I)
+_NO_INFORMATION = re.compile(language.alternation("NO_INFORMATION"), re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
-_FUNCTION = en.FUNCTION_WORDS | it.FUNCTION_WORDS
-_BUT = re.compile(r"\b(?:but|however|though|although|ma|però|pero|tuttavia)\b", re.I)
-_YES_NO = re.compile(r"^\W*(?:yes|no|yep|nope|sì|si|no)\b", re.I)
+_FUNCTION = language.union("FUNCTION_WORDS")
+_BUT = re.compile(language.any_word("CONTRAST_WORDS"), re.I)
+_YES_NO = re.compile(rf"^\W*(?:{language.word_alternatives('YES_NO')})\b", re.I)
 # A quoted excerpt inside a reply: what it quotes is a row of its own.
 _QUOTED = re.compile(r"“([^”]{12,})”")
 

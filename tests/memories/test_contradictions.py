@@ -143,6 +143,8 @@ def test_a_change_is_recognised_by_meaning_and_what_happened(alice, old, new):
         ("my son Luca is 7", "my daughter Anna is 10"),
         ("I live in Rome", "I'm going to Turin for a conference next week"),
         ("lavoro in Fiat come ingegnere", "mio fratello ha trovato lavoro in Ferrari"),
+        # Another record, not another value: every identifier differs.
+        ("order A-1234 costs €120.50 and arrives by 2026-05-12", "order B-5678 costs €90.00 and arrives by 2026-06-03"),
     ],
 )
 def test_look_alikes_of_a_change_leave_the_older_memory_alone(alice, old, new):

@@ -37,7 +37,7 @@ from conversations.search import (
 )
 from conversations.selectors import corrections_of, message_window, summary_current
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
-from liamemory import embeddings
+from liamemory import embeddings, language
 from liamemory.search_terms import MAX_QUERY_CHARS
 from memories.models import Memory
 from memories.recall import search_memories
@@ -64,11 +64,7 @@ NEIGHBOUR_REACH = 3
 # request to recall, or a question (a question mark or an interrogative opening) about
 # someone or something specific. Small talk ("how are you?", "thanks!") asks for
 # nothing specific: no name, no identifier, no first-person subject.
-_QUESTION = re.compile(
-    r"\?$|^\W*(?:who|whom|whose|what|when|where|which|why|how|did|do|does|was|were|is|are|have|has|had|can|could"
-    r"|chi|cosa|che cosa|quando|dove|quale|quali|perch[eé]|come|quanto|quanti|quante|quanta)\b",
-    re.I,
-)
+_QUESTION = re.compile(rf"\?$|^\W*(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_VERBS')})\b", re.I)
 _RECALL = re.compile(
     r"\b(?:remember|recall|remind|mention(?:ed)?|said|say|told|tell me|wrote|earlier|last time"
     r"|ricord\w*|detto|dett[aie]|scritto|menzionat\w*|l'altra volta)\b",
@@ -76,9 +72,7 @@ _RECALL = re.compile(
 )
 # Someone the question is about: the user ("I", "my", "io", "mio", "ho"), a past act
 # ("did"), or a name (a capitalised word that does not open a sentence).
-_PERSONAL = re.compile(
-    r"\b(?:i|me|my|mine|myself|we|us|our|did|io|mi|mio|mia|miei|mie|ho|avevo|sono|noi|nostr[oaie])\b", re.I
-)
+_PERSONAL = re.compile(rf"{language.any_word('FIRST_PERSON')}|\bdid\b", re.I)
 _NAME = re.compile(r"(?<!^)\b(?!I\b|I')[A-Z][\w'-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # An order code, an amount, a date, a year: a token of three characters or more with a digit.

@@ -24,7 +24,7 @@ from typing import Any
 from django.conf import settings
 
 from conversations.tokens import estimate_messages, estimate_text
-from liamemory.language import en, it
+from liamemory import language
 from liamemory.llm import ModelReply, Usage
 from usecases.turn.offline_context import LABEL, Line, answer_lines, context_lines, where
 from usecases.turn.offline_facts import stable_fact
@@ -81,8 +81,8 @@ def _match(patterns: list[re.Pattern], text: str) -> str | None:
     return None
 
 
-_ITALIAN_ONLY = it.FUNCTION_WORDS - en.FUNCTION_WORDS
-_ENGLISH_ONLY = en.FUNCTION_WORDS - it.FUNCTION_WORDS
+_ITALIAN_ONLY = language.words("it").FUNCTION_WORDS - language.words("en").FUNCTION_WORDS
+_ENGLISH_ONLY = language.words("en").FUNCTION_WORDS - language.words("it").FUNCTION_WORDS
 
 
 def _is_italian(text: str) -> bool:
@@ -96,8 +96,8 @@ def _is_italian(text: str) -> bool:
 
 # A message that asks something: a question mark, an interrogative opening, "remind me".
 _ASKS = re.compile(
-    r"\?\s*$|\?\s|^\W*(?:who|whom|whose|what|what's|when|where|which|why|how|remind me|do you (?:know|remember)"
-    r"|chi|cosa|che cosa|quando|dove|quale|qual|perch[eé]|come|quanto|quanti|quante|ricordami|ti ricordi)\b",
+    rf"\?\s*$|\?\s|^\W*(?:{language.word_alternatives('QUESTION_WORDS')}"
+    r"|what's|remind me|do you (?:know|remember)|ricordami|ti ricordi)\b",
     re.I,
 )
 

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conversations.informative import near_identical, only_asks, says_nothing
-from liamemory import embeddings
-from liamemory.language import en, it
+from liamemory import embeddings, language
 from usecases.turn.offline_words import content_words, fold
 
 LABEL = "(offline model)"
@@ -32,7 +31,7 @@ MEANING_MARGIN = 0.05
 MEANING_STEP = 0.1
 MEANING_CANDIDATES = 40
 
-_ASKING = en.ASKING_WORDS | it.ASKING_WORDS
+_ASKING = language.union("ASKING_WORDS")
 
 
 @dataclass(frozen=True)
