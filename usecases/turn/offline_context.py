@@ -18,6 +18,7 @@ from typing import Any
 
 from conversations.informative import near_identical, only_asks, says_nothing
 from liamemory import embeddings, language
+from memories.matching.change import statement_changes
 from usecases.turn.offline_words import content_words, fold
 
 LABEL = "(offline model)"
@@ -153,7 +154,25 @@ def answer_lines(question: str, lines: list[Line]) -> list[Line]:
     if best <= 0:
         return []
     picked = [line for line, score in zip(lines, scores, strict=True) if score >= NEAR_BEST * best]
+    picked = _current(picked, lines)
     return sorted(picked, key=lambda line: line.order, reverse=True)[:MAX_QUOTES]
+
+
+def _newer(x: Line, line: Line) -> bool:
+    """Later in the context, or an active memory (current) beside what an older conversation held."""
+    return x.order > line.order or (x.source == "memory" and line.source in ("summary", "excerpt", "other"))
+
+
+def _current(picked: list[Line], lines: list[Line]) -> list[Line]:
+    """Each picked line, or the newer line that changed it ("I moved from Rome to Turin" for
+    "I live in Rome"), even when that one shares no word with the question."""
+    out: list[Line] = []
+    for line in picked:
+        changed = [x for x in lines if x is not line and _newer(x, line) and statement_changes(line.text, x.text)]
+        current = max(changed, key=lambda x: x.order) if changed else line
+        if current not in out:
+            out.append(current)
+    return out
 
 
 def _unique(lines: list[Line]) -> list[Line]:
