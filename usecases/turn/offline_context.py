@@ -23,13 +23,13 @@ from usecases.turn.offline_words import content_words, fold
 
 LABEL = "(offline model)"
 # Lines this close to the best score are quoted too, newest first; at most this many.
-NEAR_BEST = 0.6
+NEAR_BEST = 0.5
 MAX_QUOTES = 2
 # How far above what unrelated statements score a line must be to answer a question
 # that shares no word with it (the margin memory recall uses, ``memories.recall``).
 MEANING_MARGIN = 0.05
 # A margin this much above ``MEANING_MARGIN`` weighs as much as the best shared words.
-MEANING_STEP = 0.05
+MEANING_STEP = 0.1
 MEANING_CANDIDATES = 40
 
 _ASKING = language.union("ASKING_WORDS")
@@ -94,8 +94,14 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
     return [line for line in lines if _quotable(line)]
 
 
+_POSSESSIVE = re.compile(r"\b(?:my|our|mio|mia|miei|mie|nostr[oaie])\b", re.I)
+
+
 def _quotable(line: Line) -> bool:
-    return not (line.text.startswith(LABEL) or only_asks(line.text) or says_nothing(line.text))
+    """Not the model's own replies, nor replies that say nothing, nor a question about the person's own things."""
+    if line.text.startswith(LABEL) or only_asks(line.text) or says_nothing(line.text):
+        return False
+    return not any(x.rstrip().endswith("?") and _POSSESSIVE.search(x) for x in _SENTENCES.split(line.text))
 
 
 def _question_words(question: str) -> set[str]:
