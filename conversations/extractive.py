@@ -45,38 +45,17 @@ LINE_RE = re.compile(r"^- (?:(?P<date>\d{4}-\d{2}-\d{2}) )?(?P<label>User|Assist
 # A note (a correction) outweighs any statement: it is trimmed last.
 NOTE_VALUE = 100.0
 
-_INTERJECTION = re.compile(
-    r"^(?:(?:oh+|ah+|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|no|nope|nah|well|so|haha+|hah|lol|omg|ugh|hmm+|"
-    r"ok(?:ay)?|sure|right|totally|absolutely|definitely|honestly|seriously|btw|by the way|anyway|also|plus|"
-    r"and|but|oh my|gosh|man|dude|thanks|thank you|cool|great|awesome|nice|sì|si|no|beh|boh|allora|comunque|"
-    r"ecco|guarda|dai|senti|ciao|grazie|perfetto|ok|va bene|infatti|insomma)\b[\s,!.:;—–-]*)+",
-    re.IGNORECASE,
-)
+_INTERJECTION = re.compile(rf"^(?:(?:{language.alternation('INTERJECTIONS')})\b[\s,!.:;—–-]*)+", re.IGNORECASE)
 # ", Mel!" closing a sentence: a vocative. ", Rome." is more often the end of a list.
 _VOCATIVE = re.compile(r",\s+[A-Z][a-z]+(?=\s*[!?])")
-_FILLER = re.compile(
-    r"\b(?:really|so much|so|very|totally|super|pretty|just|kinda|kind of|sort of|literally|honestly|definitely|"
-    r"absolutely|truly|quite|actually|basically|davvero|molto|proprio|tanto|veramente)\s+",
-    re.IGNORECASE,
-)
+_FILLER = re.compile(rf"\b(?:{language.alternation('INTENSIFIERS')})\s+", re.IGNORECASE)
 _EMOJI = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+|[:;]-?[()DPp]\B")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s+[-–—]\s+|;\s+|\n+")
 _WORD = re.compile(r"[\w'’]+", re.UNICODE)
 _CAPITALISED = re.compile(r"(?<![\w'’])(?:[A-Z][a-zà-ÿ]+(?:[A-Z][a-z]+)?|[A-Z]{2,}[a-z]?)(?![\w'’])")
 _FIRST_PERSON = re.compile(language.any_word("FIRST_PERSON"), re.IGNORECASE)
-_ACTION = re.compile(
-    r"\b(?:\w{3,}ed|went|got|bought|made|took|saw|met|ran|won|lost|gave|found|began|begun|did|built|wrote|read|"
-    r"sold|paid|left|moved|joined|started|finished|decided|chose|chosen|booked|ordered|signed|adopted|visited|"
-    r"\w+(?:ato|uto|ito|ata|uta|ita|ati|iti|ate)|fatto|preso|visto|scelto|messo|scritto|detto|vinto|perso|speso|"
-    r"comprato|deciso|aperto|chiuso)\b(?!['’])",
-    re.IGNORECASE,
-)
-_PLAN = re.compile(
-    r"\b(?:going to|gonna|plan(?:ning|ned)?|will|'ll|next|soon|intend|hope to|want to|decid\w+|agreed?|"
-    r"deadline|budget|must|need to|have to|always|never|allergic|prefer\w*|"
-    r"\w+(?:erò|irò|arò|eremo|iremo|aremo)|voglio|devo|dobbiamo|pensavo|intendo|prossim\w+|sempre|mai|entro)\b",
-    re.IGNORECASE,
-)
+_ACTION = re.compile(rf"\b(?:{language.alternation('ACTION_WORDS')})\b(?!['’])", re.IGNORECASE)
+_PLAN = re.compile(rf"\b(?:{language.alternation('PLAN_WORDS')})\b", re.IGNORECASE)
 # English openers only: Italian "come" is an English verb ("Come over on Friday").
 _QUESTION_OPENER = re.compile(
     "^(?:" + "|".join(language.words("en").QUESTION_WORDS + language.words("en").QUESTION_VERBS) + r")\b", re.IGNORECASE
@@ -306,7 +285,7 @@ def corrected_lines(messages: Sequence[Message]) -> set[tuple[str, str]]:
     return {
         (line.label, line.text)
         for note in messages
-        if is_correction_note(note)
+        if is_correction_note(note) and note.corrects is not None
         for line in message_lines(note.corrects, known=set())
     }
 

@@ -33,11 +33,7 @@ _POSSESSIVE = re.compile(language.any_word("POSSESSIVES"), _FLAGS)
 _CODE = re.compile(r"(?=[\w/-]*\d)[A-Za-z0-9][\w/-]{2,}")
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Openers that carry nothing: "oh", "also", "btw", "random one,", "and".
-_OPENER = re.compile(
-    r"^(?:(?:oh|ah|also|and|so|btw|by the way|anyway|ok|okay|well|random one|fun fact|fyi|actually|ps|oh and"
-    r"|comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti)\b[\s,.:;!-]*)+",
-    _FLAGS,
-)
+_OPENER = re.compile(rf"^(?:(?:{language.alternation('OPENERS')})\b[\s,.:;!-]*)+", _FLAGS)
 
 
 def stable_fact(text: str) -> str | None:
