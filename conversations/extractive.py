@@ -54,19 +54,8 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s+[-–—]\s+|;\s+|\n+")
 _WORD = re.compile(r"[\w'’]+", re.UNICODE)
 _CAPITALISED = re.compile(r"(?<![\w'’])(?:[A-Z][a-zà-ÿ]+(?:[A-Z][a-z]+)?|[A-Z]{2,}[a-z]?)(?![\w'’])")
 _FIRST_PERSON = re.compile(language.any_word("FIRST_PERSON"), re.IGNORECASE)
-_ACTION = re.compile(
-    r"\b(?:\w{3,}ed|went|got|bought|made|took|saw|met|ran|won|lost|gave|found|began|begun|did|built|wrote|read|"
-    r"sold|paid|left|moved|joined|started|finished|decided|chose|chosen|booked|ordered|signed|adopted|visited|"
-    r"\w+(?:ato|uto|ito|ata|uta|ita|ati|iti|ate)|fatto|preso|visto|scelto|messo|scritto|detto|vinto|perso|speso|"
-    r"comprato|deciso|aperto|chiuso)\b(?!['’])",
-    re.IGNORECASE,
-)
-_PLAN = re.compile(
-    r"\b(?:going to|gonna|plan(?:ning|ned)?|will|'ll|next|soon|intend|hope to|want to|decid\w+|agreed?|"
-    r"deadline|budget|must|need to|have to|always|never|allergic|prefer\w*|"
-    r"\w+(?:erò|irò|arò|eremo|iremo|aremo)|voglio|devo|dobbiamo|pensavo|intendo|prossim\w+|sempre|mai|entro)\b",
-    re.IGNORECASE,
-)
+_ACTION = re.compile(rf"\b(?:{language.alternation('ACTION_WORDS')})\b(?!['’])", re.IGNORECASE)
+_PLAN = re.compile(rf"\b(?:{language.alternation('PLAN_WORDS')})\b", re.IGNORECASE)
 # English openers only: Italian "come" is an English verb ("Come over on Friday").
 _QUESTION_OPENER = re.compile(
     "^(?:" + "|".join(language.words("en").QUESTION_WORDS + language.words("en").QUESTION_VERBS) + r")\b", re.IGNORECASE
@@ -296,7 +285,7 @@ def corrected_lines(messages: Sequence[Message]) -> set[tuple[str, str]]:
     return {
         (line.label, line.text)
         for note in messages
-        if is_correction_note(note)
+        if is_correction_note(note) and note.corrects is not None
         for line in message_lines(note.corrects, known=set())
     }
 

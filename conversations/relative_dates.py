@@ -11,6 +11,7 @@ identifiers to rescue.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
@@ -113,7 +114,8 @@ _RULES = [
     (rf"\b{_N} {_UNITS} (?:ago|fa)\b", lambda m, t, i: _ago(_number(m[1]), m[2], t, -1, i)),
     (rf"\b(?:in|tra|fra) {_N} {_UNITS}\b", lambda m, t, i: _ago(_number(m[1]), m[2], t, 1, i)),
 ]  # fmt: skip
-_COMPILED = [(re.compile(p, re.IGNORECASE), f) for p, f in _RULES]
+Resolver = Callable[[re.Match[str], date, bool], str]
+_COMPILED: list[tuple[re.Pattern[str], Resolver]] = [(re.compile(p, re.IGNORECASE), f) for p, f in _RULES]
 _ITALIAN_HINT = re.compile(
     r"\b(il|lo|la|gli|che|non|sono|ho|abbiamo|per|una|della|del|ieri|oggi|domani|settimana|scorsa|scorso)\b", re.I
 )
@@ -127,5 +129,9 @@ def resolve_relative_dates(text: str, *, today: date) -> str:
     """``text`` with each relative date phrase replaced by the date it meant on ``today``."""
     italian = looks_italian(text)
     for rx, resolve in _COMPILED:
-        text = rx.sub(lambda m, resolve=resolve: resolve(m, today, italian), text)  # type: ignore[operator]
+        text = rx.sub(functools.partial(_resolved, resolve, today, italian), text)
     return text
+
+
+def _resolved(resolve: Resolver, today: date, italian: bool, match: re.Match[str]) -> str:
+    return resolve(match, today, italian)

@@ -267,9 +267,10 @@ def _search_scope(
         return []
     # The question is embedded in another thread while the lexical statement runs.
     question = embeddings.query_vector_soon(query[:MAX_QUERY_CHARS]) if embeddings.enabled() else None
-    kwargs = {"scope_sql": scope_sql, "scope_params": scope_params, "before": before}
-    scores = _history_candidates(query=query, terms=terms, **kwargs)
-    _vector_candidates(question=question, scores=scores, **kwargs)
+    scores = _history_candidates(
+        query=query, terms=terms, scope_sql=scope_sql, scope_params=scope_params, before=before
+    )
+    _vector_candidates(question=question, scores=scores, scope_sql=scope_sql, scope_params=scope_params, before=before)
     return _history_hits(scores, terms, limit, own_only=own_only)
 
 

@@ -67,7 +67,7 @@ def without_corrected(messages: Sequence[Message]) -> tuple[list[Message], set[s
     wrong_ids = {n.corrects_id for n in notes}
     kept = [m for m in messages if m.pk not in wrong_ids]
     right = {f for m in kept for f in find_facts(spoken_text(m))}
-    wrong = {f for n in notes for f in find_facts(spoken_text(n.corrects))} - right
+    wrong = {f for n in notes if n.corrects is not None for f in find_facts(spoken_text(n.corrects))} - right
     return kept, wrong
 
 

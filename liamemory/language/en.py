@@ -53,6 +53,26 @@ INTENSIFIERS = (
     r"really|so much|so|very|totally|super|pretty|just|kinda|kind of|sort of|literally|honestly|definitely|"
     r"absolutely|truly|quite|actually|basically"
 )
+# A sentence that says someone did or decided something: a verb of action (a past
+# tense), or a plan ("going to", "next", "must"). A summary keeps such a line.
+ACTION_WORDS = (
+    r"\w{3,}ed|went|got|bought|made|took|saw|met|ran|won|lost|gave|found|began|begun|did|built|wrote|read|"
+    r"sold|paid|left|moved|joined|started|finished|decided|chose|chosen|booked|ordered|signed|adopted|visited"
+)
+PLAN_WORDS = (
+    r"going to|gonna|plan(?:ning|ned)?|will|'ll|next|soon|intend|hope to|want to|decid\w+|agreed?|"
+    r"deadline|budget|must|need to|have to|always|never|allergic|prefer\w*"
+)
+# Asking to recall what was said ("do you remember", "I told you"): the context then
+# quotes older messages (``usecases.turn.context``).
+RECALL_REQUEST = r"remember|recall|remind|mention(?:ed)?|said|say|told|tell me|wrote|earlier|last time"
+# The plain requests the offline model answers with a tool (``usecases.turn.offline``):
+# remember this, forget that (``x`` is what), what do you know about me, what did I say
+# about ``x``. Case-insensitive; a dot matches a line break.
+REMEMBER_REQUEST = r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind)\s+(?:that\s+)?(?P<x>.+)$"
+FORGET_REQUEST = r"^(?:please\s+)?forget\s+(?:about\s+|that\s+)?(?P<x>.+)$"
+KNOW_ME_QUESTION = r"\bwhat\s+do\s+you\s+(?:know|remember)\s+about\s+me\b"
+SAID_ABOUT_QUESTION = r"\bwhat\s+did\s+i\s+(?:say|tell\s+you|write|mention)\s+(?:about|regarding|on)\s+(?P<x>.+)$"
 # Openers of a fact said in passing ("oh, also, btw"): a stored memory starts after them
 # (``usecases.turn.offline_facts``).
 OPENERS = r"oh|ah|also|and|so|btw|by the way|anyway|ok|okay|well|random one|fun fact|fyi|actually|ps|oh and"

@@ -36,6 +36,19 @@ INTERJECTIONS = (
     r"sì|si|no|beh|boh|allora|comunque|ecco|guarda|dai|senti|ciao|grazie|perfetto|ok|va bene|infatti|insomma"
 )
 INTENSIFIERS = r"davvero|molto|proprio|tanto|veramente"
+ACTION_WORDS = (
+    r"\w+(?:ato|uto|ito|ata|uta|ita|ati|iti|ate)|fatto|preso|visto|scelto|messo|scritto|detto|vinto|perso|speso|"
+    r"comprato|deciso|aperto|chiuso"
+)
+PLAN_WORDS = r"\w+(?:erò|irò|arò|eremo|iremo|aremo)|voglio|devo|dobbiamo|pensavo|intendo|prossim\w+|sempre|mai|entro"
+REMEMBER_REQUEST = r"^(?:per favore\s+)?(?:ricorda(?:ti)?|memorizza|tieni a mente)\s+(?:che\s+)?(?P<x>.+)$"
+FORGET_REQUEST = r"^(?:per favore\s+)?(?:dimentica(?:ti)?|scordati)\s+(?:di\s+|che\s+)?(?P<x>.+)$"
+KNOW_ME_QUESTION = r"\bcosa\s+(?:sai|ricordi)\s+(?:di|su)\s+me\b"
+SAID_ABOUT_QUESTION = (
+    r"\bcosa\s+(?:ti\s+)?(?:ho|avevo)\s+(?:detto|scritto)\s+"
+    r"(?:su|sul|sulla|sui|sulle|di|del|della|a proposito di)\s+(?P<x>.+)$"
+)
+RECALL_REQUEST = r"ricord\w*|detto|dett[aie]|scritto|menzionat\w*|l'altra volta"
 OPENERS = r"comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti"
 
 # Words dropped from a search query (see ``en``), elided forms included ("dell'" → "dell").

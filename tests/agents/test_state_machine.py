@@ -90,5 +90,5 @@ def test_a_move_notifies_the_followers_at_commit(alice):
         cursor.execute(f"LISTEN {run_lifecycle.RUN_EVENTS_CHANNEL}")
     run_move(run_id=run.pk, to=RunStatus.RUNNING)
     connection.connection.execute("SELECT 1")
-    notices = [n.payload for n in connection.connection.notifies(timeout=1, stop_after=1)]
+    notices = [n.payload for n in connection.connection.notifies(timeout=10, stop_after=1)]
     assert notices == [str(run.pk)]

@@ -49,28 +49,10 @@ def _stream_words(blocks: list[dict[str, Any]], on_text: Callable[[str], None]) 
 
 NAME = "offline"
 
-_REMEMBER = [
-    re.compile(r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind)\s+(?:that\s+)?(?P<x>.+)$", re.I | re.S),
-    re.compile(r"^(?:per favore\s+)?(?:ricorda(?:ti)?|memorizza|tieni a mente)\s+(?:che\s+)?(?P<x>.+)$", re.I | re.S),
-]
-_FORGET = [
-    re.compile(r"^(?:please\s+)?forget\s+(?:about\s+|that\s+)?(?P<x>.+)$", re.I | re.S),
-    re.compile(r"^(?:per favore\s+)?(?:dimentica(?:ti)?|scordati)\s+(?:di\s+|che\s+)?(?P<x>.+)$", re.I | re.S),
-]
-_KNOW_ME = [
-    re.compile(r"\bwhat\s+do\s+you\s+(?:know|remember)\s+about\s+me\b", re.I),
-    re.compile(r"\bcosa\s+(?:sai|ricordi)\s+(?:di|su)\s+me\b", re.I),
-]
-_SAID_ABOUT = [
-    re.compile(
-        r"\bwhat\s+did\s+i\s+(?:say|tell\s+you|write|mention)\s+(?:about|regarding|on)\s+(?P<x>.+)$", re.I | re.S
-    ),
-    re.compile(
-        r"\bcosa\s+(?:ti\s+)?(?:ho|avevo)\s+(?:detto|scritto)\s+"
-        r"(?:su|sul|sulla|sui|sulle|di|del|della|a proposito di)\s+(?P<x>.+)$",
-        re.I | re.S,
-    ),
-]
+_REMEMBER = [re.compile(p, re.I | re.S) for p in language.patterns("REMEMBER_REQUEST")]
+_FORGET = [re.compile(p, re.I | re.S) for p in language.patterns("FORGET_REQUEST")]
+_KNOW_ME = [re.compile(p, re.I) for p in language.patterns("KNOW_ME_QUESTION")]
+_SAID_ABOUT = [re.compile(p, re.I | re.S) for p in language.patterns("SAID_ABOUT_QUESTION")]
 
 
 def _match(patterns: list[re.Pattern], text: str) -> str | None:
