@@ -35,6 +35,7 @@ clean-db:
 	rm -rf var/pgdata var/broker
 
 # Benchmarks (not tests): `make bench`, or `make bench QUICK=1` for a small version.
+# Every benchmark the README's table names runs here (bench/README.md has the details).
 # Point DATABASE_URL at a database of their own: they generate large data sets there
 # (kept between runs) and start gunicorn and Celery workers against it.
 BENCH_FLAGS = $(if $(QUICK),--quick,)
@@ -43,6 +44,10 @@ bench: migrate
 	$(BIN)/python -m bench.tokens $(BENCH_FLAGS)
 	$(BIN)/python -m bench.retrieval.run $(BENCH_FLAGS)
 	$(BIN)/python -m bench.longchat.run $(BENCH_FLAGS)
+	$(BIN)/python -m bench.context_recall $(BENCH_FLAGS)
+	$(BIN)/python -m bench.context_recall --generated $(BENCH_FLAGS)
+	$(BIN)/python -m bench.summaries $(BENCH_FLAGS)
+	$(BIN)/python -m bench.contradictions
 	$(BIN)/python -m bench.productchat $(BENCH_FLAGS)
 	$(BIN)/python -m bench.overhead $(BENCH_FLAGS)
 	$(BIN)/python -m bench.latency $(BENCH_FLAGS)

@@ -31,6 +31,8 @@ def conninfo(alias: str = "default") -> str:
         "password": s.get("PASSWORD") or None,
         "host": s.get("HOST") or None,
         "port": s.get("PORT") or None,
+        # As Django's own connections: an unreachable server is given up on within seconds.
+        "connect_timeout": (s.get("OPTIONS") or {}).get("connect_timeout"),
     }
     return make_conninfo(**{k: v for k, v in params.items() if v})
 
@@ -72,7 +74,6 @@ def shared_saver() -> PostgresSaver:
                 "autocommit": True,
                 "prepare_threshold": None,
                 "row_factory": dict_row,
-                "connect_timeout": settings.DB_CONNECT_TIMEOUT,
             },
             # Tried before it is handed out: a connection that died with the server is replaced.
             check=ConnectionPool.check_connection,

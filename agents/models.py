@@ -22,9 +22,6 @@ class RunStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
-ACTIVE_RUN_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
-
-
 class RunErrorCode(models.TextChoices):
     MODEL_UNAVAILABLE = ModelErrorCode.MODEL_UNAVAILABLE.value, "Model unavailable"
     RATE_LIMITED = ModelErrorCode.RATE_LIMITED.value, "Rate limited"
@@ -41,9 +38,6 @@ class RunErrorCode(models.TextChoices):
 class RunQuerySet(models.QuerySet["Run"]):
     def for_user(self, user) -> RunQuerySet:
         return self.filter(user=user)
-
-    def in_flight(self) -> RunQuerySet:
-        return self.filter(status__in=ACTIVE_RUN_STATUSES)
 
     def expired(self, now) -> RunQuerySet:
         return self.filter(expires_at__lte=now)
@@ -102,8 +96,8 @@ class Run(models.Model):
         ]
         constraints = [
             models.CheckConstraint(condition=Q(status__in=RunStatus.values), name="run_status_valid"),
-            # At most one queued or running run per thread: the 409 of the turn API, held
-            # by the database even under concurrent posts.
+            # At most one queued or running run per thread (``state_machine.WORKING``): the
+            # 409 of the turn API, held by the database even under concurrent posts.
             models.UniqueConstraint(
                 fields=["thread"], condition=Q(status__in=["queued", "running"]), name="run_one_active_per_thread"
             ),
@@ -111,6 +105,34 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"Run {self.id} ({self.status})"
+
+
+class RunTransition(models.Model):
+    """One move of a run from a state to another (``agents/state_machine.py``): its life, row by row."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="transitions")
+    # Blank for the first row, when the run was made.
+    from_status = models.CharField(max_length=16, choices=RunStatus.choices, blank=True)
+    to_status = models.CharField(max_length=16, choices=RunStatus.choices)
+    # Why: the error code of a failure, or what moved it ("claimed", "cancelled", "approved", …).
+    reason = models.CharField(max_length=32, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["run", "id"]
+        indexes = [
+            # A run's transitions in order (admin inline, export, erasure).
+            models.Index(fields=["run", "id"], name="run_transition_run_idx"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(to_status__in=RunStatus.values) & Q(from_status__in=["", *RunStatus.values]),
+                name="run_transition_status_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_status or 'new'} → {self.to_status}"
 
 
 class TraceKind(models.TextChoices):

@@ -27,6 +27,13 @@ STORES = (
         content=("payload",),
         description="the steps of that work (model calls, tools, searches)",
     ),
+    Store(
+        "run_transitions",
+        model="agents.RunTransition",
+        keys=(Key("run", Parent.RUN, DELETE),),
+        content=(),
+        description="when that work started, waited, ended and why",
+    ),
     # LangGraph's checkpointer: keyed by the thread id, without a foreign key.
     *(
         Store(

@@ -21,6 +21,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
+from agents.state_machine import RUN_EVENTS_CHANNEL, run_move, runs_move
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +44,13 @@ def run_claim(*, run_id: RunId) -> bool:
     A redelivered task therefore does nothing twice: only one UPDATE finds it queued.
     """
     return bool(
-        Run.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
-            status=RunStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
+        run_move(
+            run_id=run_id,
+            to=RunStatus.RUNNING,
+            only_from=frozenset({RunStatus.QUEUED}),
+            reason="claimed",
+            started_at=timezone.now(),
+            attempts=F("attempts") + 1,
         )
     )
 
@@ -107,9 +113,6 @@ def trace_on_ended_run(
     return True
 
 
-RUN_EVENTS_CHANNEL = "liamemory_run_events"
-
-
 def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, Any]] | None = None) -> bool:
     """Append to the reply being written and wake whoever follows the run; False when it is no longer running.
 
@@ -139,19 +142,17 @@ def run_cancel(*, run_id: RunId) -> str | None:
     is cleared: the caller keeps the text as a message.
     """
     run = Run.objects.select_for_update().filter(pk=run_id).only("status", "partial_text").first()
-    if run is None or run.status not in (RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED):
+    if run is None:
         return None
-    Run.objects.filter(pk=run_id).update(
-        status=RunStatus.CANCELLED, finished_at=timezone.now(), partial_text="", partial_steps=[]
+    moved = run_move(
+        run_id=run_id,
+        to=RunStatus.CANCELLED,
+        reason="cancelled",
+        finished_at=timezone.now(),
+        partial_text="",
+        partial_steps=[],
     )
-    notify_followers(run_id)
-    return run.partial_text
-
-
-def notify_followers(run_id: RunId) -> None:
-    """Wake the requests following this run (its status changed); inside a transaction, at its commit."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [RUN_EVENTS_CHANNEL, str(run_id)])
+    return run.partial_text if moved else None
 
 
 def run_lock_active(*, run_id: RunId) -> Run:
@@ -186,8 +187,11 @@ def run_finish(
     times are in its trace events).
     """
     now = timezone.now()
-    Run.objects.filter(pk=run.pk).update(
-        status=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
+    run_move(
+        run_id=run.pk,
+        to=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
+        only_from=frozenset({RunStatus.RUNNING}),
+        reason=error_code,
         error_code=error_code,
         error_message=error_message[:2000],
         finished_at=now,
@@ -204,7 +208,6 @@ def run_finish(
         # Keep what earlier steps recorded (approval request, staff decision).
         context_info={**(run.context_info or {}), **context_info},
     )
-    notify_followers(run.pk)
 
 
 def elapsed_ms(started_at: datetime | None, finished_at: datetime) -> int | None:
@@ -220,14 +223,16 @@ def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None =
     if latency_ms is None:
         started = Run.objects.filter(pk=run_id).values_list("started_at", flat=True).first()
         latency_ms = elapsed_ms(started, now)
-    if Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
-        status=RunStatus.FAILED,
+    run_move(
+        run_id=run_id,
+        to=RunStatus.FAILED,
+        only_from=frozenset({RunStatus.RUNNING}),
+        reason=code,
         error_code=code,
         error_message=message[:2000],
         finished_at=now,
         latency_ms=latency_ms,
-    ):
-        notify_followers(run_id)
+    )
 
 
 def run_requeue(*, run_id: RunId) -> bool:
@@ -235,27 +240,28 @@ def run_requeue(*, run_id: RunId) -> bool:
 
     What it streamed so far is dropped: the next attempt writes the reply again.
     """
-    requeued = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
-        status=RunStatus.QUEUED,
+    requeued = run_move(
+        run_id=run_id,
+        to=RunStatus.QUEUED,
+        reason="database_unavailable",
         started_at=None,
         queued_at=timezone.now(),
         redelivered=False,
         partial_text="",
         partial_steps=[],
     )
-    if requeued:
-        notify_followers(run_id)
-    return bool(requeued)
+    return requeued is not None
 
 
 def run_interrupt(*, run_id: RunId, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
     """The run waits for a staff decision (its state is in the checkpoint)."""
-    updated = Run.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
-        status=RunStatus.INTERRUPTED, context_info={**context_info, "approval": payload}
+    moved = run_move(
+        run_id=run_id,
+        to=RunStatus.INTERRUPTED,
+        reason="approval_requested",
+        context_info={**context_info, "approval": payload},
     )
-    if updated:
-        notify_followers(run_id)
-    return bool(updated)
+    return moved is not None
 
 
 NEVER_STARTED_MESSAGE = (
@@ -284,25 +290,32 @@ def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
     queued_cutoff = now - settings.RUN_QUEUED_STALE_AFTER
     left_queued = Run.objects.filter(status=RunStatus.QUEUED, queued_at__lt=queued_cutoff)
     with transaction.atomic():
-        failed = stale.filter(attempts__gte=settings.RUN_MAX_ATTEMPTS).update(
-            status=RunStatus.FAILED,
+        failed = runs_move(
+            stale.filter(attempts__gte=settings.RUN_MAX_ATTEMPTS),
+            to=RunStatus.FAILED,
+            only_from=frozenset({RunStatus.RUNNING}),
+            reason=RunErrorCode.WORKER_LOST,
+            skip_locked=True,
             error_code=RunErrorCode.WORKER_LOST,
             error_message="The worker handling this run stopped too many times.",
             finished_at=now,
         )
-        never_started = left_queued.filter(redelivered=True).update(
-            status=RunStatus.FAILED,
+        never_started = runs_move(
+            left_queued.filter(redelivered=True),
+            to=RunStatus.FAILED,
+            only_from=frozenset({RunStatus.QUEUED}),
+            reason=RunErrorCode.NEVER_STARTED,
+            skip_locked=True,
             error_code=RunErrorCode.NEVER_STARTED,
             error_message=NEVER_STARTED_MESSAGE,
             finished_at=now,
         )
-        requeue_ids = list(
-            stale.filter(attempts__lt=settings.RUN_MAX_ATTEMPTS)
-            .select_for_update(skip_locked=True)
-            .values_list("id", flat=True)
-        )
-        Run.objects.filter(id__in=requeue_ids, status=RunStatus.RUNNING).update(
-            status=RunStatus.QUEUED,
+        requeued = runs_move(
+            stale.filter(attempts__lt=settings.RUN_MAX_ATTEMPTS),
+            to=RunStatus.QUEUED,
+            only_from=frozenset({RunStatus.RUNNING}),
+            reason="worker_lost",
+            skip_locked=True,
             started_at=None,
             queued_at=now,
             redelivered=False,
@@ -310,6 +323,7 @@ def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
             partial_text="",
             partial_steps=[],
         )
+        requeue_ids = [pk for pk, _ in requeued]
         redeliver_ids = list(
             left_queued.filter(redelivered=False).select_for_update(skip_locked=True).values_list("id", flat=True)
         )
@@ -317,12 +331,12 @@ def run_reap_stale(*, now: datetime | None = None) -> dict[str, Any]:
     logger.info(
         "reaper: %d requeued, %d failed, %d sent again, %d never started",
         len(requeue_ids),
-        failed,
+        len(failed),
         len(redeliver_ids),
-        never_started,
+        len(never_started),
     )
     return {
-        "failed": failed + never_started,
+        "failed": len(failed) + len(never_started),
         "requeued": len(requeue_ids) + len(redeliver_ids),
         "requeued_ids": [str(i) for i in (*requeue_ids, *redeliver_ids)],
     }

@@ -34,12 +34,11 @@ from django.db import connection
 
 from agents import run_lifecycle, selectors
 from agents.checkpointer import conninfo
-from agents.models import RunStatus
+from agents.state_machine import RUN_EVENTS_CHANNEL, WORKING
 from liamemory.errors import ApplicationError
 
 logger = logging.getLogger(__name__)
 
-FOLLOWED_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
 MESSAGE_SEPARATOR = "\n\n"
 
 
@@ -149,7 +148,7 @@ class _Listener:
             try:
                 with psycopg.connect(conninfo(), autocommit=True) as conn:
                     self._conn = conn
-                    conn.execute(f"LISTEN {run_lifecycle.RUN_EVENTS_CHANNEL}")
+                    conn.execute(f"LISTEN {RUN_EVENTS_CHANNEL}")
                     self.healthy = True
                     self._wake_all()  # anything written while we were not listening
                     while not self._stop.is_set():
@@ -257,7 +256,7 @@ def follow_run(
                 steps_pos += 1
                 yield StreamEvent("tool", step, f"{text_pos}.{steps_pos}")
                 last_sent = time.monotonic()
-            if partial.status not in FOLLOWED_STATUSES:
+            if partial.status not in WORKING:
                 yield StreamEvent("end", {"status": partial.status}, f"{text_pos}.{steps_pos}")
                 return
             if not connection.in_atomic_block:

@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from agents.models import PendingApproval, Run, TraceEvent
+from agents.models import PendingApproval, Run, RunTransition, TraceEvent
 from agents.selectors import thread_checkpoints
 from conversations.models import Message, ThreadSummary
 from liamemory.admin_utils import (
@@ -56,6 +56,16 @@ class TraceEventInline(StaffViewOnlyMixin, admin.TabularInline):
     @admin.display(description="payload")
     def payload_view(self, obj: TraceEvent) -> str:
         return _pretty(obj.payload, 2000)
+
+
+class RunTransitionInline(StaffViewOnlyMixin, admin.TabularInline):
+    """The run's life: each move from a state to another, when and why (``agents/state_machine.py``)."""
+
+    model = RunTransition
+    fields = ("at", "from_status", "to_status", "reason")
+    readonly_fields = fields
+    extra = 0
+    ordering = ("id",)
 
 
 @admin.register(Run)
@@ -106,7 +116,7 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
         "expires_at",
     )
     readonly_fields = fields
-    inlines = [TraceEventInline]
+    inlines = [RunTransitionInline, TraceEventInline]
 
     def get_queryset(self, request: HttpRequest):
         return super().get_queryset(request).select_related("user", "thread")

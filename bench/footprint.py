@@ -14,6 +14,7 @@ were reached.
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 
@@ -40,7 +41,8 @@ def main() -> int:
     stack = (Stack.production() if args.setup == "production" else Stack()).start()
     follow = "stream" if args.setup == "production" else "poll"
     print(f"{args.setup}: {stack.label}; clients {follow}")
-    samples = []
+    samples: list[dict] = []
+    latency: list[dict] = []
     try:
         clients = [ChatClient(stack.url, tokens[i], i, follow=follow) for i in range(CLIENTS)]
         drive(clients, turns=CLIENTS)
@@ -52,10 +54,15 @@ def main() -> int:
             batch = drive(clients, turns=min(step, target - done), seconds=left)
             done += len(batch)
             completed += sum(1 for t in batch if t.status == "completed")
+            latencies = [t.latency_s * 1000 for t in batch if t.status == "completed"]
+            median = round(statistics.median(latencies), 1) if latencies else None
             samples.append({"turns": done, "seconds": round(time.monotonic() - started), **stack.rss_mb()})
+            latency.append({"turns": done, "latency_median_ms": median})
             print(
                 f"after {done:>6,} turns ({samples[-1]['seconds']} s): "
                 + ", ".join(f"{k} {v} MB" for k, v in samples[-1].items() if k not in ("turns", "seconds"))
+                + f"; turn latency median {median} ms over the last {len(batch)}",
+                flush=True,
             )
         detail = stack.rss_detail()
         for c in clients:
@@ -81,6 +88,7 @@ def main() -> int:
             "turns": last["turns"],
             "completed": completed,
             "samples_mb": samples,
+            "latency": latency,
             "per_process_mb": detail,
         },
     )

@@ -17,6 +17,18 @@ import sys
 
 from bench.common import fmt, setup, timed, write_result
 
+
+def specs():
+    """The data sets: threads of 100, 10k and 100k messages; 1k and 100k memories."""
+    from bench import scale_data
+
+    msgs = scale_data.Spec("bench_msgs", main_threads=(100, 10_000, 100_000), tables=scale_data.TABLES[:3])
+    mems = {
+        n: scale_data.Spec(f"bench_mem_{n // 1000}k", memories=n, tables=("memories_memory",)) for n in (1_000, 100_000)
+    }
+    return msgs, mems
+
+
 QUERIES = [
     "what was the order number for the delivery?",
     "remind me about the dentist appointment on friday",
@@ -43,10 +55,7 @@ def main() -> int:
 
     sizes = (100, 10_000) if args.quick else (100, 10_000, 100_000)
     repeat = 60 if args.quick else 200
-    msgs = scale_data.Spec("bench_msgs", main_threads=(100, 10_000, 100_000), tables=scale_data.TABLES[:3])
-    mems = {
-        n: scale_data.Spec(f"bench_mem_{n // 1000}k", memories=n, tables=("memories_memory",)) for n in (1_000, 100_000)
-    }
+    msgs, mems = specs()
     for spec in (msgs, *mems.values()):
         spent = scale_data.ensure(spec)
         if spent:

@@ -89,8 +89,9 @@ def _embed(spec: Spec, user_id: int) -> int:
     """Vectors for what the benchmarks search (the benchmark user's memories, the main
     threads up to ``embed_threads_up_to`` messages), made by the product's own service."""
     try:
+        from conversations import embedding_services as message_vectors
         from liamemory import embeddings
-        from memories import embedding_services
+        from memories import embedding_services as memory_vectors
     except ImportError:
         return 0
     if not embeddings.enabled():
@@ -102,12 +103,12 @@ def _embed(spec: Spec, user_id: int) -> int:
     with using(spec.name):
         if "memories_memory" in spec.tables:
             ids = list(Memory.objects.filter(user_id=user_id).values_list("id", flat=True))
-            done += embedding_services.memory_embeddings_update(memory_ids=ids)
+            done += memory_vectors.memory_embeddings_update(memory_ids=ids)
         for n in spec.main_threads:
             if "conversations_message" in spec.tables and n <= spec.embed_threads_up_to:
                 ids = list(Message.objects.filter(thread_id=thread_id(spec, f"main-{n}")).values_list("id", flat=True))
                 for start in range(0, len(ids), 256):
-                    done += embedding_services.message_embeddings_update(message_ids=ids[start : start + 256])
+                    done += message_vectors.message_embeddings_update(message_ids=ids[start : start + 256])
     return done
 
 
@@ -138,6 +139,11 @@ def _current(spec: Spec, fingerprint: str) -> bool:
         cur.execute(f"SELECT fingerprint FROM {spec.name}.bench_marker")
         row = cur.fetchone()
         return bool(row) and row[0] == fingerprint
+
+
+def current(spec: Spec) -> bool:
+    """Whether the spec's schema exists and matches the spec and today's table definitions."""
+    return _current(spec, _fingerprint(spec))
 
 
 def scale_user():
@@ -221,6 +227,33 @@ def _fill_memories(s: str, spec: Spec, user_id: int) -> None:
         )
 
 
+# Django's defaults live in Python, not in the table: a column added since the fill
+# statements were written (NOT NULL, no default there) gets its type's empty value in the copy.
+_EMPTY = {
+    "character varying": "''",
+    "text": "''",
+    "boolean": "false",
+    "integer": "0",
+    "bigint": "0",
+    "smallint": "0",
+    "double precision": "0",
+    "jsonb": "'{}'::jsonb",
+    "timestamp with time zone": "now()",
+}
+
+
+def _default_new_columns(cur, schema: str, tables: tuple[str, ...]) -> None:
+    cur.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = %s AND table_name = ANY (%s) AND is_nullable = 'NO' AND column_default IS NULL "
+        "AND is_generated = 'NEVER' AND is_identity = 'NO'",
+        [schema, list(tables)],
+    )
+    for table, column, data_type in cur.fetchall():
+        if data_type in _EMPTY:
+            cur.execute(f'ALTER TABLE {schema}.{table} ALTER COLUMN "{column}" SET DEFAULT {_EMPTY[data_type]}')
+
+
 def ensure(spec: Spec) -> float:
     """Build the schema if missing or stale; returns the seconds spent (0 when reused)."""
     fingerprint = _fingerprint(spec)
@@ -235,6 +268,7 @@ def ensure(spec: Spec) -> float:
         cur.execute(f"CREATE SCHEMA {s}")
         for table in tables:
             cur.execute(f"CREATE TABLE {s}.{table} (LIKE public.{table} INCLUDING ALL EXCLUDING INDEXES)")
+        _default_new_columns(cur, s, tables)
     if "conversations_message" in spec.tables:
         _fill_threads(s, spec, user.pk)
     if "memories_memory" in spec.tables:

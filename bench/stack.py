@@ -79,6 +79,8 @@ class Stack:
     # ``background`` children) the rest (embeddings, summaries).
     turn_queue: str = ""
     background: int = 1
+    # With a turn queue: how many turn-worker processes share it (``concurrency`` threads each).
+    turn_workers: int = 1
     env: dict[str, str] = field(default_factory=dict)
     web_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path = field(default_factory=lambda: REPO / "bench" / "results")
@@ -102,6 +104,8 @@ class Stack:
     def label(self) -> str:
         label = f"gunicorn {self.web_workers}×{self.threads} gthread + celery {self.pool} {self.concurrency}"
         if self.turn_queue:
+            times = f"{self.turn_workers} × " if self.turn_workers > 1 else ""
+            label = label.replace("celery ", f"celery {times}", 1)
             label += f" (turns) + celery prefork {self.background} (background)"
         return label
 
@@ -170,6 +174,11 @@ class Stack:
                 "-n",
                 f"bench-bg-{os.getpid()}@%h",
             ]
+            for k in range(2, self.turn_workers + 1):
+                commands[f"worker{k}"] = [
+                    *commands["worker"][:-1],
+                    f"bench-{k}-{os.getpid()}@%h",
+                ]
             self.env = {"CELERY_TURN_QUEUE": self.turn_queue, **self.env}
         for name, cmd in commands.items():
             log = open(self.log_dir / f"stack-{name}.log", "w")  # noqa: SIM115 (the process owns it)
@@ -207,6 +216,10 @@ class Stack:
         """Resident memory of each process tree (parent + children), in MB."""
         return {name: round(sum(_rss_kb(p) for p in _tree(proc.pid)) / 1024, 1) for name, proc in self.procs.items()}
 
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time (user + system) used so far by each process tree, in seconds."""
+        return {name: round(sum(_cpu_s(p) for p in _tree(proc.pid)), 3) for name, proc in self.procs.items()}
+
     def rss_detail(self) -> dict[str, list[float]]:
         return {name: [round(_rss_kb(p) / 1024, 1) for p in _tree(proc.pid)] for name, proc in self.procs.items()}
 
@@ -232,6 +245,28 @@ def _tree(pid: int) -> list[int]:
         found.append(p)
         todo.extend(children.get(p, []))
     return found
+
+
+def _cpu_s(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def database_cpu_seconds() -> dict[int, float]:
+    """CPU time of each server process connected to this database (a local server only), by pid.
+
+    Other databases' sessions on the same server are left out, so the figure stays this
+    benchmark's even while other work shares the server.
+    """
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        pids = [r[0] for r in cur.fetchall()]
+    return {pid: _cpu_s(pid) for pid in pids}
 
 
 def _rss_kb(pid: int) -> int:

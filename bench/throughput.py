@@ -87,7 +87,7 @@ def runs_left_behind(user_prefix: str, since) -> int:
 def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: float) -> dict:
     from django.utils import timezone
 
-    from bench.stack import CLIENT_PREFIX, ChatClient, drive
+    from bench.stack import CLIENT_PREFIX, ChatClient, database_cpu_seconds, drive
 
     out = {}
     for level in levels:
@@ -95,9 +95,11 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
         drive(clients, turns=level)  # warm-up: one turn each
         load_before = load_average()
         since = timezone.now()
+        cpu_before, db_before = stack.cpu_seconds(), database_cpu_seconds()
         started = time.perf_counter()
         turns = drive(clients, seconds=seconds)
         elapsed = time.perf_counter() - started
+        cpu_after, db_after = stack.cpu_seconds(), database_cpu_seconds()
         for c in clients:
             c.close()
         time.sleep(1)
@@ -105,6 +107,10 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
         lat = [t.latency_s * 1000 for t in ok]
         first = [t.first_text_s * 1000 for t in ok if t.first_text_s is not None]
         share = memory_share([t.run_id for t in ok])
+        # CPU per completed turn, process time (not wall time: the machine may be shared).
+        per_turn = max(1, len(ok))
+        cpu = {name: round((cpu_after[name] - cpu_before.get(name, 0)) * 1000 / per_turn, 1) for name in cpu_after}
+        cpu["database"] = round(sum(v - db_before.get(pid, 0) for pid, v in db_after.items()) * 1000 / per_turn, 1)
         r = {
             "turns": len(turns),
             "completed": len(ok),
@@ -115,6 +121,7 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
             "latency_p95_ms": round(percentile(lat, 95), 1) if lat else None,
             "first_text_median_ms": round(statistics.median(first), 1) if first else None,
             "load_average": [load_before, load_average()],
+            "cpu_ms_per_turn": cpu,
             **share,
         }
         out[str(level)] = r
@@ -124,7 +131,7 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
             f"{elapsed:.0f} s, {r['left_queued_or_running']} left running); turn latency median "
             f"{r['latency_median_ms']} ms, p95 {r['latency_p95_ms']} ms{first_words}; memory layer "
             f"{(r['memory_share'] or 0):.1%} of run time; queue wait {r['queue_wait_ms_mean']} ms/run; "
-            f"load {load_before} → {load_average()}",
+            f"load {load_before} → {load_average()}; CPU ms per turn {cpu}",
             flush=True,
         )
     return out
@@ -138,6 +145,13 @@ def main() -> int:
     parser.add_argument("--clients", type=int, nargs="+", help="levels (default 1 8 32; 64 with --model-delay)")
     parser.add_argument("--setups", nargs="+", choices=["legacy", "production"], default=["legacy", "production"])
     parser.add_argument("--follow", choices=["poll", "stream"], help="default: production streams, legacy polls")
+    parser.add_argument(
+        "--turn-workers",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="production setup: turn-worker processes on the turns queue, one run per count (e.g. 1 2 4)",
+    )
     parser.add_argument("--poll-seconds", type=float, help="default 0.02 offline, 0.2 with a delay")
     args = parser.parse_args()
     setup()
@@ -154,9 +168,17 @@ def main() -> int:
     results: dict = {"quick": args.quick, "seconds_per_level": seconds, "model_delay_s": args.model_delay}
     results["poll_seconds"] = poll_seconds
     try:
-        for which in args.setups:
+        runs = [
+            (which, n) for which in args.setups for n in (args.turn_workers if which == "production" else [1])
+        ]
+        for which, n in runs:
             extra = fake.env if fake else {}
-            stack = Stack.production(env=dict(extra)) if which == "production" else Stack(env=dict(extra))
+            if which == "production":
+                # The same threads in all: 64 model calls in flight split over the processes.
+                stack = Stack.production(env=dict(extra), turn_workers=n, concurrency=max(8, 64 // n))
+            else:
+                stack = Stack(env=dict(extra))
+            key = which if n == 1 else f"{which}_{n}_turn_workers"
             # Before streaming existed a client could only poll; the legacy setup's 8 web threads
             # would also be held by 64 open event streams.
             follow = args.follow or ("stream" if which == "production" else "poll")
@@ -165,7 +187,7 @@ def main() -> int:
             stack.start()
             try:
                 figures = measure(stack, tokens, levels, seconds, follow, poll_seconds)
-                results[which] = {"stack": stack.label, "follow": follow, **figures}
+                results[key] = {"stack": stack.label, "follow": follow, **figures}
             finally:
                 stack.stop()
     finally:

@@ -38,6 +38,22 @@ from bench.latency import HISTORY_QUERIES, MEMORY_QUERIES, forget_query_vectors
 THREAD = 10_000
 
 
+def specs(quick: bool):
+    """The data sets: a 10k-message thread (all embedded) among 100k messages; 1M memories (quick: 100k)."""
+    from bench import scale_data
+
+    memories = 100_000 if quick else 1_000_000
+    history_spec = scale_data.Spec(
+        "bench_v10k",
+        main_threads=(THREAD,),
+        filler_messages=100_000 - THREAD,
+        tables=("conversations_thread", "conversations_message", "conversations_threadsummary"),
+        embed_threads_up_to=THREAD,
+    )
+    memory_spec = scale_data.Spec(f"bench_vmem{memories // 1000}k", memories=memories, tables=("memories_memory",))
+    return history_spec, memory_spec
+
+
 def _turn_texts(limit: int = 320) -> tuple[list[str], str]:
     from bench.longchat.data import default_locomo
 
@@ -206,14 +222,7 @@ def main() -> int:
     )
 
     user = scale_data.scale_user()
-    history_spec = scale_data.Spec(
-        "bench_v10k",
-        main_threads=(THREAD,),
-        filler_messages=100_000 - THREAD,
-        tables=("conversations_thread", "conversations_message", "conversations_threadsummary"),
-        embed_threads_up_to=THREAD,
-    )
-    memory_spec = scale_data.Spec(f"bench_vmem{memories // 1000}k", memories=memories, tables=("memories_memory",))
+    history_spec, memory_spec = specs(args.quick)
     for spec in (history_spec, memory_spec):
         spent = scale_data.ensure(spec)
         if spent:

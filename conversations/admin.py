@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from django.contrib import admin, messages
 from django.db.models import F, OuterRef, Subquery
 from django.forms.models import BaseInlineFormSet
@@ -19,6 +21,16 @@ from liamemory.admin_utils import (
     truncate,
 )
 from liamemory.models import StaffAccess
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class _ThreadCounts(TypedDict):
+    """What the thread list annotates (``get_queryset``)."""
+
+    message_total: int
+    latest_summary: int | None
 
 # A thread may hold 100k messages: its page shows the tail, the message list the rest.
 INLINE_MESSAGES = 200
@@ -119,15 +131,15 @@ class ThreadAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admi
         return person_link(obj.owner_id, obj.owner.username)
 
     @admin.display(description="messages", ordering="message_total")
-    def message_count(self, obj: Thread) -> int:
+    def message_count(self, obj: WithAnnotations[Thread, _ThreadCounts]) -> int:
         return obj.message_total
 
     @admin.display(description="summary")
-    def summary_version(self, obj: Thread) -> str:
+    def summary_version(self, obj: WithAnnotations[Thread, _ThreadCounts]) -> str:
         return f"v{obj.latest_summary}" if obj.latest_summary else "—"
 
     @admin.display(description="see also")
-    def navigation(self, obj: Thread) -> str:
+    def navigation(self, obj: WithAnnotations[Thread, _ThreadCounts]) -> str:
         return format_html(
             '<a href="{}">all {} messages</a> · <a href="{}?thread={}">runs</a> · <a href="{}?thread={}">summaries</a>'
             ' · <a href="{}?source_thread={}">memories from it</a>',

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -35,6 +35,7 @@ from conversations.facts import find_facts
 from conversations.models import Message, MessageRole
 from conversations.relative_dates import RESOLVED_RE, resolve_relative_dates
 from conversations.tokens import estimate_text
+from liamemory import language
 
 ROLE_LABEL = {"user": "User", "assistant": "Assistant", "system": "Note"}
 # Events under the day they were said: a "2023-05-08:" line, then "- User: text" lines
@@ -44,59 +45,23 @@ LINE_RE = re.compile(r"^- (?:(?P<date>\d{4}-\d{2}-\d{2}) )?(?P<label>User|Assist
 # A note (a correction) outweighs any statement: it is trimmed last.
 NOTE_VALUE = 100.0
 
-_INTERJECTION = re.compile(
-    r"^(?:(?:oh+|ah+|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|no|nope|nah|well|so|haha+|hah|lol|omg|ugh|hmm+|"
-    r"ok(?:ay)?|sure|right|totally|absolutely|definitely|honestly|seriously|btw|by the way|anyway|also|plus|"
-    r"and|but|oh my|gosh|man|dude|thanks|thank you|cool|great|awesome|nice|sì|si|no|beh|boh|allora|comunque|"
-    r"ecco|guarda|dai|senti|ciao|grazie|perfetto|ok|va bene|infatti|insomma)\b[\s,!.:;—–-]*)+",
-    re.IGNORECASE,
-)
+_INTERJECTION = re.compile(rf"^(?:(?:{language.alternation('INTERJECTIONS')})\b[\s,!.:;—–-]*)+", re.IGNORECASE)
 # ", Mel!" closing a sentence: a vocative. ", Rome." is more often the end of a list.
 _VOCATIVE = re.compile(r",\s+[A-Z][a-z]+(?=\s*[!?])")
-_FILLER = re.compile(
-    r"\b(?:really|so much|so|very|totally|super|pretty|just|kinda|kind of|sort of|literally|honestly|definitely|"
-    r"absolutely|truly|quite|actually|basically|davvero|molto|proprio|tanto|veramente)\s+",
-    re.IGNORECASE,
-)
+_FILLER = re.compile(rf"\b(?:{language.alternation('INTENSIFIERS')})\s+", re.IGNORECASE)
 _EMOJI = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F]+|[:;]-?[()DPp]\B")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\s+[-–—]\s+|;\s+|\n+")
 _WORD = re.compile(r"[\w'’]+", re.UNICODE)
 _CAPITALISED = re.compile(r"(?<![\w'’])(?:[A-Z][a-zà-ÿ]+(?:[A-Z][a-z]+)?|[A-Z]{2,}[a-z]?)(?![\w'’])")
-_FIRST_PERSON = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|we|we're|we've|we'll|our|us|io|ho|sono|mi|mio|mia|miei|mie|abbiamo|"
-    r"siamo|noi|nostro|nostra|ci)\b",
-    re.IGNORECASE,
-)
-_ACTION = re.compile(
-    r"\b(?:\w{3,}ed|went|got|bought|made|took|saw|met|ran|won|lost|gave|found|began|begun|did|built|wrote|read|"
-    r"sold|paid|left|moved|joined|started|finished|decided|chose|chosen|booked|ordered|signed|adopted|visited|"
-    r"\w+(?:ato|uto|ito|ata|uta|ita|ati|iti|ate)|fatto|preso|visto|scelto|messo|scritto|detto|vinto|perso|speso|"
-    r"comprato|deciso|aperto|chiuso)\b(?!['’])",
-    re.IGNORECASE,
-)
-_PLAN = re.compile(
-    r"\b(?:going to|gonna|plan(?:ning|ned)?|will|'ll|next|soon|intend|hope to|want to|decid\w+|agreed?|"
-    r"deadline|budget|must|need to|have to|always|never|allergic|prefer\w*|"
-    r"\w+(?:erò|irò|arò|eremo|iremo|aremo)|voglio|devo|dobbiamo|pensavo|intendo|prossim\w+|sempre|mai|entro)\b",
-    re.IGNORECASE,
-)
+_FIRST_PERSON = re.compile(language.any_word("FIRST_PERSON"), re.IGNORECASE)
+_ACTION = re.compile(rf"\b(?:{language.alternation('ACTION_WORDS')})\b(?!['’])", re.IGNORECASE)
+_PLAN = re.compile(rf"\b(?:{language.alternation('PLAN_WORDS')})\b", re.IGNORECASE)
+# English openers only: Italian "come" is an English verb ("Come over on Friday").
 _QUESTION_OPENER = re.compile(
-    r"^(?:what|how|why|who|where|when|which|do|does|did|is|are|can|could|would|will|have|has)\b", re.IGNORECASE
+    "^(?:" + "|".join(language.words("en").QUESTION_WORDS + language.words("en").QUESTION_VERBS) + r")\b", re.IGNORECASE
 )
-# Words too common to count as new information (either language).
-_COMMON = set(
-    """
-    a an the and or but of to in on at for with from by as is are was were be been being it its it's this that
-    these those there here i you he she we they me him her us them my your his our their do does did done have
-    has had not no yes so if then than too very can could would should will just about what when where who how
-    why all any some more most much many one get got make made go going went come take thing things time really
-    like love lot lots feel felt think know good great nice glad happy fun awesome amazing cool sounds sound way
-    also always never totally agree thanks thank hope see wait can't don't i'm it's that's you're i've i'll
-    we're let's people life day today yeah oh wow hey il lo la i gli le un una uno di da in con su per tra fra e
-    o ma che non è sono ho hai ha abbiamo anche come più molto tutto tutti questo questa quello quella mi ti si
-    ci vi poi già ancora sempre mai bene grazie
-    """.split()  # noqa: SIM905 (a word list reads better as text)
-)
+# Words too common to count as new information.
+_COMMON = language.union("COMMON_WORDS")
 
 
 @dataclass
@@ -320,20 +285,76 @@ def corrected_lines(messages: Sequence[Message]) -> set[tuple[str, str]]:
     return {
         (line.label, line.text)
         for note in messages
-        if is_correction_note(note)
+        if is_correction_note(note) and note.corrects is not None
         for line in message_lines(note.corrects, known=set())
     }
 
 
-def extractive_text(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:
-    """The previous summary's events plus the new messages', trimmed to ``budget`` tokens."""
+# Whether a newer statement changes an older one ("I moved from Rome to Turin" after "I
+# live in Rome"): a reason, or None. The use cases hand over the memories' change test
+# (``memories.matching.change``) when ready: the layers forbid importing it here.
+ChangeJudge = Callable[[str, str], "str | None"]
+_change_judge: list[ChangeJudge] = []
+CHANGED_MARK = " (changed: this replaces what was said before)"
+
+
+def set_change_judge(judge: ChangeJudge) -> None:
+    _change_judge[:] = [judge]
+
+
+def _change_pairs(lines: list[Line], first_new: int) -> list[tuple[int, int]]:
+    """(older user line, newer user line that changes it), the newer ones from ``first_new`` on."""
+    if not _change_judge:
+        return []
+    judge = _change_judge[0]
+    pairs: list[tuple[int, int]] = []
+    stale: set[int] = set()
+    # Statements only: a question ("can you check batch 101?") changes nothing it resembles.
+    users = [i for i, x in enumerate(lines) if x.label == ROLE_LABEL["user"] and not x.text.rstrip().endswith("?")]
+    for j in (i for i in users if i >= first_new):
+        for i in (i for i in users if i < j and i not in stale):
+            if judge(lines[i].text.removesuffix(CHANGED_MARK), lines[j].text):
+                stale.add(i)
+                pairs.append((i, j))
+    return pairs
+
+
+def changed_statements(*, previous_text: str, messages: Sequence[Message]) -> list[tuple[str, str]]:
+    """(earlier statement, the newer one that changed it): user lines of the summary or ``messages``."""
+    lines, first_new = _all_lines(previous_text, messages)
+    return [(lines[i].text, lines[j].text) for i, j in _change_pairs(lines, first_new)]
+
+
+def _all_lines(previous_text: str, messages: Sequence[Message]) -> tuple[list[Line], int]:
     lines = parse_lines(previous_text)
+    first_new = len(lines)
     known: set[str] = set()
     for line in lines:
         known |= content_words(line.text)
     for message in messages:
         if message.role != MessageRole.TOOL:
             lines.extend(message_lines(message, known=known))
+    return lines, first_new
+
+
+def extractive_text(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:
+    """The previous summary's events plus the new messages', trimmed to ``budget`` tokens.
+
+    The newest statement wins: a user's statement that a newer one changes goes, and the
+    newer one says that it changed (the current value, and the fact that it moved).
+    """
+    lines, first_new = _all_lines(previous_text, messages)
+    pairs = _change_pairs(lines, first_new)
+    stale, changed = {i for i, _ in pairs}, {j for _, j in pairs}
+    # The assistant's echoes of a value that changed ("order A-7781 is noted") go with it.
+    old_values = {f for i, j in pairs for f in set(find_facts(lines[i].text)) - set(find_facts(lines[j].text))}
+    stale |= {i for i, x in enumerate(lines) if x.label == ROLE_LABEL["assistant"] and old_values & concrete(x.text)}
+    if stale:
+        lines = [
+            Line(x.day, x.label, x.text + CHANGED_MARK, x.order) if i in changed else x
+            for i, x in enumerate(lines)
+            if i not in stale
+        ]
     if wrong := corrected_lines(messages):
         lines = [line for line in lines if (line.label, line.text) not in wrong]
     return render(select(lines, budget))

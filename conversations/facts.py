@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from liamemory import language
+
 KEY_FACTS_PREFIX = "Key facts:"
 # The key-facts line is capped so a thread full of numbers cannot blow the budget;
 # facts are kept in first-seen order, so the early ones (the ones at risk of being
@@ -17,10 +19,12 @@ KEY_FACTS_MAX = 60
 
 # --- Facts: identifiers, amounts, dates, numbers ------------------------------------
 
-_MONTHS = (
-    "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-    "oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|"
-    "settembre|ottobre|novembre|dicembre"
+# Month names and their short forms, the longest first ("june" before "jun").
+_MONTHS = "|".join(
+    sorted(
+        language.numbered("MONTHS").keys() | language.table("MONTH_ABBREVIATIONS").keys(),
+        key=lambda name: (-len(name), name),
+    )
 )
 _FACT_PATTERNS = [
     # e-mail addresses and URLs
@@ -43,6 +47,11 @@ _FACT_PATTERNS = [
     r"\d+(?:[.,]\d+)*\s?%",
     r"\d[\d,.']*\d",
 ]
+# "#31" after "message" or in "[#31, …]" points at a message of the thread (excerpts and
+# the answers quoting them cite them so): a place in the conversation, not a fact of it.
+_MESSAGE_REFERENCE_BEFORE = re.compile(r"(?:\bmessages?|\bmessaggi?o?|\bmsg|\[)\s*$", re.IGNORECASE)
+# ... and the date that follows it in such a citation ("message #31, 2026-03-01").
+_CITED_DATE_BEFORE = re.compile(r"(?:\bmessages?|\bmessaggi?o?|\[)\s*#\d+,\s*$", re.IGNORECASE)
 _FACT_RE = re.compile(r"(?<![\w@/.-])(?:" + "|".join(f"(?:{p})" for p in _FACT_PATTERNS) + r")", re.IGNORECASE)
 _TRAILING = ".,;:"
 
@@ -57,6 +66,9 @@ def find_facts(text: str) -> list[str]:
         start, end = match.span()
         while end > start and text[end - 1] in _TRAILING:
             end -= 1
+        before = text[max(0, start - 24) : start]
+        if (text[start] == "#" and _MESSAGE_REFERENCE_BEFORE.search(before)) or _CITED_DATE_BEFORE.search(before):
+            continue
         if end > start:
             spans.append((start, end))
     facts: list[str] = []

@@ -10,18 +10,19 @@ words are in ``liamemory.language``.
 
 from __future__ import annotations
 
+import functools
 import re
 
-from liamemory.language import en, it
+from liamemory import language
 
 # The offline model labels every reply; the label is not content.
 _LABEL = re.compile(r"^\s*\(offline model\)\s*", re.I)
-_NO_INFORMATION = re.compile("|".join(en.NO_INFORMATION + it.NO_INFORMATION), re.I)
+_NO_INFORMATION = re.compile(language.alternation("NO_INFORMATION"), re.I)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
-_FUNCTION = en.FUNCTION_WORDS | it.FUNCTION_WORDS
-_BUT = re.compile(r"\b(?:but|however|though|although|ma|però|pero|tuttavia)\b", re.I)
-_YES_NO = re.compile(r"^\W*(?:yes|no|yep|nope|sì|si|no)\b", re.I)
+_FUNCTION = language.union("FUNCTION_WORDS")
+_BUT = re.compile(language.any_word("CONTRAST_WORDS"), re.I)
+_YES_NO = re.compile(rf"^\W*(?:{language.word_alternatives('YES_NO')})\b", re.I)
 # A quoted excerpt inside a reply: what it quotes is a row of its own.
 _QUOTED = re.compile(r"“([^”]{12,})”")
 
@@ -88,14 +89,13 @@ def near_identical(a: str, b: str) -> bool:
 
     A reply that quotes an earlier message holds it ("Earlier you said: “…”").
     """
-    x, y = _normal(a), _normal(b)
+    (x, wa), (y, wb) = _normal(a), _normal(b)
     if not x or not y:
         return False
     short, long = sorted((x, y), key=len)
     if len(short) >= 12 and short in long:
         return True
     # Every word counts here: "When is Maeve coming?" is not "Maeve is coming this weekend".
-    wa, wb = set(x.split()), set(y.split())
     return len(wa & wb) / len(wa | wb) >= 0.8
 
 
@@ -104,5 +104,8 @@ def quotes(text: str) -> list[str]:
     return _QUOTED.findall(text or "")
 
 
-def _normal(text: str) -> str:
-    return " ".join(_WORD.findall(_LABEL.sub("", text or "").lower()))
+@functools.lru_cache(maxsize=4096)
+def _normal(text: str) -> tuple[str, frozenset[str]]:
+    """The text's words lower-cased and joined, and their set (cached: a search compares each hit with each)."""
+    found = _WORD.findall(_LABEL.sub("", text or "").lower())
+    return " ".join(found), frozenset(found)

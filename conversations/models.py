@@ -7,15 +7,19 @@ checkpoints, the message history and the summaries together.
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models import Q
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 class ThreadQuerySet(models.QuerySet["Thread"]):
-    def for_user(self, user: settings.AUTH_USER_MODEL) -> ThreadQuerySet:
+    def for_user(self, user: User) -> ThreadQuerySet:
         return self.filter(owner=user)
 
     def expired(self, now) -> ThreadQuerySet:
@@ -74,7 +78,7 @@ class MessageQuerySet(models.QuerySet["Message"]):
 
     def last_n(self, thread: Thread, n: int) -> list[Message]:
         """The thread's last ``n`` messages in sequence order (served by the seq index)."""
-        rows = list(self.filter(thread=thread).order_by("-sequence")[:n])
+        rows: list[Message] = list(self.filter(thread=thread).order_by("-sequence")[:n])
         rows.reverse()
         return rows
 

@@ -11,21 +11,21 @@ identifiers to rescue.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
+from liamemory import language
+
+# Weekday names (Monday 0 .. Sunday 6, as ``date.weekday``) and counts said in words.
 WEEKDAYS = {
-    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
-    "lunedì": 0, "lunedi": 0, "martedì": 1, "martedi": 1, "mercoledì": 2, "mercoledi": 2, "giovedì": 3,
-    "giovedi": 3, "venerdì": 4, "venerdi": 4, "sabato": 5, "domenica": 6,
-    "mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6,
-}  # fmt: skip
-_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "un": 1, "uno": 1, "una": 1, "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6,
-    "sette": 7, "otto": 8, "nove": 9, "dieci": 10, "couple of": 2,
-}  # fmt: skip
+    name: number - 1
+    for name, number in (
+        language.numbered("WEEKDAYS") | language.table("WEEKDAY_SPELLINGS") | language.table("WEEKDAY_ABBREVIATIONS")
+    ).items()
+}
+_NUMBERS = language.table("NUMBER_WORDS")
 _N = r"(\d{1,2}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + ")"
 _WD = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
 
@@ -114,7 +114,8 @@ _RULES = [
     (rf"\b{_N} {_UNITS} (?:ago|fa)\b", lambda m, t, i: _ago(_number(m[1]), m[2], t, -1, i)),
     (rf"\b(?:in|tra|fra) {_N} {_UNITS}\b", lambda m, t, i: _ago(_number(m[1]), m[2], t, 1, i)),
 ]  # fmt: skip
-_COMPILED = [(re.compile(p, re.IGNORECASE), f) for p, f in _RULES]
+Resolver = Callable[[re.Match[str], date, bool], str]
+_COMPILED: list[tuple[re.Pattern[str], Resolver]] = [(re.compile(p, re.IGNORECASE), f) for p, f in _RULES]
 _ITALIAN_HINT = re.compile(
     r"\b(il|lo|la|gli|che|non|sono|ho|abbiamo|per|una|della|del|ieri|oggi|domani|settimana|scorsa|scorso)\b", re.I
 )
@@ -128,5 +129,9 @@ def resolve_relative_dates(text: str, *, today: date) -> str:
     """``text`` with each relative date phrase replaced by the date it meant on ``today``."""
     italian = looks_italian(text)
     for rx, resolve in _COMPILED:
-        text = rx.sub(lambda m, resolve=resolve: resolve(m, today, italian), text)  # type: ignore[operator]
+        text = rx.sub(functools.partial(_resolved, resolve, today, italian), text)
     return text
+
+
+def _resolved(resolve: Resolver, today: date, italian: bool, match: re.Match[str]) -> str:
+    return resolve(match, today, italian)

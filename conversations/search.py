@@ -60,7 +60,14 @@ from conversations.selectors import asked_before
 from liamemory import embeddings
 from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, query_terms, tsquery_text
 
-__all__ = ["RELEVANCE_COSINE_FLOOR", "HistoryHit", "informative_hits", "search_history", "search_threads"]
+__all__ = [
+    "RELEVANCE_COSINE_FLOOR",
+    "HistoryHit",
+    "informative_hits",
+    "search_history",
+    "search_other_threads",
+    "search_threads",
+]
 
 # BM25 parameters (the usual defaults).
 BM25_K1 = 1.2
@@ -260,9 +267,10 @@ def _search_scope(
         return []
     # The question is embedded in another thread while the lexical statement runs.
     question = embeddings.query_vector_soon(query[:MAX_QUERY_CHARS]) if embeddings.enabled() else None
-    kwargs = {"scope_sql": scope_sql, "scope_params": scope_params, "before": before}
-    scores = _history_candidates(query=query, terms=terms, **kwargs)
-    _vector_candidates(question=question, scores=scores, **kwargs)
+    scores = _history_candidates(
+        query=query, terms=terms, scope_sql=scope_sql, scope_params=scope_params, before=before
+    )
+    _vector_candidates(question=question, scores=scores, scope_sql=scope_sql, scope_params=scope_params, before=before)
     return _history_hits(scores, terms, limit, own_only=own_only)
 
 
@@ -351,6 +359,41 @@ def search_threads(
         own_only=True,
     )
     return [h for h in hits if _relevant_to_a_person(h)]
+
+
+# A person's other conversations, for the context of this one: what they wrote and the
+# replies, never an incognito conversation (nothing of it is remembered) nor this one.
+_OTHER_THREADS = """({t}.thread_id, {t}.sequence) IN (
+    SELECT x.thread_id, x.sequence
+    FROM conversations_message x JOIN conversations_thread th ON th.id = x.thread_id
+    WHERE th.owner_id = %(owner)s AND th.id <> %(this)s AND NOT th.incognito
+      AND x.role = ANY (%(people_roles)s::text[]) AND NOT x.content @> %(tool_use)s::jsonb
+)"""
+
+
+def search_other_threads(*, user: AbstractBaseUser, thread: Thread, query: str, limit: int = 10) -> list[HistoryHit]:
+    """What ``user`` wrote in their other conversations (not ``thread``, never an incognito one) about ``query``.
+
+    The person's own words only: a reply elsewhere is an echo of them at best, and may
+    quote what was since forgotten ("Done, I've forgotten: …"). The rules of the person's
+    own search (``search_threads``): a hit holds a query word or is close in meaning;
+    then filler out (``informative_hits``). Whether long-term memory allows looking at
+    all, and what was forgotten, are the caller's to decide.
+    """
+    hits = _search_scope(
+        scope_sql=_OTHER_THREADS,
+        scope_params={
+            "owner": user.pk,
+            "this": thread.pk,
+            "people_roles": [MessageRole.USER],
+            "tool_use": _TOOL_USE,
+        },
+        query=query,
+        before=2**31 - 1,
+        limit=limit * 3,
+        own_only=True,
+    )
+    return informative_hits([h for h in hits if _relevant_to_a_person(h)], query=query)[:limit]
 
 
 def _relevant_to_a_person(hit: HistoryHit) -> bool:

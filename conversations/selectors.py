@@ -140,12 +140,19 @@ EXCERPT_SHOWN_CHARS = 160
 
 
 def message_excerpts(*, thread: Thread, message_ids: list[int]) -> dict[int, dict]:
-    """Short excerpts of messages of ``thread``: ``{id: {"message_id", "sequence", "date", "text"}}``.
+    """Short excerpts of messages of ``thread``'s owner: ``{id: {"message_id", "sequence", "date", "text"}}``.
 
-    One query; a message deleted since is absent.
+    A message of another of the owner's conversations (the context quoted it from there)
+    also carries ``thread_id`` and ``thread_title``. One query; a message deleted since is
+    absent, and so is any message that is not the owner's.
     """
     out = {}
-    for row in Message.objects.filter(thread=thread, pk__in=message_ids).only("id", "sequence", "text", "created_at"):
+    rows = (
+        Message.objects.filter(thread__owner_id=thread.owner_id, pk__in=message_ids)
+        .select_related("thread")
+        .only("id", "sequence", "text", "created_at", "thread__id", "thread__title")
+    )
+    for row in rows:
         text = " ".join(row.text.split())
         if len(text) > EXCERPT_SHOWN_CHARS:
             text = text[: EXCERPT_SHOWN_CHARS - 1] + "…"
@@ -155,6 +162,9 @@ def message_excerpts(*, thread: Thread, message_ids: list[int]) -> dict[int, dic
             "date": row.created_at.date().isoformat(),
             "text": text,
         }
+        if row.thread_id != thread.pk:
+            title = row.thread.title or "untitled conversation"
+            out[row.pk] |= {"thread_id": str(row.thread_id), "thread_title": title}
     return out
 
 

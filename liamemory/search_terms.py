@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 
-from liamemory.stopwords import STOP_WORDS
+from liamemory import language
 
 # How many candidates each method hands on, and how much of a question is read.
 CANDIDATE_POOL = 400
 MAX_QUERY_TERMS = 32
 MAX_QUERY_CHARS = 2000
 
+# Function words and the words of asking about the past ("what did I say about…"),
+# which name the act of asking, not what is asked about.
+STOP_WORDS = language.union("STOP_WORDS") | language.union("RECALL_WORDS")
 _WORD_RE = re.compile(r"\w+(?:[-.]\w+)*")
 
 
@@ -46,25 +49,9 @@ def tsquery_text(terms: list[str]) -> str:
     return " | ".join(f"'{t}'" for t in terms)
 
 
-_MONTHS = {
-    name: number
-    for names in (
-        "january february march april may june july august september october november december",
-        "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre",
-    )
-    for number, name in enumerate(names.split(), start=1)
-}
-_MONTHS.update({name[:3]: number for name, number in list(_MONTHS.items())[:12] if name != "may"})
-_MONTHS["sept"] = 9
-_WEEKDAYS = {  # ISO: Monday 1 .. Sunday 7
-    name: number
-    for names in (
-        "monday tuesday wednesday thursday friday saturday sunday",
-        "lunedì martedì mercoledì giovedì venerdì sabato domenica",
-    )
-    for number, name in enumerate(names.split(), start=1)
-}
-_WEEKDAYS.update({"lunedi": 1, "martedi": 2, "mercoledi": 3, "giovedi": 4, "venerdi": 5})
+_MONTHS = language.numbered("MONTHS") | language.table("MONTH_ABBREVIATIONS")
+# ISO: Monday 1 .. Sunday 7; not the abbreviations ("sun", "sat" and "wed" are words too).
+_WEEKDAYS = language.numbered("WEEKDAYS") | language.table("WEEKDAY_SPELLINGS")
 _YEAR_RE = re.compile(r"(?:19|20)\d\d")
 
 

@@ -4,8 +4,9 @@ The offline decision (``memories.matching.change``) is built to supersede wrongl
 almost never, so it misses changes that need knowledge of the world ("we just had a
 baby" after "I have no children"). With ``MEMORY_CONTRADICTION_MODEL`` on (the
 default) and an API key, the memories close in meaning that it kept are put to the
-fast model in one small call, made only when there are some; its verdict and reason
-are logged and the reason goes into the superseded memory's history. Any failure or
+fast model in one small call, made only when there are some; its verdict is logged
+(ids only) and its reason goes into the superseded memory's history and the remember
+tool's result (so into the run's trace). Any failure or
 unreadable answer means "none": the offline decision stands.
 """
 
@@ -73,7 +74,7 @@ def model_replaced(*, new: str, earlier: list[tuple[int, str]]) -> dict[int, str
         for n in numbers
         if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= len(earlier)
     }
-    logger.info(
-        "contradiction model: %d candidates, replaced %s: %s", len(earlier), sorted(replaced) or "none", reason or "-"
-    )
+    # Ids only: the reason may quote the person (it goes into the audit and the tool
+    # result, which the run's trace records and the erasure removes; logs are not erased).
+    logger.info("contradiction model: %d candidates, replaced %s", len(earlier), sorted(replaced) or "none")
     return replaced

@@ -93,14 +93,21 @@ def _fuse(keys: list, signals: dict[str, dict], weights: dict[str, float]) -> tu
     return fused, ranks
 
 
-def _memory_rows(*, user: AbstractBaseUser, terms: list[str], kinds: list[str] | None, vectors: bool) -> list:
+def _memory_rows(
+    *,
+    user: AbstractBaseUser,
+    terms: list[str],
+    kinds: list[str] | None,
+    vectors: bool,
+    status: str = MemoryStatus.ACTIVE,
+) -> list:
     """``(id, stem, simple, trigram, coverage, lexical, vector)`` per candidate memory."""
     params = {
         "tsq": tsquery_text(terms),
         "terms": terms,
         "qtext": " ".join(terms),
         "user": user.pk,
-        "status": MemoryStatus.ACTIVE,
+        "status": status,
         "kinds": list(kinds) if kinds else None,
         "vectors": vectors,
         "model": embeddings.MODEL_NAME,
@@ -153,7 +160,7 @@ def search_memories(
         floor = embeddings.unrelated_similarity(question) + MEMORY_COSINE_MARGIN
     rows = [r for r in rows if r[5] or cosine.get(r[0], 0.0) >= floor]
     if not rows:
-        return []
+        return _successors(user=user, terms=terms, kinds=kinds, found=set(), limit=limit, score=0.0)
     keys = [r[0] for r in rows]
     signals = {
         "stem": {r[0]: float(r[1]) for r in rows},
@@ -168,4 +175,42 @@ def search_memories(
         (k for k in keys if k in memories),
         key=lambda k: (-round(fused[k], 9), -memories[k].importance, -memories[k].updated_at.timestamp(), -k),
     )[:limit]
-    return [MemoryHit(memory=memories[k], score=fused[k]) for k in order]
+    hits = [MemoryHit(memory=memories[k], score=fused[k]) for k in order]
+    if len(hits) < limit:
+        lowest = min((h.score for h in hits), default=0.0)
+        more = limit - len(hits)
+        hits += _successors(user=user, terms=terms, kinds=kinds, found=set(order), limit=more, score=lowest)
+    return hits
+
+
+# How far a chain of supersessions is followed to its current memory.
+SUCCESSOR_STEPS = 10
+
+
+def _successors(
+    *, user: AbstractBaseUser, terms: list[str], kinds: list[str] | None, found: set[int], limit: int, score: float
+) -> list[MemoryHit]:
+    """The current memories that replaced superseded ones matching the query words.
+
+    "Where do I live?" names what "I live in Rome" was about, not "I moved from Rome to
+    Turin", which superseded it: the question still reaches the newest statement, never
+    the old one. Ranked after the direct hits.
+    """
+    if limit <= 0:
+        return []
+    rows = _memory_rows(user=user, terms=terms, kinds=kinds, vectors=False, status=MemoryStatus.SUPERSEDED)
+    matched = sorted((r for r in rows if r[5]), key=lambda r: -(r[1] + r[2] + r[3]))
+    out: list[MemoryHit] = []
+    for row in matched:
+        memory = Memory.objects.for_user(user).filter(pk=row[0]).first()
+        for _ in range(SUCCESSOR_STEPS):
+            if memory is None or memory.status != MemoryStatus.SUPERSEDED or memory.superseded_by_id is None:
+                break
+            memory = Memory.objects.for_user(user).filter(pk=memory.superseded_by_id).first()
+        current = memory is not None and Memory.objects.active().filter(pk=memory.pk).exists()
+        if current and memory is not None and memory.pk not in found and (not kinds or memory.kind in kinds):
+            found.add(memory.pk)
+            out.append(MemoryHit(memory=memory, score=score / 2))
+        if len(out) >= limit:
+            break
+    return out

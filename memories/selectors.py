@@ -102,6 +102,20 @@ def pinned_memories(*, user: User, kinds: tuple[str, ...] = ("rule",), limit: in
     return list(Memory.objects.for_user(user).active().of_kind(*kinds).order_by("-importance", "-id")[:limit])
 
 
+def forgotten_source_messages(*, user: User) -> set[int]:
+    """Messages that were the source of one of ``user``'s memories since deleted ("forget my order").
+
+    Recall across conversations leaves them out: what the person asked to forget must not
+    come back from another conversation. Read from the memories' audit rows (which keep
+    the source, never the forgotten text).
+    """
+    return set(
+        Memory.history.model.objects.filter(user_id=user.pk, history_type="-", source_message_id__isnull=False)
+        .values_list("source_message_id", flat=True)
+        .distinct()
+    )
+
+
 def memory_chain_ids(*, memory: Memory) -> list[int]:
     """The memory and every older version of it (what it superseded, and so on), newest
     first: what forgetting or erasing it takes along, so no older value comes back. Only

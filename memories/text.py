@@ -14,18 +14,17 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from liamemory.language import en, it
+from liamemory import language
 
 
 @cache
 def _prefix() -> re.Pattern[str]:
-    parts = [p for lang in (en, it) for p in lang.MEMORY_FILLER_PREFIXES]
-    return re.compile(r"^\s*(?:" + "|".join(f"(?:{p})" for p in parts) + r")\s+", re.IGNORECASE)
+    return re.compile(r"^\s*(?:" + language.alternation("MEMORY_FILLER_PREFIXES") + r")\s+", re.IGNORECASE)
 
 
 @cache
 def _filler() -> re.Pattern[str]:
-    words = "|".join(f"(?:{lang.MEMORY_FILLER_WORDS})" for lang in (en, it))
+    words = language.alternation("MEMORY_FILLER_WORDS")
     # A filler word between commas takes one comma with it: "I am, actually, 43" → "I am 43".
     return re.compile(rf",?\s*(?<![\w'’-])(?:{words})(?![\w'’-])\s*(?:,(?=\s))?", re.IGNORECASE)
 

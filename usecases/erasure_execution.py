@@ -25,6 +25,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from agents.models import Run, RunStatus
+from agents.state_machine import runs_move
 from governance.models import ErasureReceipt, ErasureRequest, ErasureStatus, LegalHold
 from liamemory.errors import Conflict, Forbidden
 from liamemory.models import StaffAccessLog
@@ -136,7 +137,11 @@ def _scrub_history(history_ids: list[int]) -> dict[str, int]:
 
 def _delete_runs(ids: list[uuid.UUID]) -> dict[str, int]:
     _, per_model = Run.objects.filter(id__in=ids).delete()
-    return {"runs": per_model.get("agents.Run", 0), "trace_events": per_model.get("agents.TraceEvent", 0)}
+    return {
+        "runs": per_model.get("agents.Run", 0),
+        "trace_events": per_model.get("agents.TraceEvent", 0),
+        "run_transitions": per_model.get("agents.RunTransition", 0),
+    }
 
 
 def _pseudonymize_staff_access(user_id: int, subject_ref: str) -> int:
@@ -178,10 +183,19 @@ def _start(request_id: uuid.UUID) -> ErasureRequest | None:
         )
         # The runner re-checks its run's status under a row lock before every write,
         # so once this commits no run of the person writes anything any more.
-        sel.subject_runs(user_id=uid).filter(
-            status__in=[RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED]
-        ).update(status=RunStatus.CANCELLED, finished_at=now, error_message="Cancelled: the data is being erased.")
+        _cancel_runs(uid)
     return request
+
+
+def _cancel_runs(uid: int) -> None:
+    """Cancel the person's unfinished runs (each move leaves a transition row, erased with the run)."""
+    runs_move(
+        sel.subject_runs(user_id=uid),
+        to=RunStatus.CANCELLED,
+        reason="erasure",
+        finished_at=timezone.now(),
+        error_message="Cancelled: the data is being erased.",
+    )
 
 
 def _subject_id(request: ErasureRequest) -> int:
@@ -260,6 +274,8 @@ def erasure_plan(*, request_id: uuid.UUID) -> dict[str, int]:
         request = ErasureRequest.objects.select_for_update().get(pk=request_id)
         request.executed_counts = dict.fromkeys(sel.STORES, 0)
         ErasureRequest.objects.filter(pk=request_id).update(executed_counts=request.executed_counts)
+        # As the execution starts: its cancels leave rows that its deletions count.
+        _cancel_runs(_subject_id(request))
         _delete_everything(request, hold_check=False)
         counts = dict(ErasureRequest.objects.get(pk=request_id).executed_counts)
         transaction.set_rollback(True)

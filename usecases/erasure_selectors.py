@@ -35,6 +35,7 @@ STORES = (
     "summaries",
     "runs",
     "trace_events",
+    "run_transitions",
     "checkpoints",
     "checkpoint_blobs",
     "checkpoint_writes",

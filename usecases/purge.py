@@ -14,7 +14,8 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agents.checkpointer import CHECKPOINT_TABLES
-from agents.models import ACTIVE_RUN_STATUSES, Run, TraceEvent
+from agents.models import Run, RunTransition, TraceEvent
+from agents.state_machine import WORKING
 from conversations.models import Message, Thread
 from governance.models import LegalHold, PurgeRecord
 from liamemory.models import RetentionScope
@@ -59,7 +60,7 @@ def _purge_thread_batch(*, now: datetime, limit: int) -> Counter | None:
             Thread.objects.expired(now)
             .exclude(owner_id__in=_held_users())
             # A turn in flight means the thread is in use: its next append renews it.
-            .exclude(runs__status__in=ACTIVE_RUN_STATUSES),
+            .exclude(runs__status__in=WORKING),
             limit,
         )
         if not ids:
@@ -75,7 +76,9 @@ def _purge_thread_batch(*, now: datetime, limit: int) -> Counter | None:
         Memory.objects.filter(source_message__thread_id__in=ids).update(source_message=None, source_expired=True)
         Memory.objects.filter(source_run__thread_id__in=ids).update(source_run=None, source_expired=True)
         deleted = threads_delete(thread_ids=ids)
-        counts.update({k: deleted[k] for k in ("trace_events", "embeddings", "messages", "summaries", "runs")})
+        counts.update(
+            {k: deleted[k] for k in ("trace_events", "run_transitions", "embeddings", "messages", "summaries", "runs")}
+        )
         counts["checkpoint_rows"] = sum(deleted[t] for t in CHECKPOINT_TABLES[:3])
     return counts
 
@@ -84,7 +87,7 @@ def _purge_run_batch(*, now: datetime, limit: int) -> Counter | None:
     """Expired runs (of threads still alive) with their trace events."""
     with transaction.atomic():
         ids = _claim(
-            Run.objects.expired(now).exclude(status__in=ACTIVE_RUN_STATUSES).exclude(user_id__in=_held_users()), limit
+            Run.objects.expired(now).exclude(status__in=WORKING).exclude(user_id__in=_held_users()), limit
         )
         if not ids:
             return None
@@ -93,6 +96,7 @@ def _purge_run_batch(*, now: datetime, limit: int) -> Counter | None:
         Run.objects.filter(retry_of_id__in=ids).update(retry_of=None)
         counts: Counter = Counter()
         counts["trace_events"] = _delete(TraceEvent._meta.db_table, "run_id = ANY(%s)", ids)
+        counts["run_transitions"] = _delete(RunTransition._meta.db_table, "run_id = ANY(%s)", ids)
         counts["runs"] = _delete(Run._meta.db_table, "id = ANY(%s)", ids)
     return counts
 
@@ -189,6 +193,7 @@ def purge_expired(*, now: datetime | None = None, batch_size: int = PURGE_BATCH_
             "summaries",
             "runs",
             "trace_events",
+            "run_transitions",
             "checkpoint_rows",
             "memories",
             "memory_history",

@@ -18,6 +18,7 @@ from django.utils import timezone
 from agents import run_lifecycle
 from agents.checkpointer import shared_saver
 from agents.models import Run, RunStatus
+from agents.state_machine import RETRYABLE, UNFINISHED, run_created, run_move
 from conversations.content import stopped_reply_content, text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.selectors import thread_newest_empty
@@ -64,7 +65,7 @@ def _check_content(content: Any) -> str:
 
 def _ensure_no_run_waiting(thread: Thread) -> None:
     busy = (
-        Run.objects.filter(thread=thread, status__in=[RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.INTERRUPTED])
+        Run.objects.filter(thread=thread, status__in=UNFINISHED)
         .values_list("status", flat=True)
         .first()
     )
@@ -115,6 +116,7 @@ def _queue_run(*, thread: Thread, user, request_message: Message, retry_of: Run 
         retry_of=retry_of,
         expires_at=_run_expiry(thread),
     )
+    run_created(run=run, reason="retry" if retry_of else "submitted")
     _enqueue_run(str(run.id))
     return run
 
@@ -125,7 +127,7 @@ def _run_expiry(thread: Thread) -> datetime | None:
 
 def run_retry(*, run: Run) -> Run:
     """A new run for the same user message, after a failure or a cancel."""
-    if run.status not in (RunStatus.FAILED, RunStatus.CANCELLED):
+    if run.status not in RETRYABLE:
         raise Conflict(f"Only a failed or cancelled run can be retried; this one is {run.status}.")
     if run.request_message is None:
         raise Conflict("The message this run answered was deleted: there is nothing to retry.")
@@ -170,7 +172,7 @@ def run_cancel(*, run: Run) -> Run:
 def run_approval_decide(*, run: Run, approved: bool, actor, note: str = "") -> Run:
     """Staff decide an interrupted run; it resumes from its checkpoint with the decision.
 
-    The conditional UPDATE (interrupted → running) lets exactly one decision through.
+    The move interrupted → running (``agents.state_machine``) lets exactly one decision through.
     """
     with transaction.atomic():
         info = dict(run.context_info or {})
@@ -180,10 +182,15 @@ def run_approval_decide(*, run: Run, approved: bool, actor, note: str = "") -> R
             "note": note[:1000],
             "at": timezone.now().isoformat(),
         }
-        updated = Run.objects.filter(pk=run.pk, status=RunStatus.INTERRUPTED).update(
-            status=RunStatus.RUNNING, started_at=timezone.now(), context_info=info
+        moved = run_move(
+            run_id=run.pk,
+            to=RunStatus.RUNNING,
+            only_from=frozenset({RunStatus.INTERRUPTED}),
+            reason="approved" if approved else "rejected",
+            started_at=timezone.now(),
+            context_info=info,
         )
-        if not updated:
+        if moved is None:
             raise Conflict("This run is not waiting for an approval.")
         decision = {"approved": approved, "by": "staff", "note": note[:1000]}
 

@@ -2,7 +2,7 @@
 
 Every default suits the embedded single-machine run; production differs only by
 environment variables (``LIAMEMORY_PROFILE=production`` turns on the secure defaults
-and requires a real ``SECRET_KEY``). See the README's settings table.
+and requires a real ``SECRET_KEY``). See docs/settings.md.
 """
 
 from datetime import timedelta

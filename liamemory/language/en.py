@@ -1,5 +1,129 @@
 """English words and patterns used by the heuristics (see the package docstring)."""
 
+# Calendar words: names in order (January is month 1, Monday is ISO weekday 1), then the
+# short forms people type. "may" has no short form: as a word it is mostly the verb.
+MONTHS = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
+)  # fmt: skip
+MONTH_ABBREVIATIONS = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
+    "nov": 11, "dec": 12,
+}  # fmt: skip
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Other spellings of a weekday (ISO number), and its abbreviations.
+WEEKDAY_SPELLINGS: dict[str, int] = {}
+WEEKDAY_ABBREVIATIONS = {
+    "mon": 1, "tue": 2, "tues": 2, "wed": 3, "thu": 4, "thur": 4, "thurs": 4, "fri": 5, "sat": 6, "sun": 7,
+}  # fmt: skip
+# Counts said in words ("two weeks ago", "I have two kids").
+NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "couple of": 2,
+}  # fmt: skip
+
+# The speaker in a sentence: first-person pronouns, possessives and contractions.
+FIRST_PERSON = (
+    "i", "i'm", "i’m", "im", "i've", "i’ve", "i'd", "i'll", "me", "my", "mine", "myself", "we", "we're",
+    "we’re", "we've", "we'll", "us", "our",
+)  # fmt: skip
+# The user named in the third person (memories are written both ways).
+THE_USER = ("the user", "user's", "the user's")
+# Possessives of the speaker ("my dog's name?" asks about the speaker's own things).
+POSSESSIVES = ("my", "our")
+
+# Questions: the words that open one, and the verbs that open a yes/no question.
+QUESTION_WORDS = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
+QUESTION_VERBS = (
+    "did", "do", "does", "was", "were", "is", "are", "have", "has", "had", "can", "could", "would", "will",
+)  # fmt: skip
+# A reply's "but" (what follows it carries something) and its bare yes or no.
+CONTRAST_WORDS = ("but", "however", "though", "although")
+YES_NO = ("yes", "no", "yep", "nope")
+
+# Regex alternatives, matched case-insensitively on whole words. What opens a chat
+# sentence and says nothing: a summary line leaves it out (``conversations.extractive``).
+INTERJECTIONS = (
+    r"oh+|ah+|aw+|wow|whoa|hey|hi|hello|yeah|yep|yes|yup|no|nope|nah|well|so|haha+|hah|lol|omg|ugh|hmm+|"
+    r"ok(?:ay)?|sure|right|totally|absolutely|definitely|honestly|seriously|btw|by the way|anyway|also|plus|"
+    r"and|but|oh my|gosh|man|dude|thanks|thank you|cool|great|awesome|nice"
+)
+# Words that only make a statement stronger ("really", "so much"): a summary line drops them.
+INTENSIFIERS = (
+    r"really|so much|so|very|totally|super|pretty|just|kinda|kind of|sort of|literally|honestly|definitely|"
+    r"absolutely|truly|quite|actually|basically"
+)
+# A sentence that says someone did or decided something: a verb of action (a past
+# tense), or a plan ("going to", "next", "must"). A summary keeps such a line.
+ACTION_WORDS = (
+    r"\w{3,}ed|went|got|bought|made|took|saw|met|ran|won|lost|gave|found|began|begun|did|built|wrote|read|"
+    r"sold|paid|left|moved|joined|started|finished|decided|chose|chosen|booked|ordered|signed|adopted|visited"
+)
+PLAN_WORDS = (
+    r"going to|gonna|plan(?:ning|ned)?|will|'ll|next|soon|intend|hope to|want to|decid\w+|agreed?|"
+    r"deadline|budget|must|need to|have to|always|never|allergic|prefer\w*"
+)
+# Asking to recall what was said ("do you remember", "I told you"): the context then
+# quotes older messages (``usecases.turn.context``).
+RECALL_REQUEST = r"remember|recall|remind|mention(?:ed)?|said|say|told|tell me|wrote|earlier|last time"
+# The plain requests the offline model answers with a tool (``usecases.turn.offline``):
+# remember this, forget that (``x`` is what), what do you know about me, what did I say
+# about ``x``. Case-insensitive; a dot matches a line break.
+REMEMBER_REQUEST = r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind)\s+(?:that\s+)?(?P<x>.+)$"
+FORGET_REQUEST = r"^(?:please\s+)?forget\s+(?:about\s+|that\s+)?(?P<x>.+)$"
+KNOW_ME_QUESTION = r"\bwhat\s+do\s+you\s+(?:know|remember)\s+about\s+me\b"
+SAID_ABOUT_QUESTION = r"\bwhat\s+did\s+i\s+(?:say|tell\s+you|write|mention)\s+(?:about|regarding|on)\s+(?P<x>.+)$"
+# Openers of a fact said in passing ("oh, also, btw"): a stored memory starts after them
+# (``usecases.turn.offline_facts``).
+OPENERS = r"oh|ah|also|and|so|btw|by the way|anyway|ok|okay|well|random one|fun fact|fyi|actually|ps|oh and"
+
+# Words dropped from a search query (``liamemory.search_terms``): function words, and
+# the fragments contractions leave ("don't" → "don", "t").
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren arent as at be because been before being
+    below between both but by can cannot could couldn did didn didnt do does doesn doesnt doing don dont down
+    during each few for from further had hadn has hasn have haven having he her here hers herself him himself
+    his how i if in into is isn isnt it its itself just let me more most mustn my myself no nor not now of off
+    on once only or other ought our ours ourselves out over own same shan she should shouldn so some such than
+    that thats the their theirs them themselves then there these they this those through to too under until up
+    very was wasn we were weren what whats when where which while who whom whose why will with won would wouldn
+    you your yours yourself yourselves yes yeah ok okay oh hi hello hey please thanks thank also really
+    ll re ve s t d m
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+# Asking about the past: common in questions ("what did I say about…"), rare in the
+# answer; a search query drops them too.
+RECALL_WORDS = frozenset(
+    """
+    say said saying tell told telling mention mentioned mentioning talk talked talking discuss discussed
+    remember remind recall ask asked earlier previously conversation chat know
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+# A shorter stop list, the words of a question that name nothing (articles, pronouns,
+# auxiliaries, question words): the offline model matches what is left
+# (``usecases.turn.offline_words``).
+SHORT_STOP_WORDS = frozenset(
+    """
+    a an the is are was were be been am i me my mine you your we our it its of to in on at for with and or
+    what which who whom when where how why do does did can could would should will shall tell know about
+    please that this these those there here have has had any some from by as so if not no yes
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+# Too common to count as new information in a summary line (``conversations.extractive``):
+# function words and the commonplaces of chat ("love", "awesome", "sounds").
+COMMON_WORDS = frozenset(
+    """
+    a an the and or but of to in on at for with from by as is are was were be been being it its it's this that
+    these those there here i you he she we they me him her us them my your his our their do does did done have
+    has had not no yes so if then than too very can could would should will just about what when where who how
+    why all any some more most much many one get got make made go going went come take thing things time really
+    like love lot lots feel felt think know good great nice glad happy fun awesome amazing cool sounds sound way
+    also always never totally agree thanks thank hope see wait can't don't i'm it's that's you're i've i'll
+    we're let's people life day today yeah oh wow hey
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+
 # Replies that carry no information (a refusal, "I don't know", nothing found): an
 # excerpt of one is filler (``conversations.informative``). Regex alternatives, matched
 # at the start of a reply's sentences, case-insensitive.
@@ -70,17 +194,14 @@ IDENTIFIER = (
 )
 # A date with its time ("Friday at 3pm", "April 10 at 2pm") said about oneself is an
 # appointment, whatever it is called.
-FIRST_PERSON = r"\b(?:i|i'm|i’m|im|i've|i’ve|my|we|we're|we’re|our|me)\b"
 CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b"
 # Not a stable fact about the person: an opinion, a hypothesis, a wish.
 NOT_A_FACT = (
     r"\b(?:i think|i feel like|i guess|i reckon|imo|in my opinion|i love|i hate|i like|i prefer|i refuse|overrated"
     r"|underrated|if i|would you|should i|i wish|i wonder)\b"
 )
-WEEKDAYS_MONTHS = (
-    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|june|july|august"
-    r"|september|october|november|december|tomorrow|next week)\b"
-)
+# A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
+WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"
 # Words of asking, not of what is asked about: left out when a question is matched
 # against what the context holds ("what's my dog's name again?" is about "dog").
 ASKING_WORDS = frozenset(
@@ -124,8 +245,6 @@ MEMORY_FILLER_WORDS = (
     r"actually|in fact|just so you know|by the way|btw|from now on|as of (?:now|today)|right now|for now"
     r"|at the moment|these days|nowadays|currently|now"
 )
-# The speaker, or the user named in the third person (memories are written both ways).
-SELF = r"i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us|the user|user's|the user's"
 # Cues of an end: they change a fact even when the sentence is about the thing itself
 # ("Max passed away", "the yoga class was cancelled").
 END_CUES = (

@@ -1,5 +1,89 @@
 """Italian words and patterns used by the heuristics (see the package docstring)."""
 
+# Calendar words (see ``en``): names in order, then other spellings.
+MONTHS = (
+    "gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre", "ottobre",
+    "novembre", "dicembre",
+)  # fmt: skip
+MONTH_ABBREVIATIONS: dict[str, int] = {}
+WEEKDAYS = ("lunedì", "martedì", "mercoledì", "giovedì", "venerdì", "sabato", "domenica")
+WEEKDAY_SPELLINGS = {"lunedi": 1, "martedi": 2, "mercoledi": 3, "giovedi": 4, "venerdi": 5}
+WEEKDAY_ABBREVIATIONS: dict[str, int] = {}
+NUMBER_WORDS = {
+    "un": 1, "uno": 1, "una": 1, "due": 2, "tre": 3, "quattro": 4, "cinque": 5, "sei": 6, "sette": 7, "otto": 8,
+    "nove": 9, "dieci": 10,
+}  # fmt: skip
+
+# The speaker in a sentence: pronouns, possessives, and the first-person verbs that
+# stand without a pronoun ("ho", "sono").
+FIRST_PERSON = (
+    "io", "mi", "mio", "mia", "miei", "mie", "noi", "ci", "nostro", "nostra", "nostri", "nostre", "ho", "avevo",
+    "sono", "abbiamo", "siamo",
+)  # fmt: skip
+THE_USER = ("l'utente", "utente")
+POSSESSIVES = ("mio", "mia", "miei", "mie", "nostro", "nostra", "nostri", "nostre")
+
+QUESTION_WORDS = (
+    "chi", "cosa", "che cosa", "quando", "dove", "quale", "quali", "qual", "perché", "perche", "come", "quanto",
+    "quanti", "quante", "quanta",
+)  # fmt: skip
+# Italian asks yes/no with the statement's own word order: no opening verb.
+QUESTION_VERBS: tuple[str, ...] = ()
+CONTRAST_WORDS = ("ma", "però", "pero", "tuttavia")
+YES_NO = ("sì", "si", "no")
+
+INTERJECTIONS = (
+    r"sì|si|no|beh|boh|allora|comunque|ecco|guarda|dai|senti|ciao|grazie|perfetto|ok|va bene|infatti|insomma"
+)
+INTENSIFIERS = r"davvero|molto|proprio|tanto|veramente"
+ACTION_WORDS = (
+    r"\w+(?:ato|uto|ito|ata|uta|ita|ati|iti|ate)|fatto|preso|visto|scelto|messo|scritto|detto|vinto|perso|speso|"
+    r"comprato|deciso|aperto|chiuso"
+)
+PLAN_WORDS = r"\w+(?:erò|irò|arò|eremo|iremo|aremo)|voglio|devo|dobbiamo|pensavo|intendo|prossim\w+|sempre|mai|entro"
+REMEMBER_REQUEST = r"^(?:per favore\s+)?(?:ricorda(?:ti)?|memorizza|tieni a mente)\s+(?:che\s+)?(?P<x>.+)$"
+FORGET_REQUEST = r"^(?:per favore\s+)?(?:dimentica(?:ti)?|scordati)\s+(?:di\s+|che\s+)?(?P<x>.+)$"
+KNOW_ME_QUESTION = r"\bcosa\s+(?:sai|ricordi)\s+(?:di|su)\s+me\b"
+SAID_ABOUT_QUESTION = (
+    r"\bcosa\s+(?:ti\s+)?(?:ho|avevo)\s+(?:detto|scritto)\s+"
+    r"(?:su|sul|sulla|sui|sulle|di|del|della|a proposito di)\s+(?P<x>.+)$"
+)
+RECALL_REQUEST = r"ricord\w*|detto|dett[aie]|scritto|menzionat\w*|l'altra volta"
+OPENERS = r"comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti"
+
+# Words dropped from a search query (see ``en``), elided forms included ("dell'" → "dell").
+STOP_WORDS = frozenset(
+    """
+    a ad al allo ai agli all agl alla alle con col coi da dal dallo dai dagli dall dagl dalla dalle di del dello
+    dei degli dell degl della delle in nel nello nei negli nell negl nella nelle su sul sullo sui sugli sull
+    sugl sulla sulle per tra fra contro io tu lui lei noi voi loro mio mia miei mie tuo tua tuoi tue suo sua
+    suoi sue nostro nostra nostri nostre vostro vostra vostri vostre mi ti ci vi lo la li le gli ne il un uno
+    una ma ed se perché perche anche come dov dove che chi cui non più piu quale quanto quanti quanta quante
+    quello quelli quella quelle questo questi questa queste si tutto tutti tutte tutta o e è ho hai ha abbiamo
+    avete hanno abbia ero eri era eravamo erano sono sei siamo siete sia stato stata stati state essere avere
+    fare fatto cosa cos qual quando allora poi già gia ancora molto poco ciao grazie sì no ok beh
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+RECALL_WORDS = frozenset(
+    """
+    detto dire dici dicevo parlato parlare parlavo ricordi ricordare ricordo ricorda menzionato chiesto
+    chiedere sai sapere
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+SHORT_STOP_WORDS = frozenset(
+    """
+    il lo la i gli le un una uno di da in con su per tra fra e o che chi cosa come dove quando perché mi ti si
+    ci vi mio mia miei mie tuo tua è sono era ho hai ha abbiamo avete hanno sai del della dei delle al alla ai
+    alle nel nella sul sulla qual quale quali
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+COMMON_WORDS = frozenset(
+    """
+    il lo la i gli le un una uno di da in con su per tra fra e o ma che non è sono ho hai ha abbiamo anche come
+    più molto tutto tutti questo questa quello quella mi ti si ci vi poi già ancora sempre mai bene grazie
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
+
 # Replies that carry no information (``conversations.informative``; see ``en``).
 NO_INFORMATION = (
     r"non (?:ho|ne ho|abbiamo) (?:informazioni|idea|dati|notizie)\b",
@@ -52,17 +136,12 @@ IDENTIFIER = (
     r"\b(?:numero|codice|fattura|ordine|prenotazione|riferimento|biglietto|conto|polizza|targa|pin|passaporto"
     r"|patente|tessera|pratica|matricola|iban|cap|targat[oa]|macchina|auto)\b"
 )
-FIRST_PERSON = r"\b(?:io|mi|mio|mia|miei|mie|ho|sono|abbiamo|siamo|noi|nostr[oaie]|ci)\b"
 CLOCK = r"\balle\s\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}:\d{2}\b"
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
     r"|se io|dovrei|vorrei|chissà)\b"
 )
-WEEKDAYS_MONTHS = (
-    r"\b(?:lunedì|lunedi|martedì|martedi|mercoledì|mercoledi|giovedì|giovedi|venerdì|venerdi|sabato|domenica"
-    r"|gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre|domani"
-    r"|settimana prossima)\b"
-)
+WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS, *MONTHS, "domani", "settimana prossima")) + r")\b"
 ASKING_WORDS = frozenset(
     """
     nome chiama chiamava chiamato ricordi ricordami ricorda ricordare dimmi detto dire sai sapere già di nuovo
@@ -93,7 +172,6 @@ MEMORY_FILLER_PREFIXES = (
     r"(?:a proposito|comunque|allora|ok|beh|ah|in realtà)[,:]?",
 )
 MEMORY_FILLER_WORDS = r"in realtà|d'ora in poi|da ora in poi|adesso|ora|attualmente|al momento|per ora|comunque"
-SELF = r"io|mi|mio|mia|miei|mie|noi|ci|nostro|nostra|l'utente|utente|ho|sono|abbiamo|siamo"
 END_CUES = (
     r"non \S+ più|vendut\w|disdett\w|cancellat\w|annullat\w|mort\w|è mancat\w|ci siamo lasciati|chiuso|finit\w"
     r"|scadut\w|compiuto \d+|rinviat\w|posticipat\w|spostat\w|non è più"

@@ -27,7 +27,7 @@ Statements the grammar does not cover fall back to the older rule: their *subjec
 similarity, computed here in Python exactly as PostgreSQL does; nearly the same
 subject with another identifier or a flipped negation supersedes.
 
-Measured on a labelled set by ``python -m bench.contradictions`` (README).
+Measured on a labelled set by ``python -m bench.contradictions`` (bench/README.md).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from liamemory.language import en, it
+from liamemory import language
 from memories.matching import Verdict, compare, trigram_similarity
 
 # e5 cosine of two memories (passage vectors) at or above which they are "close in
@@ -33,16 +33,16 @@ CLOSE = 0.85
 # Without a shared content word, closeness alone must be higher to anchor a cue.
 VERY_CLOSE = 0.86
 
-_LANGS = (en, it)
 
 
 @cache
 def _pattern(name: str) -> re.Pattern[str]:
-    parts = [p for lang in _LANGS for p in (getattr(lang, name),) for p in ((p,) if isinstance(p, str) else p)]
-    return re.compile(r"(?<![\w'])(?:" + "|".join(f"(?:{p})" for p in parts) + r")(?![\w])")
+    return re.compile(r"(?<![\w'])(?:" + language.alternation(name) + r")(?![\w])")
 
 
-_FUNCTION_WORDS = en.FUNCTION_WORDS | it.FUNCTION_WORDS
+_FUNCTION_WORDS = language.union("FUNCTION_WORDS")
+# First person, or the user named in the third ("the user", "l'utente").
+_SELF = re.compile(r"(?<![\w'])(?:" + language.word_alternatives("FIRST_PERSON", "THE_USER") + r")(?![\w])")
 
 
 def _words(text: str) -> list[str]:
@@ -79,7 +79,7 @@ def _about_someone_else(old: str, new: str) -> bool:
 
 def _speaks_of_self(text: str) -> bool:
     """First person, or the user named in the third ("the user", "l'utente")."""
-    return bool(_pattern("SELF").search(text.lower()))
+    return bool(_SELF.search(text.lower()))
 
 
 def _denies_old_value(old: str, new: str) -> str | None:
@@ -88,6 +88,26 @@ def _denies_old_value(old: str, new: str) -> str | None:
         if re.search(rf"\b(?:not|non|no|never|mai)\s+(?:the\s+|il\s+|la\s+)?{re.escape(value)}(?!\w)", new.lower()):
             return value
     return None
+
+
+def _another_record(old: str, new: str, verdict: Verdict) -> bool:
+    """ "Order A-1 costs €120 by 12 May" then "order B-2 costs €90 by 3 June": every identifier
+    differs, so it is another order, not a change of one value (the grammar's fallback alone
+    sees the same words with other identifiers)."""
+    if not verdict.reason.startswith("the same subject with another identifier"):
+        return False
+    old_ids, new_ids = _identifier_tokens(old), _identifier_tokens(new)
+    return len(old_ids) >= 2 and len(new_ids) >= 2 and not (old_ids & new_ids)
+
+
+def _identifier_tokens(text: str) -> set[str]:
+    """Whole tokens with a digit in them ("2026-03-03", "€90.00", "A-1234")."""
+    return {t.strip(".,;:!?()[]'\"€$£").lower() for t in text.split() if any(c.isdigit() for c in t)}
+
+
+def _codes(text: str) -> set[str]:
+    """Identifiers of letters and digits together (A-1234, SKU12, INV-2026-1)."""
+    return {t for t in re.findall(r"[\w-]*\d[\w-]*", text.lower()) if re.search(r"[a-z]", t)}
 
 
 def _numbers(text: str) -> set[str]:
@@ -106,6 +126,8 @@ def judge(old: str, new: str, *, closeness: float | None = None, **thresholds: f
     ``thresholds`` go to the grammar's ``compare``.
     """
     verdict = compare(old, new, **thresholds)
+    if verdict.relation == "supersedes" and _another_record(old, new, verdict):
+        return Verdict("compatible", "another record: none of its identifiers is the older one's", verdict.similarity)
     if verdict.relation != "compatible":
         return verdict
     shared = _content(old) & _content(new)
@@ -131,7 +153,17 @@ def judge(old: str, new: str, *, closeness: float | None = None, **thresholds: f
         why = f"close in meaning ({closeness:.2f})" if closeness is not None else "the same subject"
         return Verdict("supersedes", f"{why}; the new statement says {cue!r}", verdict.similarity)
     old_numbers, new_numbers = _numbers(old), _numbers(new)
-    if shared and old_numbers and new_numbers and not (old_numbers & new_numbers) and _content(old) <= _content(new):
+    # Codes ("order A-1234") name the thing: other codes are other things, not other values.
+    old_codes, new_codes = _codes(old), _codes(new)
+    other_things = bool(old_codes and new_codes and old_codes != new_codes)
+    if (
+        shared
+        and old_numbers
+        and new_numbers
+        and not (old_numbers & new_numbers)
+        and not other_things
+        and _content(old) <= _content(new)
+    ):
         why = f"the same subject with another number ({', '.join(sorted(new_numbers))})"
         return Verdict("supersedes", why, verdict.similarity)
     return verdict
@@ -184,4 +216,10 @@ def close_candidates(new: str, candidates: list[tuple[int, str, float | None]]) 
     return [(pk, text) for _, pk, text in scored[:MODEL_CANDIDATES]]
 
 
-__all__ = ["CLOSE", "MODEL_CANDIDATES", "choose", "close_candidates", "cue_in", "judge"]
+def statement_changes(old: str, new: str) -> str | None:
+    """Why ``new`` changes ``old`` (two statements of a conversation, no vectors), or None."""
+    verdict = judge(old, new)
+    return verdict.reason if verdict.relation == "supersedes" else None
+
+
+__all__ = ["CLOSE", "MODEL_CANDIDATES", "choose", "close_candidates", "cue_in", "judge", "statement_changes"]

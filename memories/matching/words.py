@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from liamemory import language
+
 
 def _pairs(text: str) -> dict[str, str]:
     """ "a=b; c=d" → {"a": "b", "c": "d"} (compact tables that stay readable)."""
@@ -190,10 +192,7 @@ CHRONOTYPE = _pairs(
 )
 
 # "I have two kids": counts in words.
-NUMBER_WORDS = _pairs(
-    "a=1; an=1; one=1; two=2; three=3; four=4; five=5; six=6; un=1; uno=1; una=1; due=2; tre=3; "
-    "quattro=4; cinque=5; sei=6"
-)
+NUMBER_WORDS = {word: str(number) for word, number in language.table("NUMBER_WORDS").items()}
 
 
 # Irregular plurals and Italian nouns of counted things, in English singular.

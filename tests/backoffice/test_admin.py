@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from agents.models import TraceEvent
+from agents.models import RunTransition, TraceEvent
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from liamemory.models import StaffAccessLog
 from memories.models import Memory, MemoryStatus
@@ -133,6 +133,10 @@ def test_run_page_shows_what_went_into_the_prompt(staff_client, alice, django_as
     TraceEvent.objects.bulk_create(
         TraceEvent(run=run, kind="retrieval", name=f"step {i}", payload={"i": i}) for i in range(40)
     )
+    RunTransition.objects.create(
+        run=run, from_status="queued", to_status="running", reason="claimed", at=run.created_at
+    )
+    RunTransition.objects.create(run=run, from_status="running", to_status="completed", at=run.created_at)
     with django_assert_max_num_queries(15):
         response = staff_client.get(reverse("admin:agents_run_change", args=[run.pk]))
     html = response.content.decode()
@@ -141,6 +145,7 @@ def test_run_page_shows_what_went_into_the_prompt(staff_client, alice, django_as
     assert "prefers shipping to the office" in html and "#999999 (since deleted)" in html
     assert "v3 (covers messages 1–9)" in html and "sequence__gte=11&amp;sequence__lte=30" in html
     assert "step 39" in html
+    assert "run transitions" in html.lower() and "claimed" in html
     assert "Older excerpts" in html and "2 (42 tokens)" in html
     assert reverse("admin:conversations_message_change", args=[quoted.pk]) in html and "#2 (since deleted)" in html
 

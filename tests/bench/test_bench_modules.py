@@ -19,6 +19,7 @@ MODULES = [
     "footprint",
     "erasure",
     "scale_data",
+    "prepare_data",
     "stack",
     "common",
     "longchat.run",
@@ -93,3 +94,21 @@ def test_summary_bench_scores_answers_and_names_as_words():
     assert answer_held("7 May 2023", summary) and answer_held("Support groups", summary)
     assert not answer_held("Sweden", summary) and answer_held("the", summary) is None
     assert names_in("Hey Mel! I met Anna in Rome. Rome was great.", exclude={"mel"}) == {"anna", "rome"}
+
+
+def test_quiet_run_script_parses_and_refuses_a_busy_machine():
+    """The quiet run starts only below load 1 (the check comes before any work)."""
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "bench" / "quiet_run.sh"
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+    text = script.read_text()
+    assert text.index("not below 1") < text.index("manage.py migrate")
+
+
+def test_stack_starts_one_process_per_turn_worker_on_the_turn_queue():
+    from bench.stack import Stack
+
+    stack = Stack.production(turn_workers=4, concurrency=16)
+    assert stack.label.startswith("gunicorn 2×32 gthread + celery 4 × threads 16 (turns)")

@@ -143,6 +143,8 @@ def test_a_change_is_recognised_by_meaning_and_what_happened(alice, old, new):
         ("my son Luca is 7", "my daughter Anna is 10"),
         ("I live in Rome", "I'm going to Turin for a conference next week"),
         ("lavoro in Fiat come ingegnere", "mio fratello ha trovato lavoro in Ferrari"),
+        # Another record, not another value: every identifier differs.
+        ("order A-1234 costs €120.50 and arrives by 2026-05-12", "order B-5678 costs €90.00 and arrives by 2026-06-03"),
     ],
 )
 def test_look_alikes_of_a_change_leave_the_older_memory_alone(alice, old, new):
@@ -195,3 +197,12 @@ def test_the_fast_model_is_not_called_when_no_memory_is_close(alice, fake_anthro
     settings.MEMORY_CONTRADICTION_MODEL = True
     assert remember(alice, "I have no children").action == "created"  # nothing to compare with
     assert fake_anthropic.message_requests() == []
+
+
+def test_a_question_about_what_a_superseded_memory_said_finds_the_one_that_replaced_it(alice, bob):
+    remember(alice, "I live in Rome")
+    newest = remember(alice, "Remember that I moved from Rome to Turin").memory
+    assert [h.memory.pk for h in search_memories(user=alice, query="Where do I live?")] == [newest.pk]
+    # Never another person's: bob's question finds nothing of alice's.
+    remember(bob, "I like jazz")
+    assert all(h.memory.user_id == bob.pk for h in search_memories(user=bob, query="Where do I live?"))

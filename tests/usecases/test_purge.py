@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django_celery_beat.models import PeriodicTask
 
-from agents.models import Run, TraceEvent
+from agents.models import Run, RunTransition, TraceEvent
 from conversations.content import text_block
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.services import message_append, thread_create
@@ -130,6 +130,7 @@ def full_thread(owner, *, expires_at):
     ThreadSummary.objects.create(thread=thread, version=1, text="- code A-7781", covers_through=1, model="m")
     TraceEvent.objects.create(run=run, kind="model_call", name="chat")
     TraceEvent.objects.create(run=run, kind="summary", name="summarize_thread")
+    RunTransition.objects.create(run=run, from_status="running", to_status="completed", at=timezone.now())
     add_checkpoint_rows(thread.id)
     Thread.objects.filter(pk=thread.pk).update(expires_at=expires_at)
     return thread, run
@@ -143,6 +144,7 @@ def test_purge_removes_exactly_the_expired_rows_of_every_level(alice, bob):
     # An expired run on a living thread goes with its trace events; its message stays.
     old_run = RunFactory(thread=kept_thread, status="completed", expires_at=clock - DAY)
     TraceEvent.objects.create(run=old_run, kind="model_call", name="chat")
+    RunTransition.objects.create(run=old_run, from_status="running", to_status="completed", at=timezone.now())
     message_append(thread=kept_thread, role="user", content=[text_block("later")], run=old_run)
     Thread.objects.filter(pk=kept_thread.pk).update(expires_at=clock + DAY)  # the append renewed it to now + 30
     Run.objects.filter(pk=kept_run.pk).update(expires_at=clock + DAY)
@@ -159,6 +161,7 @@ def test_purge_removes_exactly_the_expired_rows_of_every_level(alice, bob):
     assert not ThreadSummary.objects.filter(thread_id=gone_thread.pk).exists()
     assert not Run.objects.filter(pk__in=[gone_thread_run.pk, old_run.pk]).exists()
     assert not TraceEvent.objects.filter(run_id__in=[gone_thread_run.pk, old_run.pk]).exists()
+    assert not RunTransition.objects.filter(run_id__in=[gone_thread_run.pk, old_run.pk]).exists()
     assert checkpoint_rows(gone_thread.pk) == 0
     assert not Memory.objects.filter(pk=gone_memory.pk).exists()
     assert not Memory.history.filter(id=gone_memory.pk).exists()
@@ -167,6 +170,7 @@ def test_purge_removes_exactly_the_expired_rows_of_every_level(alice, bob):
     assert Message.objects.get(thread=kept_thread, sequence=3).run_id is None
     assert ThreadSummary.objects.filter(thread=kept_thread).count() == 1
     assert TraceEvent.objects.filter(run=kept_run).count() == 2
+    assert RunTransition.objects.filter(run=kept_run).count() == 1
     assert checkpoint_rows(kept_thread.pk) == 4
     assert set(Memory.objects.values_list("pk", flat=True)) == {kept_memory.pk, later_memory.pk}
 
@@ -176,6 +180,7 @@ def test_purge_removes_exactly_the_expired_rows_of_every_level(alice, bob):
         "summaries": 1,
         "runs": 2,
         "trace_events": 3,
+        "run_transitions": 2,
         "checkpoint_rows": 4,
         "memories": 1,
         "memory_history": 2,

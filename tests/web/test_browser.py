@@ -203,32 +203,21 @@ def test_phone_width_and_keyboard_only(new_page, worker_for_live_server, alice):
 
 
 @pytest.mark.skipif(not SCREENSHOTS, reason="writes the README screenshots only when LIAMEMORY_SCREENSHOTS is set")
-def test_screenshots_for_the_readme(new_page, worker_for_live_server, fake_anthropic, settings, alice):
-    from conversations.services import thread_rename
-    from memories.services import memory_remember
-
-    settings.ANTHROPIC_API_KEY = ""  # the offline model first: it really stores the memory
+def test_screenshots_for_the_readme(new_page, worker_for_live_server, settings, alice):
+    """The README's screenshots show `make run` as it is: the offline model, no API key."""
+    settings.ANTHROPIC_API_KEY = ""
     page = new_page(width=1100, height=860)
     sign_in(page, "alice")
     start_conversation(page)
-    say(page, "remember that I prefer window seats")
-    expect(last_reply(page)).to_contain_text("window seats")
-    settings.ANTHROPIC_API_KEY = "test-key"
-    fake_anthropic.script(
-        text_reply(
-            "Here is a plan for **Lisbon in May**:\n\n"
-            "1. **Day 1**: Alfama and the castle, dinner with fado\n"
-            "2. **Day 2**: Belém, the tower and *pastéis de nata*\n"
-            "3. **Day 3**: a day trip to Sintra by train\n\n"
-            "Nothing is booked yet. When we book the flights I will ask for a window seat, as you prefer."
-        )
-    )
-    say(page, "Plan three days in Lisbon in May for me")
-    expect(last_reply(page)).to_contain_text("Nothing is booked yet")
-    thread_rename(thread=Thread.objects.get(owner=alice), title="Three days in Lisbon")
-    memory_remember(user=alice, content="Reply in short paragraphs", kind="rule", writer_type="user", actor=alice)
-    page.reload()
-    expect(last_reply(page)).to_contain_text("Nothing is booked yet")
+    say(page, "remember that my order number is A-7781")
+    expect(last_reply(page)).to_contain_text("A-7781")
+    say(page, "By the way, I work at Acme in Turin, in the design team.")
+    expect(last_reply(page)).to_contain_text("Acme")
+    start_conversation(page)
+    say(page, "What is my order number?")
+    expect(last_reply(page)).to_contain_text("A-7781")
+    say(page, "Where do I work?")
+    expect(last_reply(page)).to_contain_text("Acme")
     screenshot(page, "chat")
     page.goto("/memory/")
     screenshot(page, "memory")

@@ -20,6 +20,7 @@ talk pulls in (bench/README.md, "Context evidence recall").
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -27,14 +28,20 @@ from typing import Any
 from django.conf import settings
 
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
-from conversations.search import RELEVANCE_COSINE_FLOOR, HistoryHit, informative_hits, search_history
+from conversations.search import (
+    RELEVANCE_COSINE_FLOOR,
+    HistoryHit,
+    informative_hits,
+    search_history,
+    search_other_threads,
+)
 from conversations.selectors import corrections_of, message_window, summary_current
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
-from liamemory import embeddings
+from liamemory import embeddings, language
 from liamemory.search_terms import MAX_QUERY_CHARS
 from memories.models import Memory
 from memories.recall import search_memories
-from memories.selectors import long_term_memory_allowed, pinned_memories
+from memories.selectors import forgotten_source_messages, long_term_memory_allowed, pinned_memories
 from usecases.turn import tools as agent_tools
 from usecases.turn.registry import COMMON_IDENTITY, AgentSpec
 from usecases.turn.window import cut_to_whole_turns, drop_oldest_turn
@@ -44,6 +51,9 @@ MEMORY_HEADING = "What you already know about this user (long-term memory):"
 OVERRIDE_LINE = "If the user's current messages contradict anything remembered above, what the user says now wins."
 EXCERPT_HEADING = "Earlier in this conversation (verbatim excerpts older than the recent messages):"
 EXCERPT_LINE = "- [#{sequence}, {date}, {role}] “{text}”"
+OTHER_HEADING = "From the user's other conversations (verbatim excerpts, with each conversation's title and date):"
+OTHER_LINE = "- [“{title}”, {date}, {role}] “{text}”"
+UNTITLED = "untitled conversation"
 EXCERPT_CANDIDATES = 10
 # Hits read to find ``EXCERPT_CANDIDATES`` that carry information.
 EXCERPT_POOL = 50
@@ -54,21 +64,11 @@ NEIGHBOUR_REACH = 3
 # request to recall, or a question (a question mark or an interrogative opening) about
 # someone or something specific. Small talk ("how are you?", "thanks!") asks for
 # nothing specific: no name, no identifier, no first-person subject.
-_QUESTION = re.compile(
-    r"\?$|^\W*(?:who|whom|whose|what|when|where|which|why|how|did|do|does|was|were|is|are|have|has|had|can|could"
-    r"|chi|cosa|che cosa|quando|dove|quale|quali|perch[eé]|come|quanto|quanti|quante|quanta)\b",
-    re.I,
-)
-_RECALL = re.compile(
-    r"\b(?:remember|recall|remind|mention(?:ed)?|said|say|told|tell me|wrote|earlier|last time"
-    r"|ricord\w*|detto|dett[aie]|scritto|menzionat\w*|l'altra volta)\b",
-    re.I,
-)
+_QUESTION = re.compile(rf"\?$|^\W*(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_VERBS')})\b", re.I)
+_RECALL = re.compile(rf"\b(?:{language.alternation('RECALL_REQUEST')})\b", re.I)
 # Someone the question is about: the user ("I", "my", "io", "mio", "ho"), a past act
 # ("did"), or a name (a capitalised word that does not open a sentence).
-_PERSONAL = re.compile(
-    r"\b(?:i|me|my|mine|myself|we|us|our|did|io|mi|mio|mia|miei|mie|ho|avevo|sono|noi|nostr[oaie])\b", re.I
-)
+_PERSONAL = re.compile(rf"{language.any_word('FIRST_PERSON')}|\bdid\b", re.I)
 _NAME = re.compile(r"(?<!^)\b(?!I\b|I')[A-Z][\w'-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # An order code, an amount, a date, a year: a token of three characters or more with a digit.
@@ -83,11 +83,15 @@ class Excerpt:
     created_at: datetime
     text: str
     tokens: int
+    # Set for an excerpt of the person's other conversations: which one, by its title.
+    thread_id: uuid.UUID | None = None
+    thread_title: str = ""
 
     def line(self) -> str:
-        return EXCERPT_LINE.format(
-            sequence=self.sequence, date=self.created_at.date().isoformat(), role=self.role, text=self.text
-        )
+        date = self.created_at.date().isoformat()
+        if self.thread_id is not None:
+            return OTHER_LINE.format(title=self.thread_title, date=date, role=self.role, text=self.text)
+        return EXCERPT_LINE.format(sequence=self.sequence, date=date, role=self.role, text=self.text)
 
 
 @dataclass
@@ -193,6 +197,42 @@ def _relevant(hits: list[HistoryHit]) -> list[HistoryHit]:
     ]
 
 
+def other_conversation_excerpts(*, user, thread: Thread, query: str, budget: int) -> list[Excerpt]:
+    """What the person said in their other conversations about ``query``, within ``budget`` tokens.
+
+    The caller asks only where long-term memory is allowed (never from an incognito
+    thread, nor for a person who turned memory off); the search never reads an incognito
+    conversation nor another person's (``conversations.search.search_other_threads``),
+    and a message whose memory the person had forgotten is left out.
+    Nothing unless the message asks about something. Returned oldest first.
+    """
+    if budget <= 0 or not asks_about_something(query):
+        return []
+    forgotten = forgotten_source_messages(user=user)
+    hits = search_other_threads(user=user, thread=thread, query=query, limit=EXCERPT_CANDIDATES)
+    hits = [h for h in hits if h.message_id not in forgotten]
+    titles = dict(Thread.objects.filter(pk__in={h.thread_id for h in hits}).values_list("pk", "title"))
+    chosen: list[Excerpt] = []
+    spent = 0
+    for hit in hits:
+        excerpt = Excerpt(
+            message_id=hit.message_id,
+            sequence=hit.sequence,
+            role=hit.role,
+            created_at=hit.created_at,
+            text=" ".join(hit.excerpt.split()),
+            tokens=0,
+            thread_id=hit.thread_id,
+            thread_title=(titles.get(hit.thread_id) or UNTITLED).replace("”", "\""),
+        )
+        tokens = estimate_text(excerpt.line()) + 1
+        if spent + tokens > budget:
+            continue
+        spent += tokens
+        chosen.append(replace(excerpt, tokens=tokens))
+    return sorted(chosen, key=lambda e: e.created_at)
+
+
 def rows_to_api_messages(rows: list[Message]) -> list[dict[str, Any]]:
     """Message rows in the Anthropic wire shape; ``tool`` rows travel as user tool_result blocks.
 
@@ -242,11 +282,22 @@ def _system_blocks(
     if memories:
         lines = "\n".join(f"- [{m.kind} #{m.id}] {m.content}" for m in memories)
         dynamic.append(f"{MEMORY_HEADING}\n{lines}\n{OVERRIDE_LINE}")
-    if excerpts:
-        dynamic.append(EXCERPT_HEADING + "\n" + "\n".join(e.line() for e in excerpts))
+    own = [e for e in excerpts if e.thread_id is None]
+    if own:
+        dynamic.append(EXCERPT_HEADING + "\n" + "\n".join(e.line() for e in own))
+    others = [e for e in excerpts if e.thread_id is not None]
+    if others:
+        dynamic.append(OTHER_HEADING + "\n" + "\n".join(e.line() for e in others))
     if dynamic:
         blocks.append({"type": "text", "text": "\n\n".join(dynamic)})
     return blocks
+
+
+def _excerpt_info(excerpt: Excerpt) -> dict[str, Any]:
+    info: dict[str, Any] = {"message_id": excerpt.message_id, "sequence": excerpt.sequence}
+    if excerpt.thread_id is not None:
+        info["thread_id"] = str(excerpt.thread_id)
+    return info
 
 
 def _reassert(messages: list[dict[str, Any]], agent: AgentSpec) -> None:
@@ -308,6 +359,12 @@ def build_context(
         summary_text=summary.text if summary else "",
         budget=settings.MEMORY_EXCERPT_TOKENS,
     )
+    if not excerpts and memory_allowed:
+        # A new conversation (or one that holds nothing on it) looks in the person's
+        # others: "what did I tell you about my dentist appointment?"
+        excerpts = other_conversation_excerpts(
+            user=user, thread=thread, query=request_message.text, budget=settings.MEMORY_EXCERPT_TOKENS
+        )
     system = _system_blocks(agent, summary, memories, excerpts)
     tools = agent_tools.definitions(agent.tools, kinds=agent.memory_kinds)
 
@@ -338,7 +395,7 @@ def build_context(
             "summary_covers_through": covered,
             "memory_ids": [m.id for m in memories],
             # Which older messages were quoted, and what they cost (estimated, in the total).
-            "excerpts": [{"message_id": e.message_id, "sequence": e.sequence} for e in excerpts],
+            "excerpts": [_excerpt_info(e) for e in excerpts],
             "excerpt_tokens": sum(e.tokens for e in excerpts),
             "window_first_sequence": first_seq,
             "window_last_sequence": request_message.sequence,

@@ -24,7 +24,7 @@ from typing import Any
 from django.conf import settings
 
 from conversations.tokens import estimate_messages, estimate_text
-from liamemory.language import en, it
+from liamemory import language
 from liamemory.llm import ModelReply, Usage
 from usecases.turn.offline_context import LABEL, Line, answer_lines, context_lines, where
 from usecases.turn.offline_facts import stable_fact
@@ -49,28 +49,10 @@ def _stream_words(blocks: list[dict[str, Any]], on_text: Callable[[str], None]) 
 
 NAME = "offline"
 
-_REMEMBER = [
-    re.compile(r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind)\s+(?:that\s+)?(?P<x>.+)$", re.I | re.S),
-    re.compile(r"^(?:per favore\s+)?(?:ricorda(?:ti)?|memorizza|tieni a mente)\s+(?:che\s+)?(?P<x>.+)$", re.I | re.S),
-]
-_FORGET = [
-    re.compile(r"^(?:please\s+)?forget\s+(?:about\s+|that\s+)?(?P<x>.+)$", re.I | re.S),
-    re.compile(r"^(?:per favore\s+)?(?:dimentica(?:ti)?|scordati)\s+(?:di\s+|che\s+)?(?P<x>.+)$", re.I | re.S),
-]
-_KNOW_ME = [
-    re.compile(r"\bwhat\s+do\s+you\s+(?:know|remember)\s+about\s+me\b", re.I),
-    re.compile(r"\bcosa\s+(?:sai|ricordi)\s+(?:di|su)\s+me\b", re.I),
-]
-_SAID_ABOUT = [
-    re.compile(
-        r"\bwhat\s+did\s+i\s+(?:say|tell\s+you|write|mention)\s+(?:about|regarding|on)\s+(?P<x>.+)$", re.I | re.S
-    ),
-    re.compile(
-        r"\bcosa\s+(?:ti\s+)?(?:ho|avevo)\s+(?:detto|scritto)\s+"
-        r"(?:su|sul|sulla|sui|sulle|di|del|della|a proposito di)\s+(?P<x>.+)$",
-        re.I | re.S,
-    ),
-]
+_REMEMBER = [re.compile(p, re.I | re.S) for p in language.patterns("REMEMBER_REQUEST")]
+_FORGET = [re.compile(p, re.I | re.S) for p in language.patterns("FORGET_REQUEST")]
+_KNOW_ME = [re.compile(p, re.I) for p in language.patterns("KNOW_ME_QUESTION")]
+_SAID_ABOUT = [re.compile(p, re.I | re.S) for p in language.patterns("SAID_ABOUT_QUESTION")]
 
 
 def _match(patterns: list[re.Pattern], text: str) -> str | None:
@@ -81,8 +63,8 @@ def _match(patterns: list[re.Pattern], text: str) -> str | None:
     return None
 
 
-_ITALIAN_ONLY = it.FUNCTION_WORDS - en.FUNCTION_WORDS
-_ENGLISH_ONLY = en.FUNCTION_WORDS - it.FUNCTION_WORDS
+_ITALIAN_ONLY = language.words("it").FUNCTION_WORDS - language.words("en").FUNCTION_WORDS
+_ENGLISH_ONLY = language.words("en").FUNCTION_WORDS - language.words("it").FUNCTION_WORDS
 
 
 def _is_italian(text: str) -> bool:
@@ -96,8 +78,8 @@ def _is_italian(text: str) -> bool:
 
 # A message that asks something: a question mark, an interrogative opening, "remind me".
 _ASKS = re.compile(
-    r"\?\s*$|\?\s|^\W*(?:who|whom|whose|what|what's|when|where|which|why|how|remind me|do you (?:know|remember)"
-    r"|chi|cosa|che cosa|quando|dove|quale|qual|perch[eé]|come|quanto|quanti|quante|ricordami|ti ricordi)\b",
+    rf"\?\s*$|\?\s|^\W*(?:{language.word_alternatives('QUESTION_WORDS')}"
+    r"|what's|remind me|do you (?:know|remember)|ricordami|ti ricordi)\b",
     re.I,
 )
 

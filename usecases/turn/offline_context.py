@@ -17,30 +17,31 @@ from dataclasses import dataclass
 from typing import Any
 
 from conversations.informative import near_identical, only_asks, says_nothing
-from liamemory import embeddings
-from liamemory.language import en, it
+from liamemory import embeddings, language
+from memories.matching.change import statement_changes
 from usecases.turn.offline_words import content_words, fold
 
 LABEL = "(offline model)"
 # Lines this close to the best score are quoted too, newest first; at most this many.
-NEAR_BEST = 0.6
+NEAR_BEST = 0.5
 MAX_QUOTES = 2
 # How far above what unrelated statements score a line must be to answer a question
 # that shares no word with it (the margin memory recall uses, ``memories.recall``).
 MEANING_MARGIN = 0.05
 # A margin this much above ``MEANING_MARGIN`` weighs as much as the best shared words.
-MEANING_STEP = 0.05
+MEANING_STEP = 0.1
 MEANING_CANDIDATES = 40
 
-_ASKING = en.ASKING_WORDS | it.ASKING_WORDS
+_ASKING = language.union("ASKING_WORDS")
 
 
 @dataclass(frozen=True)
 class Line:
     text: str
-    source: str  # memory | summary | excerpt | window
+    source: str  # memory | summary | excerpt | other (conversation) | window
     date: str = ""
     sequence: int | None = None
+    title: str = ""
     # Later is newer: (tier, date, position). Memories are current but undated.
     order: tuple = ()
 
@@ -53,6 +54,8 @@ _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _MEMORY_LINE = re.compile(r"^- \[[a-z_]+ #(?P<id>\d+)\] (?P<text>.+)$", re.M)
 # The line shape of ``usecases.turn.context.EXCERPT_LINE``.
 _EXCERPT_LINE = re.compile(r"^- \[#(?P<seq>\d+), (?P<date>[\d-]+), (?P<role>\w+)\] “(?P<text>.*)”$", re.M)
+# ``usecases.turn.context.OTHER_LINE``: an excerpt of another conversation, by its title.
+_OTHER_LINE = re.compile(r"^- \[“(?P<title>[^”]*)”, (?P<date>[\d-]+), (?P<role>\w+)\] “(?P<text>.*)”$", re.M)
 # The summary's lines (``conversations.extractive``): "2026-12-03:" then "- User: …".
 _SUMMARY_BLOCK = re.compile(r"^Summary of the conversation so far:\n(?P<body>.*?)(?=\n\n|\Z)", re.M | re.S)
 _DAY = re.compile(r"^(?P<date>\d{4}-\d{2}-\d{2}):$")
@@ -77,6 +80,8 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
     for m in _EXCERPT_LINE.finditer(text):
         seq = int(m["seq"])
         lines.append(Line(m["text"], "excerpt", date=m["date"], sequence=seq, order=(1, m["date"], seq)))
+    for m in _OTHER_LINE.finditer(text):
+        lines.append(Line(m["text"], "other", date=m["date"], title=m["title"], order=(1, m["date"], -1)))
     for index, message in enumerate(messages[:request_index]):
         for block in message["content"] if isinstance(message["content"], list) else []:
             said = block.get("text", "") if block.get("type") == "text" else ""
@@ -89,8 +94,14 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
     return [line for line in lines if _quotable(line)]
 
 
+_POSSESSIVE = re.compile(r"\b(?:my|our|mio|mia|miei|mie|nostr[oaie])\b", re.I)
+
+
 def _quotable(line: Line) -> bool:
-    return not (line.text.startswith(LABEL) or only_asks(line.text) or says_nothing(line.text))
+    """Not the model's own replies, nor replies that say nothing, nor a question about the person's own things."""
+    if line.text.startswith(LABEL) or only_asks(line.text) or says_nothing(line.text):
+        return False
+    return not any(x.rstrip().endswith("?") and _POSSESSIVE.search(x) for x in _SENTENCES.split(line.text))
 
 
 def _question_words(question: str) -> set[str]:
@@ -143,7 +154,25 @@ def answer_lines(question: str, lines: list[Line]) -> list[Line]:
     if best <= 0:
         return []
     picked = [line for line, score in zip(lines, scores, strict=True) if score >= NEAR_BEST * best]
+    picked = _current(picked, lines)
     return sorted(picked, key=lambda line: line.order, reverse=True)[:MAX_QUOTES]
+
+
+def _newer(x: Line, line: Line) -> bool:
+    """Later in the context, or an active memory (current) beside what an older conversation held."""
+    return x.order > line.order or (x.source == "memory" and line.source in ("summary", "excerpt", "other"))
+
+
+def _current(picked: list[Line], lines: list[Line]) -> list[Line]:
+    """Each picked line, or the newer line that changed it ("I moved from Rome to Turin" for
+    "I live in Rome"), even when that one shares no word with the question."""
+    out: list[Line] = []
+    for line in picked:
+        changed = [x for x in lines if x is not line and _newer(x, line) and statement_changes(line.text, x.text)]
+        current = max(changed, key=lambda x: x.order) if changed else line
+        if current not in out:
+            out.append(current)
+    return out
 
 
 def _unique(lines: list[Line]) -> list[Line]:
@@ -188,6 +217,8 @@ def where(line: Line, *, italian: bool) -> str:
     if line.source == "summary":
         label = "riassunto della conversazione" if italian else "conversation summary"
         return f"{label}, {line.date}" if line.date else label
+    if line.source == "other":
+        return f"{'conversazione' if italian else 'conversation'} “{line.title}”, {line.date}"
     if line.source == "excerpt":
         return f"{'messaggio' if italian else 'message'} #{line.sequence}, {line.date}"
     return "poco fa in questa conversazione" if italian else "earlier in this conversation"

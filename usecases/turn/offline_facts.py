@@ -15,31 +15,25 @@ from __future__ import annotations
 import re
 
 from conversations.facts import find_facts
-from liamemory.language import en, it
+from liamemory import language
 
 MAX_CHARS = 180
 
 _FLAGS = re.IGNORECASE
-_STABLE = [re.compile(p, _FLAGS) for p in en.STABLE_FACT + it.STABLE_FACT]
-_APPOINTMENT = re.compile(f"{en.APPOINTMENT}|{it.APPOINTMENT}", _FLAGS)
-_IDENTIFIER_WORD = re.compile(f"{en.IDENTIFIER}|{it.IDENTIFIER}", _FLAGS)
-_NOT_A_FACT = re.compile(f"{en.NOT_A_FACT}|{it.NOT_A_FACT}", _FLAGS)
-_WHEN = re.compile(f"{en.WEEKDAYS_MONTHS}|{it.WEEKDAYS_MONTHS}|\\b\\d{{1,2}}(?::\\d{{2}})?\\s?(?:am|pm)\\b", _FLAGS)
-_FIRST_PERSON = re.compile(f"{en.FIRST_PERSON}|{it.FIRST_PERSON}", _FLAGS)
-_CLOCK = re.compile(f"{en.CLOCK}|{it.CLOCK}", _FLAGS)
-_DAY_AND_MONTH = re.compile(
-    f"(?:{en.WEEKDAYS_MONTHS}|{it.WEEKDAYS_MONTHS})\\s+\\d{{1,2}}\\b|\\b\\d{{1,2}}(?:st|nd|rd|th)?\\s+(?:{en.WEEKDAYS_MONTHS}|{it.WEEKDAYS_MONTHS})",
-    _FLAGS,
-)
-_POSSESSIVE = re.compile(r"\b(?:my|our|mio|mia|miei|mie|nostr[oaie])\b", _FLAGS)
+_STABLE = [re.compile(p, _FLAGS) for p in language.patterns("STABLE_FACT")]
+_APPOINTMENT = re.compile(language.alternation("APPOINTMENT"), _FLAGS)
+_IDENTIFIER_WORD = re.compile(language.alternation("IDENTIFIER"), _FLAGS)
+_NOT_A_FACT = re.compile(language.alternation("NOT_A_FACT"), _FLAGS)
+_DAY = language.alternation("WEEKDAYS_MONTHS")
+_WHEN = re.compile(f"{_DAY}|\\b\\d{{1,2}}(?::\\d{{2}})?\\s?(?:am|pm)\\b", _FLAGS)
+_FIRST_PERSON = re.compile(language.any_word("FIRST_PERSON"), _FLAGS)
+_CLOCK = re.compile(language.alternation("CLOCK"), _FLAGS)
+_DAY_AND_MONTH = re.compile(f"(?:{_DAY})\\s+\\d{{1,2}}\\b|\\b\\d{{1,2}}(?:st|nd|rd|th)?\\s+(?:{_DAY})", _FLAGS)
+_POSSESSIVE = re.compile(language.any_word("POSSESSIVES"), _FLAGS)
 _CODE = re.compile(r"(?=[\w/-]*\d)[A-Za-z0-9][\w/-]{2,}")
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Openers that carry nothing: "oh", "also", "btw", "random one,", "and".
-_OPENER = re.compile(
-    r"^(?:(?:oh|ah|also|and|so|btw|by the way|anyway|ok|okay|well|random one|fun fact|fyi|actually|ps|oh and"
-    r"|comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti)\b[\s,.:;!-]*)+",
-    _FLAGS,
-)
+_OPENER = re.compile(rf"^(?:(?:{language.alternation('OPENERS')})\b[\s,.:;!-]*)+", _FLAGS)
 
 
 def stable_fact(text: str) -> str | None:

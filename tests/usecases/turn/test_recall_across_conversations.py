@@ -1,0 +1,93 @@
+"""Recall across a person's conversations: a new one finds what was said in the others.
+
+Only where long-term memory is on, never from or into an incognito conversation, never
+another person's.
+"""
+
+import pytest
+
+from conversations.content import text_block
+from conversations.models import Message
+from conversations.services import messages_append, thread_create
+from memories.models import MemoryPreference
+from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.turn.context import OTHER_HEADING, build_context
+from usecases.turn.registry import get_agent
+
+STATEMENT = "The dentist appointment is on 12 March at 9:30, at the clinic on Via Roma."
+QUESTION = "What did I tell you about my dentist appointment?"
+
+
+def _earlier(owner, *, incognito: bool = False, title: str = "Errands for March"):
+    """A conversation of ``owner`` holding the statement among other things (stored as said, no memory)."""
+    thread = thread_create(owner=owner, incognito=incognito, title=title)
+    messages_append(
+        thread=thread,
+        items=[
+            {"role": "user", "content": [text_block("Lovely morning, off for a walk by the river.")]},
+            {"role": "assistant", "content": [text_block("Enjoy the walk!")]},
+            {"role": "user", "content": [text_block(STATEMENT)]},
+            {"role": "assistant", "content": [text_block("Good luck with it.")]},
+        ],
+    )
+    return thread
+
+
+def _ask(owner, thread, text=QUESTION):
+    request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block(text)]}])[0]
+    thread.refresh_from_db()
+    return build_context(thread=thread, agent=get_agent("assistant"), user=owner, request_message=request)
+
+
+@pytest.mark.django_db
+def test_a_new_conversation_finds_it_in_another_one_labelled_with_its_title_and_date(alice, client):
+    earlier = _earlier(alice)
+    ctx = _ask(alice, thread_create(owner=alice))
+    dynamic = ctx.system[1]["text"]
+    date = earlier.messages.get(sequence=3).created_at.date().isoformat()
+    assert OTHER_HEADING in dynamic
+    assert f"- [“Errands for March”, {date}, user] “{STATEMENT}”" in dynamic
+    assert {e["thread_id"] for e in ctx.info["excerpts"]} == {str(earlier.pk)}
+
+    # Through the offline model, and on the page under the reply, linked to that conversation.
+    new = thread_create(owner=alice)
+    run = run_turn(alice, new, QUESTION)
+    assert "12 March at 9:30" in reply_text(run) and "Errands for March" in reply_text(run)
+    client.force_login(alice)
+    page = client.get(f"/c/{new.pk}/").content.decode()
+    assert f'href="/c/{earlier.pk}/#msg-' in page and "used 1 earlier message" in page
+
+
+@pytest.mark.django_db
+def test_never_when_long_term_memory_is_off(alice):
+    _earlier(alice)
+    MemoryPreference.objects.create(user=alice, long_term_enabled=False)
+    ctx = _ask(alice, thread_create(owner=alice))
+    assert ctx.info["excerpts"] == [] and "9:30" not in ctx.system[-1]["text"]
+
+
+@pytest.mark.django_db
+def test_never_from_or_into_an_incognito_conversation(alice):
+    _earlier(alice, incognito=True)
+    ctx = _ask(alice, thread_create(owner=alice))
+    assert ctx.info["excerpts"] == [] and "9:30" not in ctx.system[-1]["text"]
+
+    _earlier(alice)
+    ctx = _ask(alice, thread_create(owner=alice, incognito=True))
+    assert ctx.info["excerpts"] == [] and "9:30" not in ctx.system[-1]["text"]
+
+
+@pytest.mark.django_db
+def test_never_another_persons(alice, bob):
+    _earlier(bob)
+    ctx = _ask(alice, thread_create(owner=alice))
+    assert ctx.info["excerpts"] == [] and "9:30" not in " ".join(b["text"] for b in ctx.system)
+    mine = _earlier(alice, title="Mine")
+    ctx = _ask(alice, thread_create(owner=alice))
+    assert {Message.objects.get(pk=e["message_id"]).thread_id for e in ctx.info["excerpts"]} == {mine.pk}
+
+
+@pytest.mark.django_db
+def test_small_talk_in_a_new_conversation_pulls_in_nothing(alice):
+    _earlier(alice)
+    assert _ask(alice, thread_create(owner=alice), "Hi, how are you today?").info["excerpts"] == []
