@@ -236,12 +236,12 @@ def main() -> int:
         search = lambda q: retrieval.search_history(thread=thread, query=q, before_sequence=before)  # noqa: E731
         calls = _calls(search, HISTORY_QUERIES)
         results["history_same_top10"] = _top10(calls, len(HISTORY_QUERIES))
-        results["history_search"] = interleaved(calls, repeat=repeat, max_seconds=150)
+        results["history_search"] = interleaved(calls, repeat=repeat, max_seconds=30 if args.quick else 150)
     with scale_data.using(memory_spec.name):
         vector_search.reset()
         results["memory_rows"] = scale_data.row_counts("memories_memory")
         calls = _calls(lambda q: recall.search_memories(user=user, query=q), MEMORY_QUERIES)
-        results["memory_recall"] = interleaved(calls, repeat=repeat, max_seconds=90)
+        results["memory_recall"] = interleaved(calls, repeat=repeat, max_seconds=20 if args.quick else 90)
     vector_search.reset()
 
     for label, key, target in (
