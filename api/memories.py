@@ -16,6 +16,7 @@ from api.memory_serializers import (
     MemorySettingsSerializer,
 )
 from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
+from liamemory.roles import signed_in
 from memories import selectors, services
 from usecases.memory_correction import memory_correct
 
@@ -34,7 +35,7 @@ class MeMemoryListApi(APIView):
     def get(self, request: Request) -> Response:
         filters = MemoryFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        rows = selectors.memory_list_for_user(user=request.user, **filters.validated_data)
+        rows = selectors.memory_list_for_user(user=signed_in(request.user), **filters.validated_data)
         paginator = MemoryCursor()
         page = paginator.paginate_queryset(rows, request, view=self)
         return paginator.get_paginated_response(MemoryOutSerializer(page, many=True).data)
@@ -43,7 +44,8 @@ class MeMemoryListApi(APIView):
 class MeMemoryDetailApi(APIView):
     @extend_schema(responses=MemoryOutSerializer, summary="One of my memories")
     def get(self, request: Request, memory_id: int) -> Response:
-        return Response(MemoryOutSerializer(selectors.memory_get_for_user(user=request.user, memory_id=memory_id)).data)
+        memory = selectors.memory_get_for_user(user=signed_in(request.user), memory_id=memory_id)
+        return Response(MemoryOutSerializer(memory).data)
 
     @extend_schema(
         request=MemoryCorrectInSerializer,
@@ -53,10 +55,10 @@ class MeMemoryDetailApi(APIView):
         "(it is no longer used). 409 when the memory was already superseded or rejected.",
     )
     def patch(self, request: Request, memory_id: int) -> Response:
-        memory = selectors.memory_get_for_user(user=request.user, memory_id=memory_id)
+        memory = selectors.memory_get_for_user(user=signed_in(request.user), memory_id=memory_id)
         data = MemoryCorrectInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        new = memory_correct(actor=request.user, memory=memory, content=data.validated_data["content"])
+        new = memory_correct(actor=signed_in(request.user), memory=memory, content=data.validated_data["content"])
         return Response(MemoryOutSerializer(new).data)
 
     @extend_schema(
@@ -66,15 +68,17 @@ class MeMemoryDetailApi(APIView):
         description="Deletes it and the older versions it replaced.",
     )
     def delete(self, request: Request, memory_id: int) -> Response:
-        memory = selectors.memory_get_for_user(user=request.user, memory_id=memory_id)
-        services.memory_forget(user=request.user, memory_id=memory.pk, reason="deleted by the user over the API")
+        memory = selectors.memory_get_for_user(user=signed_in(request.user), memory_id=memory_id)
+        services.memory_forget(
+            user=signed_in(request.user), memory_id=memory.pk, reason="deleted by the user over the API"
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class MeMemorySettingsApi(APIView):
     def _answer(self, request: Request) -> Response:
         body = {
-            "long_term_enabled": selectors.memory_preference_for(user=request.user),
+            "long_term_enabled": selectors.memory_preference_for(user=signed_in(request.user)),
             "installation_enabled": settings.LONG_TERM_MEMORY_ENABLED,
         }
         return Response(MemorySettingsSerializer(body).data)
@@ -93,5 +97,5 @@ class MeMemorySettingsApi(APIView):
     def put(self, request: Request) -> Response:
         data = MemorySettingsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        services.memory_preference_set(user=request.user, enabled=data.validated_data["long_term_enabled"])
+        services.memory_preference_set(user=signed_in(request.user), enabled=data.validated_data["long_term_enabled"])
         return self._answer(request)

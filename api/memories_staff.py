@@ -29,7 +29,7 @@ from liamemory.api import StrictCursorPagination, cursor_page, cursor_parameters
 from liamemory.errors import NotFound
 from liamemory.models import StaffAccess
 from liamemory.permissions import IsStaff
-from liamemory.roles import is_compliance_officer, is_staff
+from liamemory.roles import is_compliance_officer, is_staff, signed_in
 from liamemory.staff_access import staff_access_record, staff_access_record_many
 from memories import selectors, services
 from memories.models import WriterType
@@ -57,7 +57,9 @@ def _log_views(request: Request, memories: list) -> None:
     """Staff views of a person's data are logged: one row per person the page showed."""
     subjects = {m.user_id for m in memories}
     if subjects:
-        staff_access_record_many(viewer=request.user, subject_ids=subjects, what=StaffAccess.MEMORY, object_ref="list")
+        staff_access_record_many(
+            viewer=signed_in(request.user), subject_ids=subjects, what=StaffAccess.MEMORY, object_ref="list"
+        )
 
 
 def _memory(memory_id: int):
@@ -111,7 +113,7 @@ class MemoryListCreateApi(APIView):
             user=user,
             writer_type=WriterType.STAFF,
             writer_name=request.user.get_username(),
-            actor=request.user,
+            actor=signed_in(request.user),
             **fields,
         )
         body = {"action": outcome.action, "previous_id": outcome.previous_id, "memory": outcome.memory}
@@ -125,7 +127,7 @@ class MemoryDetailApi(APIView):
     def get(self, request: Request, memory_id: int) -> Response:
         memory = _memory(memory_id)
         staff_access_record(
-            viewer=request.user, subject_id=memory.user_id, what=StaffAccess.MEMORY, object_ref=memory.pk
+            viewer=signed_in(request.user), subject_id=memory.user_id, what=StaffAccess.MEMORY, object_ref=memory.pk
         )
         return Response(StaffMemoryOutSerializer(memory).data)
 
@@ -138,7 +140,7 @@ class MemoryDetailApi(APIView):
         memory = _memory(memory_id)
         data = MemoryUpdateInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        memory = services.memory_update(actor=request.user, memory=memory, **data.validated_data)
+        memory = services.memory_update(actor=signed_in(request.user), memory=memory, **data.validated_data)
         return Response(StaffMemoryOutSerializer(memory).data)
 
     @extend_schema(
@@ -148,7 +150,7 @@ class MemoryDetailApi(APIView):
         description="The audit keeps who deleted it and the text it had; erasing that too is /erase.",
     )
     def delete(self, request: Request, memory_id: int) -> Response:
-        services.memory_delete(actor=request.user, memory=_memory(memory_id))
+        services.memory_delete(actor=signed_in(request.user), memory=_memory(memory_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -157,7 +159,7 @@ class MemoryApproveApi(APIView):
 
     @extend_schema(request=None, responses=StaffMemoryOutSerializer, summary="Approve a pending memory (staff)")
     def post(self, request: Request, memory_id: int) -> Response:
-        memory = services.memory_approve(actor=request.user, memory=_memory(memory_id))
+        memory = services.memory_approve(actor=signed_in(request.user), memory=_memory(memory_id))
         return Response(StaffMemoryOutSerializer(memory).data)
 
 
@@ -171,7 +173,8 @@ class MemoryRejectApi(APIView):
         memory = _memory(memory_id)
         data = MemoryRejectInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        memory = services.memory_reject(actor=request.user, memory=memory, reason=data.validated_data["reason"])
+        reason = data.validated_data["reason"]
+        memory = services.memory_reject(actor=signed_in(request.user), memory=memory, reason=reason)
         return Response(StaffMemoryOutSerializer(memory).data)
 
 
@@ -187,5 +190,5 @@ class MemoryCorrectApi(APIView):
         memory = _memory(memory_id)
         data = MemoryCorrectInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        new = memory_correct(actor=request.user, memory=memory, content=data.validated_data["content"])
+        new = memory_correct(actor=signed_in(request.user), memory=memory, content=data.validated_data["content"])
         return Response(StaffMemoryOutSerializer(new).data, status=status.HTTP_201_CREATED)

@@ -23,6 +23,7 @@ from conversations.selectors import (
 from liamemory.errors import NotFound
 from liamemory.models import StaffAccess
 from liamemory.permissions import IsStaff
+from liamemory.roles import signed_in
 from liamemory.staff_access import staff_access_record
 from usecases.message_correction import statement_correct
 
@@ -43,7 +44,8 @@ def _correct(request: Request, thread: Thread, sequence: int, *, by_staff: bool)
         raise NotFound("Message not found.", extra={"sequence": sequence})
     data = MessageCorrectInSerializer(data=request.data)
     data.is_valid(raise_exception=True)
-    outcome = statement_correct(actor=request.user, message=message, by_staff=by_staff, **data.validated_data)
+    actor = signed_in(request.user)
+    outcome = statement_correct(actor=actor, message=message, by_staff=by_staff, **data.validated_data)
     replaced = [{"superseded_id": o.pk, "superseded_content": o.content, "memory": n} for o, n in outcome.memories]
     body = MessageCorrectOutSerializer({"note": outcome.note, "memories": replaced}).data
     return Response(body, status=status.HTTP_201_CREATED)
@@ -58,7 +60,7 @@ class MessageCorrectApi(APIView):
     )
     def post(self, request: Request, thread_id, sequence: int) -> Response:
         try:
-            thread = thread_get_for_user(user=request.user, thread_id=thread_id)
+            thread = thread_get_for_user(user=signed_in(request.user), thread_id=thread_id)
         except ThreadNotFound as exc:
             raise NotFound("Conversation not found.") from exc
         return _correct(request, thread, sequence, by_staff=False)
@@ -79,7 +81,7 @@ class StaffMessageCorrectApi(APIView):
         except ThreadNotFound as exc:
             raise NotFound("Conversation not found.") from exc
         staff_access_record(
-            viewer=request.user,
+            viewer=signed_in(request.user),
             subject_id=thread.owner_id,
             what=StaffAccess.MESSAGE,
             object_ref=f"{thread.pk}#{sequence}",

@@ -69,8 +69,8 @@ def make_subject(messages: int, memories: int):
     with connection.cursor() as cur:
         cur.execute(
             "INSERT INTO conversations_thread (id, owner_id, title, agent, incognito, created_at, last_activity_at, "
-            "tokens_sent, tokens_full_resend, next_sequence, history_tokens) "
-            "SELECT gen_random_uuid(), %s, 'chat ' || t, 'assistant', false, now(), now(), 0, 0, %s, 0 "
+            "tokens_sent, tokens_full_resend, next_sequence, history_tokens, summary_claim) "
+            "SELECT gen_random_uuid(), %s, 'chat ' || t, 'assistant', false, now(), now(), 0, 0, %s, 0, '' "
             "FROM generate_series(1, %s) t",
             [subject.pk, per_thread + 1, threads],
         )
@@ -109,9 +109,9 @@ def make_expired(rows: int) -> int:
     with connection.cursor() as cur:
         cur.execute(
             "INSERT INTO conversations_thread (id, owner_id, title, agent, incognito, created_at, last_activity_at, "
-            "expires_at, tokens_sent, tokens_full_resend, next_sequence, history_tokens) "
+            "expires_at, tokens_sent, tokens_full_resend, next_sequence, history_tokens, summary_claim) "
             "SELECT gen_random_uuid(), %s, '', 'assistant', false, now() - interval '60 days', "
-            "now() - interval '60 days', now() - interval '1 day', 0, 0, 100, 0 FROM generate_series(1, %s) t",
+            "now() - interval '60 days', now() - interval '1 day', 0, 0, 100, 0, '' FROM generate_series(1, %s) t",
             [owner.pk, threads],
         )
         cur.execute(

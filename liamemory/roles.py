@@ -16,15 +16,15 @@ def signed_in(user: AbstractBaseUser | AnonymousUser) -> User:
 
 
 def is_staff(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return bool(user.is_authenticated and user.is_active and user.is_staff)
+    return isinstance(user, User) and bool(user.is_authenticated and user.is_active and user.is_staff)
 
 
 def is_compliance_officer(user: AbstractBaseUser | AnonymousUser) -> bool:
-    if not (user.is_authenticated and user.is_active):
+    if not isinstance(user, User) or not (user.is_authenticated and user.is_active):
         return False
     # Cached on the user object: admin asks several times per request.
-    cached = getattr(user, "_is_compliance_officer", None)
+    cached: bool | None = getattr(user, "_is_compliance_officer", None)
     if cached is None:
         cached = user.groups.filter(name=COMPLIANCE_GROUP).exists()
-        user._is_compliance_officer = cached
+        user._is_compliance_officer = cached  # type: ignore[attr-defined]
     return cached

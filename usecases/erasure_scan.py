@@ -27,6 +27,10 @@ from usecases.personal_data import person_rows
 # words. Common words rarely qualify, so a hit after erasure means a real leftover.
 _TOKEN_RE = re.compile(r"[\w\-@.]{10,}")
 MAX_CANARIES = 100
+# Candidates checked against other people's rows, longest first: the check reads every
+# cell of theirs once per candidate, so a person with 10,000 messages must not bring
+# 10,000 of them.
+MAX_CANDIDATES = 4 * MAX_CANARIES
 _DATE_OR_NUMBER = re.compile(r"[\d\-:.+/_TZ]+")
 MIN_USERNAME_NEEDLE = 4
 
@@ -54,6 +58,18 @@ def _strings(value: Any) -> Iterable[str]:
 
 
 def canaries_sample(*, user_id: int) -> set[str]:
+    """Distinctive strings of the person's own data, to look for after deletion (at most
+    ``MAX_CANARIES``). The result is only ever held in memory: it is personal data itself."""
+    found = _longest(_tokens_of(user_id=user_id), MAX_CANDIDATES)
+    return _longest(found - _shared_with_others(found, user_id=user_id))
+
+
+def _longest(found: set[str], limit: int = MAX_CANARIES) -> set[str]:
+    # Longest first: the most distinctive ones survive the cap.
+    return set(sorted(found, key=lambda t: (-len(t), t))[:limit])
+
+
+def _tokens_of(*, user_id: int) -> set[str]:
     """Distinctive strings of the person's data, to look for after deletion.
 
     The result is only ever held in memory: it is personal data itself.
@@ -73,11 +89,7 @@ def canaries_sample(*, user_id: int) -> set[str]:
         for value in source:
             for text in _strings(value):
                 found.update(_tokens(text))
-    # The person's own: a string also in someone else's rows (a word, a shared code, a
-    # product name) would be found there after the erasure and fail it for nothing.
-    found -= _shared_with_others(found, user_id=user_id)
-    # Longest first: the most distinctive ones survive the cap.
-    return set(sorted(found, key=lambda t: (-len(t), t))[:MAX_CANARIES])
+    return found
 
 
 def _shared_with_others(tokens: set[str], *, user_id: int) -> set[str]:
@@ -135,7 +147,12 @@ def verification_strings(*, user: User) -> dict[str, list[str]]:
     whatever also belongs to someone else. Personal data itself: the request keeps it only
     until the erasure completes."""
     names, uuids = identifiers_of(user=user)
-    strings = canaries_sample(user_id=user.pk) | (names - _shared_with_others(names, user_id=user.pk))
+    tokens = _longest(_tokens_of(user_id=user.pk), MAX_CANDIDATES)
+    # The person's own: a string also in someone else's rows (a word, a shared code, a
+    # colleague's address) would be found there after the erasure and fail it for
+    # nothing. One pass over other people's rows for all of them.
+    shared = _shared_with_others(tokens | names, user_id=user.pk)
+    strings = _longest(tokens - shared) | (names - shared)
     return {"strings": sorted(strings), "uuids": sorted(uuids)}
 
 

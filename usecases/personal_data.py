@@ -99,6 +99,12 @@ def _any_object(parents: dict[Parent, QuerySet], *, id_field: str, content_type:
     return q
 
 
+def _self_reference(model: type[Model], store: Store, key: Key) -> bool:
+    """A key to the store's own model (a correction of a message) reaches rows the other
+    keys already found: the same thread, the same person. The account's own id is not one."""
+    return PARENT_MODELS.get(key.parent) == store.model and not _field(model, key.field).primary_key
+
+
 def person_rows(*, user_id: int) -> Iterator[tuple[type[Model], QuerySet, tuple[str, ...] | None]]:
     """(model, the person's rows, the columns emptied there or None for the whole row),
     per declared key that reaches the person. Rows that only point at the person's data
@@ -110,7 +116,7 @@ def person_rows(*, user_id: int) -> Iterator[tuple[type[Model], QuerySet, tuple[
         if model is None:
             continue
         for key in store.keys:
-            if key.on_parent is OnParent.UNLINK:
+            if key.on_parent is OnParent.UNLINK or _self_reference(model, store, key):
                 continue
             if key.parent is Parent.ANY_OBJECT:
                 ct = "content_type" if any(f.name == "content_type" for f in model._meta.get_fields()) else None

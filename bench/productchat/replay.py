@@ -98,11 +98,16 @@ def _follow(http: httpx.Client, run_id: str) -> str:
 
 
 def _quoted_ids(info: dict[str, Any]) -> dict[str, list[int]]:
-    """Every list of the context report that names messages (``excerpts`` and any other)."""
-    out = {}
+    """Every list of the context report that names messages (``excerpts`` and any other).
+
+    Excerpts from the person's other conversations go under ``other_threads``.
+    """
+    out: dict[str, list[int]] = {}
     for key, value in info.items():
         if isinstance(value, list) and value and all(isinstance(v, dict) and "message_id" in v for v in value):
-            out[key] = [v["message_id"] for v in value]
+            for v in value:
+                # An excerpt of the person's other conversations names its thread.
+                out.setdefault("other_threads" if v.get("thread_id") else key, []).append(v["message_id"])
     return out
 
 

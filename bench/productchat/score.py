@@ -83,7 +83,11 @@ def summary_carries(summary: str, statement: str, value: str) -> bool:
 
 
 def context_source(context: dict[str, Any], *, question_thread: str, target: dict[str, Any], value: str) -> str:
-    """Where the run's context held the target statement: window, excerpt, summary, memory, other, or ''."""
+    """Where the run's context held the target statement: window, excerpt, summary, memory, other_thread or ''.
+
+    ``other_thread``: quoted under any other key of the report (the replay files the
+    excerpts of the person's other conversations there).
+    """
     if not context:
         return ""
     message_id = target.get("message_id")
@@ -103,7 +107,7 @@ def context_source(context: dict[str, Any], *, question_thread: str, target: dic
             return "memory"
     for key, listed in ids.items():
         if key != "excerpts" and message_id in (listed or []):
-            return "other"
+            return "other_thread"
     return ""
 
 

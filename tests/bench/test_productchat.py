@@ -107,6 +107,13 @@ def test_the_window_counts_only_in_the_statement_s_own_thread(chat):
     assert score.score_questions(chat, record)[0]["source"] == "window"
 
 
+def test_an_excerpt_of_another_conversation_reaches_a_new_thread(chat):
+    record = _record()
+    record["turns"][6]["context"] = {"window": [1, 1], "summary": "", "memories": [],
+                                     "message_ids": {"other_threads": [102]}}
+    assert score.score_questions(chat, record)[1]["source"] == "other_thread"
+
+
 def test_excerpt_rows_are_classified_as_tool_nothing_or_content():
     classes = [score.classify_row(r) for r in _record()["excerpt_rows"]]
     assert classes == ["content", "nothing", "tool", "nothing", "nothing", "content"]

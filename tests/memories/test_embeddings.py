@@ -237,3 +237,21 @@ def test_the_worker_embeds_messages_memories_and_imports_after_commit(worker, al
     assert [h.memory.pk for h in search_memories(user=alice, query="What did we call our new pet?")] == [
         outcome.memory.pk
     ]
+
+
+def test_a_turn_embeds_its_question_once_for_memory_recall_and_the_excerpts(alice, settings):
+    """Memory recall and the excerpts search share the one vector of the turn's message."""
+    from usecases.turn.context import build_context
+    from usecases.turn.registry import get_agent
+
+    settings.MEMORY_WINDOW = 4  # the answer lies older than the window: the excerpts must find it
+    thread, answer_seq = _doctor_thread(alice)
+    memory_remember(user=alice, content="Sees Dr. Okafor as her physician", writer_type="user")
+    request = _say(thread, [("user", "Remind me, what did I say about Dr. Okafor?")])[0]
+    embeddings._query_cached.cache_clear()
+
+    context = build_context(thread=thread, agent=get_agent("assistant"), user=alice, request_message=request)
+
+    assert context.info["memory_ids"]  # memory recall ran
+    assert answer_seq in [e["sequence"] for e in context.info["excerpts"]]  # the excerpts search ran
+    assert embeddings._query_cached.cache_info().misses == 1

@@ -218,6 +218,7 @@ def test_screenshots_for_the_readme(new_page, worker_for_live_server, settings, 
     expect(last_reply(page)).to_contain_text("A-7781")
     say(page, "Where do I work?")
     expect(last_reply(page)).to_contain_text("Acme")
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()  # the turn has ended, not only its text
     screenshot(page, "chat")
     page.goto("/memory/")
     screenshot(page, "memory")
