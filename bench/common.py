@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import statistics
 import time
 from collections.abc import Callable
@@ -20,6 +21,10 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def setup() -> None:
+    # A time budget (bench/quiet_run.sh) stops a benchmark with SIGINT, also one started in
+    # the background, where the shell ignores SIGINT: the KeyboardInterrupt runs the
+    # finally blocks that stop the servers the benchmark started.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         os.environ.pop(name, None)
