@@ -5,7 +5,9 @@ excerpts, the summary's lines and the window's messages (``context_lines``). A q
 is matched against all of them (``answer_lines``): its content words, weighted by how
 rare they are among the lines, found in a line as words or word stems; when no line
 shares a word, the multilingual embedding finds the one closest in meaning, across
-languages. Of the lines that match nearly as well as the best, the newest come first,
+languages. Lines are weighed on what they state: an earlier question answers nothing, and
+of lines about the same thing one that holds a value (a name, a number) is preferred.
+Of the lines that match nearly as well as the best, the newest come first,
 so a value that changed ("we renamed him Rocco") is quoted before the one it replaced.
 """
 
@@ -31,6 +33,9 @@ MEANING_MARGIN = 0.05
 # A margin this much above ``MEANING_MARGIN`` weighs as much as the best shared words.
 MEANING_STEP = 0.1
 MEANING_CANDIDATES = 40
+VALUE_BONUS = 0.3
+# A value a line can state: a number, or a capitalised word that does not open a sentence.
+_VALUE = re.compile(r"\d|(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 
 _ASKING = language.union("ASKING_WORDS")
 
@@ -120,9 +125,18 @@ def _matches(word: str, have: set[str]) -> bool:
     return False
 
 
+# A sentence that opens with a question word asks, with or without its "?" ("what's a good
+# dog friendly walk near here"). Italian "come" also opens statements ("come sai, …").
+_ASKS_OPENING = re.compile(
+    rf"^\W*(?:{language.word_alternatives('QUESTION_WORDS')}|what's|who's|where's)\b(?<!\bcome)", re.I
+)
+
+
 def _statements(text: str) -> str:
-    """``text`` without its questions: a line is matched on what it states."""
-    return " ".join(x for x in _SENTENCES.split(text) if not x.rstrip().endswith("?"))
+    """``text`` without its questions: a line is matched, and its meaning weighed, on what it states."""
+    return " ".join(
+        x for x in _SENTENCES.split(text) if not x.rstrip().endswith("?") and not _ASKS_OPENING.match(x)
+    )
 
 
 def _asked(question: str) -> str:
@@ -138,7 +152,8 @@ def answer_lines(question: str, lines: list[Line]) -> list[Line]:
     its meaning stands above what unrelated statements score for the question (in steps
     of ``MEANING_STEP``), when embeddings are on.
     """
-    lines = _unique(lines)
+    # A line that only asks ("what's a good dog friendly walk?") answers nothing.
+    lines = [line for line in _unique(lines) if _statements(line.text).strip()]
     if not lines:
         return []
     asked = _asked(question)
@@ -153,6 +168,12 @@ def answer_lines(question: str, lines: list[Line]) -> list[Line]:
     best = max(scores)
     if best <= 0:
         return []
+    # Of lines about the same thing, one that holds a value (a name, a number) states it.
+    scores = [
+        x + VALUE_BONUS * best if x > 0 and _VALUE.search(_statements(line.text)) else x
+        for line, x in zip(lines, scores, strict=True)
+    ]
+    best = max(scores)
     picked = [line for line, score in zip(lines, scores, strict=True) if score >= NEAR_BEST * best]
     picked = _current(picked, lines)
     return sorted(picked, key=lambda line: line.order, reverse=True)[:MAX_QUOTES]
@@ -200,14 +221,15 @@ def _meaning_margins(question: str, lines: list[Line]) -> dict[int, float]:
     index = [i for i, line in enumerate(lines) if line.source != "window"][-MEANING_CANDIDATES:]
     if not index:
         return {}
-    missing = [lines[i].text for i in index if lines[i].text not in _VECTORS]
+    said = {i: _statements(lines[i].text) for i in index}
+    missing = list(dict.fromkeys(text for text in said.values() if text not in _VECTORS))
     if missing:
         if len(_VECTORS) > _VECTORS_MAX:
             _VECTORS.clear()
         _VECTORS.update(zip(missing, embeddings.passage_vectors(missing), strict=True))
     query = embeddings.query_vector(question)
     unrelated = embeddings.unrelated_similarity(query)
-    return {i: float(_VECTORS[lines[i].text] @ query) - unrelated for i in index}
+    return {i: float(_VECTORS[said[i]] @ query) - unrelated for i in index}
 
 
 def where(line: Line, *, italian: bool) -> str:

@@ -133,6 +133,19 @@ def test_a_name_is_not_an_answer_to_any_question_about_a_name():
     assert [line.text for line in answer_lines("What's my dog's name?", lines)] == ["Our dog is called Bruno"]
 
 
+def test_an_earlier_question_is_no_answer_to_a_question_about_the_same_thing():
+    def line(text: str, seq: int) -> Line:
+        return Line(text, "excerpt", "2026-01-01", seq, (1, "2026-01-01", seq))
+
+    lines = [
+        line("brb Biscuit needs a wee. he's a beagle and he has strong opinions about timing", 3),
+        line("what's a good dog friendly walk near here that isn't the downs", 40),
+        line("hey quick test, what's my dog called? my kid bet me you wouldn't know", 41),
+        line("what should I feed a dog that hates kibble", 42),
+    ]
+    assert [x.text for x in answer_lines("random test: what's my dog called?", lines)] == [lines[0].text]
+
+
 @pytest.mark.django_db
 def test_tool_traffic_in_the_window_is_never_quoted(alice):
     thread = thread_create(owner=alice)
