@@ -189,7 +189,14 @@ def _current(picked: list[Line], lines: list[Line]) -> list[Line]:
     "I live in Rome"), even when that one shares no word with the question."""
     out: list[Line] = []
     for line in picked:
-        changed = [x for x in lines if x is not line and _newer(x, line) and statement_changes(line.text, x.text)]
+        # An active memory is current by construction (a superseded one is never recalled), and a
+        # memory line's place in the context says nothing of when it was said: a line of the
+        # window that differs from it is older news, never its replacement.
+        changed = [
+            x
+            for x in lines
+            if x is not line and line.source != "memory" and _newer(x, line) and statement_changes(line.text, x.text)
+        ]
         current = max(changed, key=lambda x: x.order) if changed else line
         if current not in out:
             out.append(current)
