@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import logging
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection
 
 from conversations import vector_search
 from conversations.models import Message
 from liamemory import embeddings
+from liamemory.vector_rows import vector_rows_write
 
 logger = logging.getLogger(__name__)
 
@@ -37,20 +38,6 @@ ON CONFLICT (message_id) DO UPDATE
 """
 
 
-def _write(sql: str, params: dict) -> int:
-    # The foreign keys are checked at commit: a source row deleted between our read
-    # and our commit fails the write, and the next attempt skips it.
-    for attempt in (1, 2):
-        try:
-            with transaction.atomic(), connection.cursor() as cur:
-                cur.execute(sql, params)
-                return cur.rowcount
-        except IntegrityError:
-            if attempt == 2:
-                raise
-    return 0
-
-
 def message_embeddings_update(*, message_ids: list[int]) -> int:
     """Embed those of the messages that have text and no vector of the current model."""
     if not message_ids or not embeddings.enabled():
@@ -72,8 +59,8 @@ def message_embeddings_update(*, message_ids: list[int]) -> int:
     }
     if vector_search.database_has_pgvector():
         params["halfvecs"] = [vector_search.to_halfvec_text(v) for v in vectors]
-        return _write(_MESSAGES_PGVECTOR_SQL, params)
-    return _write(_MESSAGES_SQL, params)
+        return vector_rows_write(_MESSAGES_PGVECTOR_SQL, params)
+    return vector_rows_write(_MESSAGES_SQL, params)
 
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import logging
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection
 
 from liamemory import embeddings
+from liamemory.vector_rows import vector_rows_write
 from memories.models import Memory
 
 logger = logging.getLogger(__name__)
@@ -26,20 +27,6 @@ JOIN memories_memory m ON m.id = v.id AND md5(m.content) = v.md5
 ON CONFLICT (memory_id) DO UPDATE
     SET model = EXCLUDED.model, content_md5 = EXCLUDED.content_md5, vector = EXCLUDED.vector, embedded_at = now()
 """
-
-
-def _write(sql: str, params: dict) -> int:
-    # The foreign keys are checked at commit: a source row deleted between our read
-    # and our commit fails the write, and the next attempt skips it.
-    for attempt in (1, 2):
-        try:
-            with transaction.atomic(), connection.cursor() as cur:
-                cur.execute(sql, params)
-                return cur.rowcount
-        except IntegrityError:
-            if attempt == 2:
-                raise
-    return 0
 
 
 def content_md5(content: str) -> str:
@@ -67,7 +54,7 @@ def memory_embeddings_update(*, memory_ids: list[int]) -> int:
         "md5s": [content_md5(content) for _, content in rows],
         "vectors": [embeddings.to_bytes(v) for v in vectors],
     }
-    return _write(_MEMORIES_SQL, params)
+    return vector_rows_write(_MEMORIES_SQL, params)
 
 
 
