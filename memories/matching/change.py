@@ -23,8 +23,11 @@ from __future__ import annotations
 import re
 from functools import cache
 
+import numpy as np
+
 from liamemory import language
 from memories.matching import Verdict, compare, trigram_similarity
+from memories.matching.change_score import FLOOR, ScoreModel, pair_features, shipped
 
 # e5 cosine of two memories (passage vectors) at or above which they are "close in
 # meaning". Pairs in the bench: changes 5th percentile 0.86, compatible pairs 0.83–0.95;
@@ -32,7 +35,6 @@ from memories.matching import Verdict, compare, trigram_similarity
 CLOSE = 0.85
 # Without a shared content word, closeness alone must be higher to anchor a cue.
 VERY_CLOSE = 0.86
-
 
 
 @cache
@@ -119,8 +121,8 @@ def _one_more(new: str) -> bool:
     return bool(_pattern("ADDITIVE").search(new.lower()))
 
 
-def judge(old: str, new: str, *, closeness: float | None = None, **thresholds: float) -> Verdict:
-    """How ``new`` relates to ``old``: the grammar first, then the general test above.
+def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresholds: float) -> Verdict:
+    """How ``new`` relates to ``old`` by the rules alone: the grammar first, then the change test above.
 
     ``closeness`` is the cosine of the two memories' e5 vectors, None when either has none;
     ``thresholds`` go to the grammar's ``compare``.
@@ -169,20 +171,77 @@ def judge(old: str, new: str, *, closeness: float | None = None, **thresholds: f
     return verdict
 
 
+def signals(old: str, new: str, rules: Verdict) -> dict[str, float]:
+    """What the word lists read in the pair, as the learned score's features."""
+    old_words, new_words = _content(old), _content(new)
+    return {
+        "shared_words": len(old_words & new_words) / max(1, min(len(old_words), len(new_words))),
+        "new_has_cue": float(cue_in(new, old) is not None),
+        "new_has_end": float(bool(_pattern("END_CUES").search(new.lower()))),
+        "denies_old_value": float(_denies_old_value(old, new) is not None),
+        "someone_else": float(_about_someone_else(old, new)),
+        "one_more": float(_one_more(new)),
+        "speaks_of_self": float(_speaks_of_self(new)),
+        "rules_supersede": float(rules.relation == "supersedes"),
+    }
+
+
+def features(old: str, new: str, *, closeness: float, **thresholds: float) -> tuple[np.ndarray, Verdict]:
+    """The learned score's features of the pair, and the rules' verdict they include."""
+    rules = rules_judge(old, new, closeness=closeness, **thresholds)
+    return pair_features(old, new, closeness=closeness, signals=signals(old, new, rules)), rules
+
+
+def judge(
+    old: str,
+    new: str,
+    *,
+    closeness: float | None = None,
+    vector: np.ndarray | None = None,
+    model: ScoreModel | None = None,
+    **thresholds: float,
+) -> Verdict:
+    """How ``new`` relates to ``old``: the grammar where it parses both, else the learned score.
+
+    ``vector`` is the new statement's e5 passage vector and ``closeness`` its cosine with
+    the old one's; without them (no embeddings) the rules decide alone. ``model`` is the
+    fitted score (``change_score.shipped()`` by default).
+    """
+    grammar = compare(old, new, **thresholds)
+    model = model if model is not None else shipped()
+    if grammar.relation != "compatible" or closeness is None or vector is None or model is None:
+        return rules_judge(old, new, closeness=closeness, **thresholds)
+    if closeness < FLOOR:
+        return grammar
+    found, rules = features(old, new, closeness=closeness, **thresholds)
+    score = model.score(found, vector)
+    if rules.relation == "supersedes" and score >= model.rules_threshold:
+        return Verdict("supersedes", f"{rules.reason} (score {score:.1f})", grammar.similarity)
+    if score < model.threshold:
+        return grammar
+    why = f"close in meaning ({closeness:.2f}) and it reads as a change of it (score {score:.1f})"
+    return Verdict("supersedes", why, grammar.similarity)
 
 
 def choose(
-    new: str, candidates: list[tuple[int, str, float | None]], **thresholds: float
+    new: str,
+    candidates: list[tuple[int, str, float | None]],
+    *,
+    vector: np.ndarray | None = None,
+    **thresholds: float,
 ) -> list[tuple[int, Verdict]]:
     """Which of a person's memories (id, text, closeness to ``new``) ``new`` restates or supersedes.
 
-    The grammar's verdicts all stand; of the change test's, only the closest memory's
-    (a statement changes one fact): several memories close to "I moved" must not all go.
+    ``vector`` is ``new``'s e5 passage vector (None without embeddings). The grammar's
+    verdicts all stand; of the others (the score's, or the change test's without vectors),
+    only the closest memory's (a statement changes one fact): several memories close to
+    "I moved" must not all go.
     """
     decided: list[tuple[int, Verdict]] = []
     by_change_test: list[tuple[float, int, Verdict]] = []
     for pk, text, closeness in candidates:
-        verdict = judge(text, new, closeness=closeness, **thresholds)
+        # thresholds are the grammar's two floats, never ``model``
+        verdict = judge(text, new, closeness=closeness, vector=vector, **thresholds)  # type: ignore[arg-type]
         if verdict.relation == "compatible":
             continue
         grammar = compare(text, new, **thresholds)
@@ -222,4 +281,14 @@ def statement_changes(old: str, new: str) -> str | None:
     return verdict.reason if verdict.relation == "supersedes" else None
 
 
-__all__ = ["CLOSE", "MODEL_CANDIDATES", "choose", "close_candidates", "cue_in", "judge", "statement_changes"]
+__all__ = [
+    "CLOSE",
+    "MODEL_CANDIDATES",
+    "choose",
+    "close_candidates",
+    "cue_in",
+    "features",
+    "judge",
+    "rules_judge",
+    "statement_changes",
+]

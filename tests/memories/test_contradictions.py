@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from memories.matching import compare
+from memories.matching.change import judge
+from memories.matching.change_score import FEATURES, ScoreModel
 from memories.models import Memory, MemoryStatus
 from memories.recall import search_memories
 from memories.services import memory_remember
@@ -206,3 +209,26 @@ def test_a_question_about_what_a_superseded_memory_said_finds_the_one_that_repla
     # Never another person's: bob's question finds nothing of alice's.
     remember(bob, "I like jazz")
     assert all(h.memory.user_id == bob.pk for h in search_memories(user=bob, query="Where do I live?"))
+
+
+def test_a_fitted_change_score_decides_what_the_grammar_leaves_and_says_why():
+    """``bench.contradictions.train`` writes such a model; without one the rules decide alone."""
+    size = len(FEATURES) + 4
+    weights = np.zeros(size)
+    weights[len(FEATURES)] = 1.0  # the first vector dimension: "reads as a change"
+    model = ScoreModel(
+        mean=np.zeros(size), scale=np.ones(size), weights=weights, bias=0.0, threshold=0.5, rules_threshold=0.5
+    )
+    old, new = "I rent an apartment downtown", "We signed the mortgage papers today and got the keys"
+    change, no_change = np.array([1.0, 0, 0, 0]), np.array([0.0, 0, 0, 0])
+    verdict = judge(old, new, closeness=0.85, vector=change, model=model)
+    assert verdict.relation == "supersedes"
+    assert "reads as a change" in verdict.reason
+    assert judge(old, new, closeness=0.85, vector=no_change, model=model).relation == "compatible"
+    # Far in meaning: never, whatever the score.
+    assert judge(old, new, closeness=0.5, vector=change, model=model).relation == "compatible"
+    # A supersession the rules found needs the score behind it.
+    ruled = ("I drive a 2015 Honda Civic", "I sold my Civic, I take the bus now")
+    assert judge(*ruled, closeness=0.9, vector=no_change, model=model).relation == "compatible"
+    assert judge(*ruled, closeness=0.9, vector=change, model=model).relation == "supersedes"
+    assert judge(*ruled, closeness=0.9).relation == "supersedes"

@@ -1,0 +1,142 @@
+"""How strongly a new statement reads as a change of a close older one: a learned score.
+
+The change test in ``memories.matching.change`` asks for phrases ("no longer", "sold",
+"turned"); outside writers say changes in ways no list holds ("the movers dropped the
+last boxes at our flat in Turin", "so tre mesi che nn tocco una sigaretta"). This score
+weighs, with one logistic regression:
+
+- the e5 vector of the new statement (multilingual: what "a change happened" looks like
+  in meaning, whatever the words and the language);
+- a few general signals of the pair: closeness in meaning, shared words, the values each
+  gives (numbers, names) and whether the new one keeps the old ones, a negation flipped,
+  someone else or one more item named, and the rules' own verdict.
+
+The weights are fitted by ``python -m bench.contradictions.train`` on the labelled sets,
+each writer weighed equally, and its two thresholds (the score alone; the score behind a
+supersession the rules found) are chosen on scores of writers left out of the fit
+(leave-one-writer-out) so that wrong supersessions stay near 1 %. They are
+data (``change_weights.json``), written by that command, never edited by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from memories.matching import analyse, trigram_similarity
+
+WEIGHTS = Path(__file__).with_name("change_weights.json")
+
+# Below this closeness two statements are not about the same thing, whatever the score
+# (the labelled changes' lowest cosine is 0.75; a person's unrelated memories sit lower).
+FLOOR = 0.75
+
+FEATURES = (
+    "closeness",
+    "trigram",
+    "subject_trigram",
+    "shared_words",
+    "new_has_cue",
+    "new_has_end",
+    "negation_flipped",
+    "denies_old_value",
+    "someone_else",
+    "one_more",
+    "values_disjoint",
+    "old_values_kept",
+    "numbers_disjoint",
+    "length_ratio",
+    "speaks_of_self",
+    "rules_supersede",
+)
+
+
+@dataclass(frozen=True)
+class ScoreModel:
+    """A fitted score: standardised features and the new statement's vector, weighed."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray  # len(FEATURES) + vector dimension
+    bias: float
+    # At or above ``threshold`` the score supersedes alone; a supersession the rules
+    # (``memories.matching.change.rules_judge``) found stands at or above ``rules_threshold``.
+    threshold: float
+    rules_threshold: float
+    note: str = ""
+
+    def score(self, features: np.ndarray, vector: np.ndarray) -> float:
+        z = (np.concatenate([features, vector]) - self.mean) / self.scale
+        return float(z @ self.weights + self.bias)
+
+    def as_json(self) -> dict:
+        return {
+            "features": list(FEATURES),
+            "mean": [round(float(x), 6) for x in self.mean],
+            "scale": [round(float(x), 6) for x in self.scale],
+            "weights": [round(float(x), 6) for x in self.weights],
+            "bias": round(self.bias, 6),
+            "threshold": round(self.threshold, 6),
+            "rules_threshold": round(self.rules_threshold, 6),
+            "note": self.note,
+        }
+
+
+@cache
+def shipped() -> ScoreModel | None:
+    """The fitted model committed beside this module; None if absent or for other features."""
+    if not WEIGHTS.exists():
+        return None
+    data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+    if tuple(data.get("features", ())) != FEATURES:
+        return None
+    return ScoreModel(
+        mean=np.asarray(data["mean"], dtype=np.float64),
+        scale=np.asarray(data["scale"], dtype=np.float64),
+        weights=np.asarray(data["weights"], dtype=np.float64),
+        bias=float(data["bias"]),
+        threshold=float(data["threshold"]),
+        rules_threshold=float(data["rules_threshold"]),
+        note=str(data.get("note", "")),
+    )
+
+
+def _values(text: str) -> set[str]:
+    """Numbers, e-mail addresses and capitalised names (not a sentence's first word)."""
+    found = set(re.findall(r"\d+(?:[.,:]\d+)?|[\w.+-]+@[\w.-]+", text.lower()))
+    found |= {w.lower() for w in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+", text)}
+    return found
+
+
+def _numbers(text: str) -> set[str]:
+    return set(re.findall(r"[\w.+-]+@[\w.-]+\w|\d+(?:[.,:]\d+)?", text.lower()))
+
+
+def pair_features(old: str, new: str, *, closeness: float, signals: dict[str, float]) -> np.ndarray:
+    """The pair's general signals, in ``FEATURES`` order.
+
+    ``signals`` carries what ``memories.matching.change`` reads with its word lists (shared
+    content words, cues, someone else, one more item, the rules' verdict), so the two never
+    disagree on a word.
+    """
+    a, b = analyse(old), analyse(new)
+    old_values, new_values = _values(old), _values(new)
+    old_numbers, new_numbers = _numbers(old), _numbers(new)
+    values = {
+        "closeness": closeness,
+        "trigram": trigram_similarity(old, new),
+        "subject_trigram": trigram_similarity(a.subject, b.subject),
+        "negation_flipped": float(a.negated != b.negated),
+        "values_disjoint": float(bool(old_values and new_values and not old_values & new_values)),
+        "old_values_kept": len(old_values & new_values) / len(old_values) if old_values else 0.0,
+        "numbers_disjoint": float(bool(old_numbers and new_numbers and not old_numbers & new_numbers)),
+        "length_ratio": math.log((len(new) + 1) / (len(old) + 1)),
+    }
+    values.update(signals)
+    return np.array([values[name] for name in FEATURES], dtype=np.float64)
