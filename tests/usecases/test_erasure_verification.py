@@ -4,16 +4,20 @@ resume; a worker killed mid-erasure leaves a request the reaper finds."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from conversations.models import Thread
 from conversations.services import message_append, thread_create
 from governance.models import ErasureRequest
 from liamemory.models import StaffAccess, StaffAccessLog
+from tests.factories import UserFactory
 from tests.usecases.people import person_with_data
 from usecases import erasure_execution
-from usecases.erasure import erasure_execute, erasure_request_create
+from usecases.erasure import erasure_enqueue, erasure_execute, erasure_request_create
 from usecases.tasks import reap_stale_erasures
 
 pytestmark = pytest.mark.django_db
@@ -94,6 +98,32 @@ def test_the_reaper_finds_a_running_erasure_nobody_executes_and_leaves_a_live_on
     assert live.status == "running"
     # The reaper enqueued the resume on commit; the task's body completes it.
     assert erasure_execute(request_id=dead.pk).status == "completed"
+
+
+def test_the_reaper_leaves_a_pending_erasure_nobody_asked_to_execute_and_one_just_asked(
+    alice, bob, compliance, settings
+):
+    charlie = UserFactory(username="charlie")
+
+    filed = erasure_request_create(subject=alice, requested_by=compliance)  # the officer has not executed it
+    fresh = erasure_request_create(subject=bob, requested_by=compliance)
+    erasure_enqueue(request=fresh)  # its task is on its way
+    lost = erasure_request_create(subject=charlie, requested_by=compliance)
+    erasure_enqueue(request=lost)
+    settings.ERASURE_START_STALE_AFTER = timedelta(minutes=1)
+    ErasureRequest.objects.filter(pk=lost.pk).update(execution_asked_at=timezone.now() - timedelta(minutes=2))
+
+    assert reap_stale_erasures.run() == {"interrupted": 1}
+
+    assert {r.pk: r.status for r in ErasureRequest.objects.all()} == {
+        filed.pk: "pending",
+        fresh.pk: "pending",
+        lost.pk: "failed",
+    }
+    # Filed again after it failed, it waits for the officer again: not lost.
+    ErasureRequest.objects.filter(pk=lost.pk).update(execution_asked_at=timezone.now() - timedelta(minutes=2))
+    assert erasure_request_create(subject=charlie, requested_by=compliance).pk == lost.pk
+    assert reap_stale_erasures.run() == {"interrupted": 0}
 
 
 def test_the_verification_strings_are_chosen_before_any_deletion(alice, compliance, monkeypatch):
