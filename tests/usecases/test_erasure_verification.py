@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from conversations.models import Thread
 from conversations.services import message_append, thread_create
-from governance.models import ErasureRequest
+from governance.models import ErasureRequest, PurgeRecord
 from liamemory.models import StaffAccess, StaffAccessLog
+from memories.models import Memory
 from tests.factories import UserFactory
 from tests.usecases.people import person_with_data
 from usecases import erasure_execution
@@ -23,6 +24,7 @@ from usecases.tasks import reap_stale_erasures
 pytestmark = pytest.mark.django_db
 
 OWN = "alicepassport-X81K22"
+MEMORY_ONLY = "lockercode-Q7Z991"  # not the username: that is checked anyway
 
 
 def _say(user, text: str) -> None:
@@ -51,6 +53,7 @@ def test_a_colleague_s_e_mail_or_a_staff_name_in_the_person_s_words_does_not_fai
 def test_a_resumed_erasure_checks_the_strings_chosen_before_the_first_deletion(alice, compliance, monkeypatch):
     person_with_data(alice, threads=2, marker="alicecanary-")
     _say(alice, f"my passport is {OWN}")
+    Memory.objects.create(user=alice, content=f"{MEMORY_ONLY} is my locker code")
     real, calls = erasure_execution.threads_delete, {"n": 0}
 
     def failing_once(**kwargs):
@@ -66,6 +69,14 @@ def test_a_resumed_erasure_checks_the_strings_chosen_before_the_first_deletion(a
     assert first.executed_counts["memories"] > 0  # the first attempt deleted some of it
     chosen = first.verification
     assert OWN in chosen["strings"] and len(chosen["uuids"]) >= 4
+
+    # A copy of words the first attempt already deleted (a memory's), somewhere no store
+    # declares: a resume that chose its strings again, from what is left, would not see it.
+    assert MEMORY_ONLY in chosen["strings"]
+    copy = PurgeRecord.objects.create(counts={"note": f"copied {MEMORY_ONLY}"})
+    found = erasure_execute(request_id=request.pk)
+    assert found.status == "failed" and found.error_message == erasure_execution.NOT_VERIFIED
+    copy.delete()
 
     done = erasure_execute(request_id=request.pk)
 
