@@ -36,7 +36,7 @@ from memories.selectors import memory_chain_ids
 from usecases import erasure_scan as scan
 from usecases import erasure_selectors as sel
 from usecases.erasure_receipts import receipt_build, receipt_hash
-from usecases.erasure_statistics import statistics_rebuild
+from usecases.erasure_statistics import statistics_not_rebuildable, statistics_rebuild
 from usecases.personal_data import store_tables
 from usecases.thread_deletion import threads_delete
 
@@ -320,7 +320,13 @@ def _finish(request_id: uuid.UUID) -> ErasureRequest:
             counts = dict(request.executed_counts)
             counts["account"] = account
             now = timezone.now()
-            body = receipt_build(request=request, counts=counts, verification=findings.summary(), finished_at=now)
+            body = receipt_build(
+                request=request,
+                counts=counts,
+                verification=findings.summary(),
+                finished_at=now,
+                statistics_not_rebuilt=statistics_not_rebuildable(tables=store_tables()),
+            )
             ErasureReceipt.objects.create(request=request, body=body, sha256=receipt_hash(body))
             ErasureRequest.objects.filter(pk=request.pk).update(
                 status=ErasureStatus.COMPLETED,
