@@ -85,34 +85,6 @@ def trace_record(
         raise RunNoLongerActive(str(run_id)) from exc
 
 
-def trace_on_ended_run(
-    *,
-    run_id: RunId,
-    kind: str,
-    name: str,
-    payload: dict[str, Any],
-    tokens_in: int = 0,
-    tokens_out: int = 0,
-    duration_ms: int = 0,
-) -> bool:
-    """A trace event written after the run ended (the summary job); False when the run is gone."""
-    if not Run.objects.filter(pk=run_id).exists():
-        return False
-    try:
-        trace_record(
-            run_id=run_id,
-            kind=kind,
-            name=name,
-            payload=payload,
-            tokens_in=tokens_in,
-            tokens_out=tokens_out,
-            duration_ms=duration_ms,
-        )
-    except RunNoLongerActive:
-        return False
-    return True
-
-
 def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, Any]] | None = None) -> bool:
     """Append to the reply being written and wake whoever follows the run; False when it is no longer running.
 

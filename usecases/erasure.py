@@ -129,7 +129,9 @@ def _join(subject: User, *, delete_account: bool) -> ErasureRequest | None:
         return None
     changes: dict[str, object] = {}
     if existing.status == ErasureStatus.FAILED:
-        changes["status"] = ErasureStatus.PENDING
+        # Pending again, waiting for an officer's "execute": not an execution the reaper
+        # should find lost.
+        changes.update(status=ErasureStatus.PENDING, execution_asked_at=None)
     if delete_account and not existing.delete_account:
         changes["delete_account"] = True  # the wider request wins
     if changes:
@@ -150,7 +152,15 @@ def erasure_dry_run(*, request: ErasureRequest) -> dict[str, int]:
 
 def erasure_enqueue(*, request: ErasureRequest) -> None:
     """Start execution in the worker once the caller's transaction commits."""
+    _execution_asked(request)
     execute_erasure.delay_on_commit(str(request.pk))
+
+
+def _execution_asked(request: ErasureRequest) -> None:
+    """Note that execution was asked for: if it is lost before its claim commits (the
+    worker or web process killed), the reaper finds the request still pending by this."""
+    request.execution_asked_at = timezone.now()
+    ErasureRequest.objects.filter(pk=request.pk).update(execution_asked_at=request.execution_asked_at)
 
 
 # --- telling the person ----------------------------------------------------------
@@ -230,6 +240,7 @@ def erasure_self_service(*, user: User, delete_account: bool = False) -> Erasure
     request = erasure_request_create(
         subject=user, requested_by=user, delete_account=delete_account, self_service=True, reason="self-service"
     )
+    _execution_asked(request)
     return erasure_execute(request_id=request.pk)
 
 

@@ -108,5 +108,39 @@ def test_an_emptied_table_keeps_no_statistics_whatever_the_role(alice, catalogue
 
     done = statistics_rebuild(tables=[table], catalogue_writable=catalogue_writable)
 
-    assert done == {"analysed": 1, "emptied": 1}
+    assert done == {"analysed": 1, "emptied": 1, "skipped": 0}
     assert table not in _stats_holding([MARKER])
+
+
+def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so_instead_of_clean(alice):
+    from usecases.erasure_receipts import receipt_readable
+
+    mine = thread_create(owner=alice)
+    Message.objects.bulk_create(
+        [Message(thread=mine, sequence=i, role=MessageRole.USER, text=f"{MARKER} {i % 3}") for i in range(1, 60)]
+    )
+    role = f"lm_not_owner_{connection.settings_dict['NAME']}"[:63]
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE conversations_message")
+        # The service's role as many deployments have it: every right on the rows, owner of
+        # nothing, no superuser. Roles and grants are rolled back with the test.
+        cur.execute(f'CREATE ROLE "{role}"')
+        cur.execute(f'GRANT USAGE ON SCHEMA public TO "{role}"')
+        cur.execute(f'GRANT ALL ON ALL TABLES IN SCHEMA public TO "{role}"')
+        cur.execute(f'GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO "{role}"')
+        cur.execute(f'SET LOCAL ROLE "{role}"')
+    client = APIClient()
+    client.force_authenticate(alice)
+    try:
+        done = client.post("/api/me/erase", {"confirm": True}, format="json").json()
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("RESET ROLE")
+    assert done["status"] == "completed"
+
+    assert _in_pg_stats(MARKER)  # ANALYZE skipped the table: its samples stay ...
+    body = ErasureRequest.objects.get(pk=done["id"]).receipt.body
+    assert "conversations_message" in body["verification"]["statistics_not_rebuilt"]  # ... and the receipt says so
+    statistics = next(e for e in body["outside_database"] if e["store"] == "database statistics")
+    assert "NOT refreshed" in statistics["holds"] and "conversations_message" in statistics["holds"]
+    assert body["verification"]["clean"] and not receipt_readable(body)["clean"]
