@@ -18,7 +18,8 @@ import statistics
 import sys
 import time
 
-from bench.common import setup, write_result
+from bench.common import write_result
+from bench.stack import ChatClient, Stack, client_tokens, drive
 
 CLIENTS = 8
 
@@ -30,9 +31,6 @@ def main() -> int:
     parser.add_argument("--max-seconds", type=float)
     parser.add_argument("--setup", choices=["legacy", "production"], default="production")
     args = parser.parse_args()
-    setup()
-
-    from bench.stack import ChatClient, Stack, client_tokens, drive
 
     target = args.turns or (300 if args.quick else 10_000)
     cap = args.max_seconds or (90 if args.quick else 540)

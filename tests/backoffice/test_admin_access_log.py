@@ -8,7 +8,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from agents.models import Run
+from agents.models import Run, TraceEvent
+from conversations.models import ThreadSummary
+from liamemory.admin_utils import AccessLoggedMixin
 from liamemory.models import StaffAccessLog
 from tests.backoffice.test_admin import make_thread
 from tests.factories import MemoryFactory, RunFactory
@@ -95,8 +97,6 @@ def test_the_log_names_the_filter_never_the_search_words(staff_client, data, ali
 def _logged_admins():
     from django.contrib import admin
 
-    from liamemory.admin_utils import AccessLoggedMixin
-
     return sorted(
         (model._meta.label_lower, model_admin)
         for model, model_admin in admin.site._registry.items()
@@ -108,9 +108,6 @@ def _logged_admins():
 def test_every_history_page_of_a_person_s_data_is_logged(staff_client, data, alice, label):
     """The history pages name the object (a thread's title, a memory's text in each version)."""
     from django.contrib.admin.utils import quote
-
-    from agents.models import TraceEvent
-    from conversations.models import ThreadSummary
 
     thread = data["alice"]
     run = Run.objects.filter(thread=thread).first()

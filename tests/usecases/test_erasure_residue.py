@@ -6,9 +6,15 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from conversations.models import Message, MessageRole
+from conversations.models import Message, MessageRole, ThreadSummary
 from conversations.services import thread_create
 from governance.models import ErasureRequest
+from tests.factories import UserFactory
+from tests.server import free_port, runserver, served
+from tests.usecases.people import person_with_data
+from tests.usecases.test_erasure import put_checkpoint
+from usecases.erasure_receipts import receipt_readable
+from usecases.erasure_statistics import statistics_rebuild
 
 pytestmark = pytest.mark.django_db
 
@@ -67,8 +73,6 @@ def _stats_holding(words: list[str]) -> list[str]:
 
 
 def test_erasing_the_only_person_leaves_none_of_their_words_in_any_statistic(alice):
-    from tests.usecases.people import person_with_data
-    from tests.usecases.test_erasure import put_checkpoint
 
     alice.username, alice.email = "zqvalice.only", "zqvalice.only@example.test"
     alice.save()
@@ -90,8 +94,6 @@ def test_erasing_the_only_person_leaves_none_of_their_words_in_any_statistic(ali
 
 @pytest.mark.parametrize("catalogue_writable", [True, False], ids=["superuser", "table owner"])
 def test_an_emptied_table_keeps_no_statistics_whatever_the_role(alice, catalogue_writable):
-    from conversations.models import ThreadSummary
-    from usecases.erasure_statistics import statistics_rebuild
 
     table, mine = ThreadSummary._meta.db_table, thread_create(owner=alice)
     ThreadSummary.objects.bulk_create(
@@ -113,7 +115,6 @@ def test_an_emptied_table_keeps_no_statistics_whatever_the_role(alice, catalogue
 
 
 def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so_instead_of_clean(alice):
-    from usecases.erasure_receipts import receipt_readable
 
     mine = thread_create(owner=alice)
     Message.objects.bulk_create(
@@ -183,11 +184,6 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
     import httpx
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
-
-    from tests.factories import UserFactory
-    from tests.server import free_port, runserver, served
-    from tests.usecases.people import person_with_data
-    from tests.usecases.test_erasure import put_checkpoint
 
     person = UserFactory(username="zqvonly.person", email="zqvonly.person@example.test")
     assert get_user_model().objects.count() == 1  # a fresh database: the only person
