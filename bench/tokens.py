@@ -7,7 +7,7 @@ would (``thread_summary_update``, extractive summarizer, no API key). For every 
 it records the estimated input tokens of the assembled context, split into the
 cacheable prefix (tools, identity, instructions), summary + memories, and the window;
 and what resending the whole history would have cost (the same prefix plus every
-message). Ratios are reported over the first 300 turns (the issue's minimum) and over
+message). Ratios are reported over the first 300 turns (the length the token target is set for) and over
 all of them, each with how many of the identifiers stated so far the context still
 holds (summary, window or memories). At the end every identifier is asked about by
 the other facts of its statement ("Which order costs €120.50?", "How much does order

@@ -1,4 +1,4 @@
-"""Fast at scale (issue 18, item 4): searches with their query's embedding, and the cost of a vector.
+"""Fast at scale: searches with their query's embedding, and the cost of a vector.
 
 Side by side in one run, each timed for a new question (the query-vector cache is
 emptied before every call, so every figure includes the question's embedding):
