@@ -16,7 +16,7 @@ STORES = (
             Key("request_message", Parent.MESSAGE, UNLINK),
             Key("retry_of", Parent.RUN, UNLINK),
         ),
-        content=("error_message", "context_info", "partial_text", "partial_steps"),
+        content=("error_message", "context_report", "context_info", "partial_text", "partial_steps"),
         exported=True,
         description="the assistant's work on each of your messages",
     ),

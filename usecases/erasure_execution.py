@@ -21,6 +21,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
 from django.db import DatabaseError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -35,7 +36,7 @@ from memories.selectors import memory_chain_ids
 from usecases import erasure_scan as scan
 from usecases import erasure_selectors as sel
 from usecases.erasure_receipts import receipt_build, receipt_hash
-from usecases.erasure_statistics import statistics_rebuild
+from usecases.erasure_statistics import statistics_not_rebuildable, statistics_rebuild
 from usecases.personal_data import store_tables
 from usecases.thread_deletion import threads_delete
 
@@ -319,7 +320,13 @@ def _finish(request_id: uuid.UUID) -> ErasureRequest:
             counts = dict(request.executed_counts)
             counts["account"] = account
             now = timezone.now()
-            body = receipt_build(request=request, counts=counts, verification=findings.summary(), finished_at=now)
+            body = receipt_build(
+                request=request,
+                counts=counts,
+                verification=findings.summary(),
+                finished_at=now,
+                statistics_not_rebuilt=statistics_not_rebuildable(tables=store_tables()),
+            )
             ErasureReceipt.objects.create(request=request, body=body, sha256=receipt_hash(body))
             ErasureRequest.objects.filter(pk=request.pk).update(
                 status=ErasureStatus.COMPLETED,
@@ -389,22 +396,31 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
 
 
 def erasures_reap_interrupted() -> list[uuid.UUID]:
-    """The ``running`` requests nobody executes any more, now ``failed`` and resumable.
+    """The erasures nobody executes any more, now ``failed`` and resumable: ``running``
+    ones, and ``pending`` ones whose execution was asked for a while ago
+    (``ERASURE_START_STALE_AFTER``) and never claimed.
 
     An execution holds its request's advisory lock for as long as it runs, on its own
     database session; a worker killed mid-erasure loses the session and the lock with it,
     while the row still says ``running`` (the broker redelivers its task only much later,
-    if ever). Taking the lock here proves nobody holds it; the update is conditional on
-    the row still being ``running``, so an execution that just finished is left alone.
+    if ever). Killed before its claim committed (a task received but not started, or the
+    claim's transaction cut), the row still says ``pending``. Taking the lock here proves
+    nobody holds it; the update is conditional on the row's state not having moved, so an
+    execution that just claimed or finished it is left alone.
     """
+    lost_before_claim = Q(
+        status=ErasureStatus.PENDING,
+        execution_asked_at__lt=timezone.now() - settings.ERASURE_START_STALE_AFTER,
+    )
+    stale = Q(status=ErasureStatus.RUNNING) | lost_before_claim
     reaped = []
-    for request_id in ErasureRequest.objects.filter(status=ErasureStatus.RUNNING).values_list("pk", flat=True):
+    for request_id in ErasureRequest.objects.filter(stale).values_list("pk", flat=True):
         with connection.cursor() as cur:
             cur.execute("SELECT pg_try_advisory_lock(%s)", [lock_key(request_id)])
             if not cur.fetchone()[0]:
                 continue
         try:
-            stopped = ErasureRequest.objects.filter(pk=request_id, status=ErasureStatus.RUNNING).update(
+            stopped = ErasureRequest.objects.filter(stale, pk=request_id).update(
                 status=ErasureStatus.FAILED, error_message=INTERRUPTED
             )
         finally:

@@ -55,7 +55,7 @@ def conversation_list(request: HttpRequest) -> HttpResponse:
     # learns here, once, what went and when, instead of finding an empty account.
     notice = erasure_notice_take(user=request.user)
     if notice:
-        messages.info(request, notice)
+        messages.info(request, notice.text)
     return _render_list(request, NewConversationForm())
 
 

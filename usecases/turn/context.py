@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 
+from agents.context_report import ContextReport, ExcerptRef
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.search import (
     RELEVANCE_COSINE_FLOOR,
@@ -99,7 +100,8 @@ class Context:
     system: list[dict[str, Any]]
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
-    info: dict[str, Any] = field(default_factory=dict)
+    # What went into it, as the run records it (``Run.context_report``).
+    report: ContextReport
 
 
 def relevant_memories(*, user, agent: AgentSpec, query: str, allowed: bool, limit: int = 8) -> list[Memory]:
@@ -293,11 +295,9 @@ def _system_blocks(
     return blocks
 
 
-def _excerpt_info(excerpt: Excerpt) -> dict[str, Any]:
-    info: dict[str, Any] = {"message_id": excerpt.message_id, "sequence": excerpt.sequence}
-    if excerpt.thread_id is not None:
-        info["thread_id"] = str(excerpt.thread_id)
-    return info
+def _excerpt_ref(excerpt: Excerpt) -> ExcerptRef:
+    thread_id = str(excerpt.thread_id) if excerpt.thread_id is not None else None
+    return ExcerptRef(message_id=excerpt.message_id, sequence=excerpt.sequence, thread_id=thread_id)
 
 
 def _reassert(messages: list[dict[str, Any]], agent: AgentSpec) -> None:
@@ -390,22 +390,21 @@ def build_context(
         system=system,
         messages=messages,
         tools=tools,
-        info={
-            "summary_version": summary.version if summary else None,
-            "summary_covers_through": covered,
-            "memory_ids": [m.id for m in memories],
-            # Which older messages were quoted, and what they cost (estimated, in the total).
-            "excerpts": [_excerpt_info(e) for e in excerpts],
-            "excerpt_tokens": sum(e.tokens for e in excerpts),
-            "window_first_sequence": first_seq,
-            "window_last_sequence": request_message.sequence,
-            "window_messages": len(messages),
-            "dropped_for_budget": dropped_items,
-            # Older than the window yet in no summary: still reachable by search_history.
-            "uncovered_messages": max(0, first_seq - 1 - covered),
-            "estimated_tokens": estimated,
-            "prefix_tokens": prefix,
-            "full_resend_tokens": prefix + thread.history_tokens + estimate_message({"role": "user", "content": ""}),
-            "budget": budget,
-        },
+        report=ContextReport(
+            summary_version=summary.version if summary else None,
+            summary_covers_through=covered,
+            memory_ids=tuple(m.id for m in memories),
+            excerpts=tuple(_excerpt_ref(e) for e in excerpts),
+            excerpt_tokens=sum(e.tokens for e in excerpts),
+            window_first_sequence=first_seq,
+            window_last_sequence=request_message.sequence,
+            window_messages=len(messages),
+            dropped_for_budget=dropped_items,
+            uncovered_messages=max(0, first_seq - 1 - covered),
+            estimated_tokens=estimated,
+            prefix_tokens=prefix,
+            full_resend_tokens=prefix + thread.history_tokens + estimate_message({"role": "user", "content": ""}),
+            budget=budget,
+            memory_allowed=memory_allowed,
+        ),
     )

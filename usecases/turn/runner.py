@@ -12,6 +12,7 @@ from langgraph.types import Command
 
 from agents import run_lifecycle
 from agents.checkpointer import shared_saver
+from agents.context_report import context_report_read
 from agents.models import Run, RunErrorCode, RunStatus
 from agents.streaming import RunStream
 from conversations.models import Thread
@@ -104,8 +105,12 @@ def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
         )
         if result.get("__interrupt__"):
             state = graph.get_state(_config(rt))
-            info = {**(result.get("info") or {}), "checkpoint_id": state.config["configurable"]["checkpoint_id"]}
-            run_lifecycle.run_interrupt(run_id=run_id, payload=result["__interrupt__"][0].value, context_info=info)
+            run_lifecycle.run_interrupt(
+                run_id=run_id,
+                payload=result["__interrupt__"][0].value,
+                checkpoint_id=state.config["configurable"]["checkpoint_id"],
+                report=context_report_read(result.get("info")),
+            )
     except run_lifecycle.RunNoLongerActive:
         logger.info("run %s ended elsewhere (cancelled or erased); its results were dropped", run_id)
     except ModelError as exc:
