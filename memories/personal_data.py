@@ -66,6 +66,8 @@ STORES = (
             *(Key(k.field, k.parent, KEEP, on=((Event.ERASE, SCRUB),)) for k in _SOURCES),
         ),
         content=("content", "writer_name", "history_change_reason"),
+        # Exported as the "audit" of the person's memories.
+        exported=True,
         audit=Audit.SELF,
         description="the history of changes to those memories (kept as dates without content)",
     ),
