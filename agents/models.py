@@ -68,7 +68,12 @@ class Run(models.Model):
     # finds runs queued too long, sends them once more, then fails them.
     queued_at = models.DateTimeField(default=timezone.now)
     redelivered = models.BooleanField(default=False)
-    # What went into the prompt: summary version, memory ids, window bounds, dropped counts.
+    # What went into the prompt (summary version, memory ids, window bounds, token
+    # estimates): ``agents.context_report.ContextReport`` as JSON, read back with
+    # ``context_report_read``. Null until the run has assembled its context.
+    context_report = models.JSONField(null=True, blank=True)
+    # A run waiting for staff: the action asked for ("approval"), the staff decision
+    # ("decision") and the checkpoint it resumes from ("checkpoint_id").
     context_info = models.JSONField(default=dict, blank=True)
     # The reply as it is being written (streaming): text so far and the tool steps
     # taken so far, appended by the worker and read by the web. Cleared when the run

@@ -20,6 +20,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, connecti
 from django.db.models import F
 from django.utils import timezone
 
+from agents.context_report import ContextReport
 from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
 from agents.state_machine import RUN_EVENTS_CHANNEL, run_move, runs_move
 
@@ -85,34 +86,6 @@ def trace_record(
         raise RunNoLongerActive(str(run_id)) from exc
 
 
-def trace_on_ended_run(
-    *,
-    run_id: RunId,
-    kind: str,
-    name: str,
-    payload: dict[str, Any],
-    tokens_in: int = 0,
-    tokens_out: int = 0,
-    duration_ms: int = 0,
-) -> bool:
-    """A trace event written after the run ended (the summary job); False when the run is gone."""
-    if not Run.objects.filter(pk=run_id).exists():
-        return False
-    try:
-        trace_record(
-            run_id=run_id,
-            kind=kind,
-            name=name,
-            payload=payload,
-            tokens_in=tokens_in,
-            tokens_out=tokens_out,
-            duration_ms=duration_ms,
-        )
-    except RunNoLongerActive:
-        return False
-    return True
-
-
 def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, Any]] | None = None) -> bool:
     """Append to the reply being written and wake whoever follows the run; False when it is no longer running.
 
@@ -174,7 +147,7 @@ def run_finish(
     run: Run,
     usage: dict[str, int],
     model: str,
-    context_info: dict[str, Any],
+    report: ContextReport | None,
     tokens_full_resend: int,
     error_code: str = "",
     error_message: str = "",
@@ -187,6 +160,8 @@ def run_finish(
     times are in its trace events).
     """
     now = timezone.now()
+    # A resumed run whose checkpoint held no report keeps the one recorded at its interrupt.
+    recorded: dict[str, Any] = {"context_report": report.as_json()} if report else {}
     run_move(
         run_id=run.pk,
         to=RunStatus.FAILED if error_code else RunStatus.COMPLETED,
@@ -205,8 +180,7 @@ def run_finish(
         # The streamed copy is redundant once the messages hold the reply.
         partial_text="",
         partial_steps=[],
-        # Keep what earlier steps recorded (approval request, staff decision).
-        context_info={**(run.context_info or {}), **context_info},
+        **recorded,
     )
 
 
@@ -253,13 +227,17 @@ def run_requeue(*, run_id: RunId) -> bool:
     return requeued is not None
 
 
-def run_interrupt(*, run_id: RunId, payload: dict[str, Any], context_info: dict[str, Any]) -> bool:
-    """The run waits for a staff decision (its state is in the checkpoint)."""
+def run_interrupt(
+    *, run_id: RunId, payload: dict[str, Any], checkpoint_id: str, report: ContextReport | None
+) -> bool:
+    """The run waits for a staff decision (its state is in the checkpoint ``checkpoint_id``)."""
+    recorded: dict[str, Any] = {"context_report": report.as_json()} if report else {}
     moved = run_move(
         run_id=run_id,
         to=RunStatus.INTERRUPTED,
         reason="approval_requested",
-        context_info={**context_info, "approval": payload},
+        context_info={"approval": payload, "checkpoint_id": checkpoint_id},
+        **recorded,
     )
     return moved is not None
 

@@ -10,6 +10,7 @@ from django.db.models import F, Func, IntegerField
 from django.db.models.functions import Length, Substr
 
 from agents.checkpointer import shared_saver
+from agents.context_report import context_report_read
 from agents.models import Run
 from liamemory.errors import NotFound
 
@@ -130,12 +131,6 @@ def run_excerpt_refs(*, thread, run_ids: list) -> dict[Any, list[int]]:
     Read from the context report; the messages themselves are ``conversations``'
     (``conversations.selectors.message_excerpts``).
     """
-    infos = dict(Run.objects.filter(thread=thread, pk__in=run_ids).values_list("id", "context_info"))
-    return {
-        run_id: [
-            e["message_id"]
-            for e in (info or {}).get("excerpts") or []
-            if isinstance(e, dict) and isinstance(e.get("message_id"), int)
-        ]
-        for run_id, info in infos.items()
-    }
+    stored = Run.objects.filter(thread=thread, pk__in=run_ids).values_list("id", "context_report")
+    reports = {run_id: context_report_read(data) for run_id, data in stored}
+    return {run_id: [e.message_id for e in report.excerpts] if report else [] for run_id, report in reports.items()}

@@ -183,14 +183,14 @@ def replay(conv: Conversation, *, owner, questions: bool = True) -> dict:
         ctx = build_context(thread=thread, agent=agent, user=owner, request_message=request)
         per_turn.append(
             {
-                "sent": ctx.info["estimated_tokens"],
-                "full": ctx.info["full_resend_tokens"],
-                "prefix": ctx.info["prefix_tokens"],
-                "excerpts": ctx.info["excerpt_tokens"],
+                "sent": ctx.report.estimated_tokens,
+                "full": ctx.report.full_resend_tokens,
+                "prefix": ctx.report.prefix_tokens,
+                "excerpts": ctx.report.excerpt_tokens,
                 "summary": (estimate_text(ctx.system[1]["text"]) if len(ctx.system) > 1 else 0)
-                - ctx.info["excerpt_tokens"],
+                - ctx.report.excerpt_tokens,
                 "window": estimate_messages(ctx.messages),
-                "excerpt_count": len(ctx.info["excerpts"]),
+                "excerpt_count": len(ctx.report.excerpts),
                 "ms": (time.perf_counter() - started) * 1000,
             }
         )
@@ -216,8 +216,8 @@ def replay(conv: Conversation, *, owner, questions: bool = True) -> dict:
                 request = Message.objects.get(thread=thread, sequence=last)
                 ctx = build_context(thread=thread, agent=agent, user=owner, request_message=request)
                 transaction.set_rollback(True)
-            window = range(ctx.info["window_first_sequence"], last)
-            excerpts = {e["sequence"] for e in ctx.info["excerpts"]}
+            window = range(ctx.report.window_first_sequence, last)
+            excerpts = {e.sequence for e in ctx.report.excerpts}
             where = []
             for seq in evidence:
                 if seq in window:
@@ -231,9 +231,9 @@ def replay(conv: Conversation, *, owner, questions: bool = True) -> dict:
                     "category": q.category,
                     "carried": bool(where),
                     "where": where,
-                    "tokens": ctx.info["estimated_tokens"],
-                    "full": ctx.info["full_resend_tokens"],
-                    "excerpt_tokens": ctx.info["excerpt_tokens"],
+                    "tokens": ctx.report.estimated_tokens,
+                    "full": ctx.report.full_resend_tokens,
+                    "excerpt_tokens": ctx.report.excerpt_tokens,
                 }
             )
     Thread.objects.filter(pk=thread_id).delete()

@@ -83,9 +83,9 @@ def main() -> int:
                 results[key] = {
                     **t,
                     "queries": len(queries),
-                    "memories_in_context": len(ctx.info["memory_ids"]),
-                    "window_messages": ctx.info["window_messages"],
-                    "summary_version": ctx.info["summary_version"],
+                    "memories_in_context": len(ctx.report.memory_ids),
+                    "window_messages": ctx.report.window_messages,
+                    "summary_version": ctx.report.summary_version,
                 }
                 table.append((size, n_mem, t, len(queries)))
                 print(f"{size:>7,} messages, {n_mem:>7,} memories: {fmt(t)}, {len(queries)} SQL queries")

@@ -146,12 +146,12 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
         ctx = build_context(thread=thread, agent=agent, user=user, request_message=request)
         rows.append(
             {
-                "sent": ctx.info["estimated_tokens"],
-                "full": ctx.info["full_resend_tokens"],
-                "prefix": ctx.info["prefix_tokens"],
+                "sent": ctx.report.estimated_tokens,
+                "full": ctx.report.full_resend_tokens,
+                "prefix": ctx.report.prefix_tokens,
                 "summary_and_memories": sum(estimate_text(b["text"]) for b in ctx.system[1:])
-                - ctx.info["excerpt_tokens"],
-                "excerpts": ctx.info["excerpt_tokens"],
+                - ctx.report.excerpt_tokens,
+                "excerpts": ctx.report.excerpt_tokens,
                 "window": estimate_messages(ctx.messages),
             }
         )

@@ -22,6 +22,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
+from agents.context_report import context_report_read
 from agents.models import Run, TraceEvent
 from conversations.models import Message, Thread, ThreadSummary
 from memories.models import Memory
@@ -35,6 +36,11 @@ SCHEMA_PATH = Path(settings.BASE_DIR) / "docs" / "export.schema.json"
 def export_schema() -> dict[str, Any]:
     """The committed JSON Schema of the export document."""
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def _context_report(r: Run) -> dict[str, Any] | None:
+    report = context_report_read(r.context_report)
+    return report.as_json() if report else None
 
 
 def _ts(value: datetime | None) -> str | None:
@@ -98,6 +104,7 @@ def _run(r: Run, sequences: dict[int, int], trace: list[dict[str, Any]]) -> dict
         "tokens_cache_write": r.tokens_cache_write,
         "latency_ms": r.latency_ms,
         "attempts": r.attempts,
+        "context_report": _context_report(r),
         "context_info": r.context_info,
         "created_at": _ts(r.created_at),
         "started_at": _ts(r.started_at),

@@ -20,7 +20,7 @@ from django.db.models import Field, Model, Q, QuerySet
 from agents import personal_data as agents_data
 from conversations import personal_data as conversations_data
 from governance import personal_data as governance_data
-from liamemory.personal_data import FRAMEWORK_STORES, Key, OnParent, Parent, Store
+from liamemory.personal_data import FRAMEWORK_STORES, Event, Key, OnParent, Parent, Store
 from memories import personal_data as memories_data
 
 STORES: tuple[Store, ...] = (
@@ -80,7 +80,7 @@ def _parent_ids(user_id: int) -> dict[Parent, QuerySet]:
                 continue
             for key in store.keys:
                 target = PARENT_MODELS.get(key.parent)
-                if key.on_parent is OnParent.DELETE and key.parent in found and target != label:
+                if key.action(Event.ERASE) is OnParent.DELETE and key.parent in found and target != label:
                     q |= Q(**{f"{_field(model, key.field).attname}__in": found[key.parent]})
         found[parent] = model.objects.filter(q).values("pk") if q else model.objects.none().values("pk")
     return found
@@ -116,7 +116,8 @@ def person_rows(*, user_id: int) -> Iterator[tuple[type[Model], QuerySet, tuple[
         if model is None:
             continue
         for key in store.keys:
-            if key.on_parent is OnParent.UNLINK or _self_reference(model, store, key):
+            action = key.action(Event.ERASE)
+            if action is OnParent.UNLINK or _self_reference(model, store, key):
                 continue
             if key.parent is Parent.ANY_OBJECT:
                 ct = "content_type" if any(f.name == "content_type" for f in model._meta.get_fields()) else None
@@ -129,7 +130,7 @@ def person_rows(*, user_id: int) -> Iterator[tuple[type[Model], QuerySet, tuple[
                 continue
             if not q:
                 continue
-            columns = None if key.on_parent in _ROW_GOES else key.scrubs
+            columns = None if action in _ROW_GOES else key.scrubs
             yield model, model._default_manager.filter(q), columns
 
 

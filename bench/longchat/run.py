@@ -198,7 +198,7 @@ def context_sources(ctx, evidence_seqs: list[int], pieces: dict[int, list[str]],
             for b in (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}])
         )
     )
-    first_window = ctx.info.get("window_first_sequence", 0)
+    first_window = ctx.report.window_first_sequence
     found = {}
     for seq in evidence_seqs:
         own = pieces.get(seq, [])
@@ -217,9 +217,9 @@ def _context_parts(ctx, thread) -> dict:
     from conversations.models import ThreadSummary
     from memories.models import Memory
 
-    version = ctx.info.get("summary_version")
+    version = ctx.report.summary_version
     summary = ThreadSummary.objects.filter(thread=thread, version=version).first() if version else None
-    memories = list(Memory.objects.filter(id__in=ctx.info.get("memory_ids", [])).select_related("source_message"))
+    memories = list(Memory.objects.filter(id__in=ctx.report.memory_ids).select_related("source_message"))
     return {
         "summary": _norm(summary.text) if summary else "",
         "summary_refs": {int(n) for n in re.findall(r"\(#(\d+)\)", summary.text)} if summary else set(),
@@ -269,8 +269,8 @@ def context(user, thread, chat, questions) -> list[dict]:
                 "any": bool(found),
                 "fraction": len(found) / len(q.evidence),
                 "sources": sorted(set(found.values())),
-                "tokens": ctx.info["estimated_tokens"],
-                "full": ctx.info["full_resend_tokens"],
+                "tokens": ctx.report.estimated_tokens,
+                "full": ctx.report.full_resend_tokens,
                 "ms": elapsed,
             }
         )
@@ -303,8 +303,8 @@ def replay(user, chat) -> dict:
             thread = Thread.objects.get(pk=thread_id)
             request = Message.objects.get(thread=thread, sequence=i + 1)
             ctx = build_context(thread=thread, agent=agent, user=user, request_message=request)
-            sent += ctx.info["estimated_tokens"]
-            full += ctx.info["full_resend_tokens"]
+            sent += ctx.report.estimated_tokens
+            full += ctx.report.full_resend_tokens
             turns += 1
         thread_summary_update(thread_id=thread_id, use_model=False)
     Thread.objects.filter(pk=thread_id).delete()

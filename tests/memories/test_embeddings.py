@@ -252,6 +252,6 @@ def test_a_turn_embeds_its_question_once_for_memory_recall_and_the_excerpts(alic
 
     context = build_context(thread=thread, agent=get_agent("assistant"), user=alice, request_message=request)
 
-    assert context.info["memory_ids"]  # memory recall ran
-    assert answer_seq in [e["sequence"] for e in context.info["excerpts"]]  # the excerpts search ran
+    assert context.report.memory_ids  # memory recall ran
+    assert answer_seq in [e.sequence for e in context.report.excerpts]  # the excerpts search ran
     assert embeddings._query_cached.cache_info().misses == 1

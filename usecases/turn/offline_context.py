@@ -57,7 +57,7 @@ class Line:
     sequence: int | None = None
     title: str = ""
     # Later is newer: (tier, date, position). Memories are current but undated.
-    order: tuple = ()
+    order: tuple[Any, ...] = ()
 
 
 def _system_text(system: list[dict[str, Any]]) -> str:
@@ -149,9 +149,7 @@ _ASKS_OPENING = re.compile(
 
 def _statements(text: str) -> str:
     """``text`` without its questions: a line is matched, and its meaning weighed, on what it states."""
-    return " ".join(
-        x for x in _SENTENCES.split(text) if not x.rstrip().endswith("?") and not _ASKS_OPENING.match(x)
-    )
+    return " ".join(x for x in _SENTENCES.split(text) if not x.rstrip().endswith("?") and not _ASKS_OPENING.match(x))
 
 
 def _asked(question: str) -> str:
@@ -313,15 +311,16 @@ def _meaning_margins(question: str, lines: list[Line]) -> dict[int, float]:
     return {i: float(_VECTORS[said[i]] @ query) - unrelated for i in index}
 
 
-def where(line: Line, *, italian: bool) -> str:
-    """Where a quoted line comes from, in the reply's language."""
+def where(line: Line, *, lang: str) -> str:
+    """Where a quoted line comes from, in the reply's language (``lang``)."""
+    replies = language.words(lang).REPLIES
     if line.source == "memory":
-        return "da quello che ricordo di te" if italian else "what I remember about you"
+        return str(replies["from_memory"])
     if line.source == "summary":
-        label = "riassunto della conversazione" if italian else "conversation summary"
+        label = str(replies["summary"])
         return f"{label}, {line.date}" if line.date else label
     if line.source == "other":
-        return f"{'conversazione' if italian else 'conversation'} “{line.title}”, {line.date}"
+        return f"{replies['conversation']} “{line.title}”, {line.date}"
     if line.source == "excerpt":
-        return f"{'messaggio' if italian else 'message'} #{line.sequence}, {line.date}"
-    return "poco fa in questa conversazione" if italian else "earlier in this conversation"
+        return f"{replies['message']} #{line.sequence}, {line.date}"
+    return str(replies["this_conversation"])
