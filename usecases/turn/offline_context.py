@@ -225,12 +225,12 @@ def answer_lines(question: str, lines: list[Line]) -> list[Line]:
     return [first, *rest][:MAX_QUOTES]
 
 
-def _value_kind(asked: str) -> re.Pattern:
+def _value_kind(asked: str) -> re.Pattern[str]:
     """How a line holds what ``asked`` asks for: a name, a time, a number; any value otherwise."""
     return next((holds for asks, holds in _ANSWER_KINDS if asks.search(asked)), _VALUE)
 
 
-def _holds(value: re.Pattern, text: str, question: str) -> bool:
+def _holds(value: re.Pattern[str], text: str, question: str) -> bool:
     """Whether ``text`` holds a value of that kind that the question does not already say."""
     said = {fold(w) for w in content_words(question)}
     return any(fold(m.group(0)).strip(".,") not in said for m in value.finditer(text))
