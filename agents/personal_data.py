@@ -36,6 +36,7 @@ STORES = (
         model="agents.TraceEvent",
         keys=(Key("run", Parent.RUN, DELETE),),
         content=("payload",),
+        exported=True,
         description="the steps of that work (model calls, tools, searches)",
     ),
     Store(
