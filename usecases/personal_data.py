@@ -15,7 +15,8 @@ from typing import Any
 from django.apps import apps
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Field, Model, Q, QuerySet
+from django.db.models import Field, Model, Q, QuerySet, TextField
+from django.db.models.functions import Cast
 
 from agents import personal_data as agents_data
 from conversations import personal_data as conversations_data
@@ -89,9 +90,9 @@ def _parent_ids(user_id: int) -> dict[Parent, QuerySet]:
 def _any_object(parents: dict[Parent, QuerySet], *, id_field: str, content_type: str | None) -> Q:
     q = Q()
     for parent, label in PARENT_MODELS.items():
-        ids = [str(i) for i in parents[parent].values_list("pk", flat=True)]
-        if not ids:
-            continue
+        # A subquery, not a list: a person with 10,000 messages made a 10,000-value IN
+        # list that took longer to send and plan than the scan it served.
+        ids = parents[parent].values(as_text=Cast("pk", output_field=TextField()))
         where: dict[str, Any] = {f"{id_field}__in": ids}
         if content_type:
             where[content_type] = ContentType.objects.get_for_model(apps.get_model(label))
