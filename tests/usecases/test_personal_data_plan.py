@@ -9,6 +9,7 @@ from django.apps import apps
 from conversations.models import Thread
 from liamemory.personal_data import Event, OnParent, Parent
 from tests.usecases.people import person_with_data
+from usecases.erasure_selectors import STORES as ERASURE_COUNTS
 from usecases.export import EXPORTED_STORES
 from usecases.personal_data import STORES, exported_rows
 from usecases.personal_data_plan import deletion_plan
@@ -49,3 +50,21 @@ def test_nothing_declared_to_go_with_a_thread_outlives_it(alice, bob):
             left = model._default_manager.filter(**{f"{key.field}__in": ids[key.parent]})
             assert not left.exists(), f"{store.name}.{key.field}"
     assert exported_rows(user_id=bob.pk)["messages"].filter(thread=kept).exists()
+
+
+# Stores tied to a person that the erasure counts under another name.
+COUNTED_ELSEWHERE = {
+    "account_groups": "account",  # the account's links go with it (kept empty with a kept account)
+    "account_permissions": "account",
+    "erasure_requests": "references_cleared",  # requests the person filed name them no more
+}
+
+
+def test_the_erasure_counts_every_store_the_map_ties_to_a_person():
+    missing = []
+    for store in STORES:
+        tied = any(k.parent is Parent.PERSON and k.action(Event.ERASE) is not OnParent.KEEP for k in store.keys)
+        counted = COUNTED_ELSEWHERE.get(store.name, store.name)
+        if tied and counted not in ERASURE_COUNTS:
+            missing.append(store.name)
+    assert missing == []
