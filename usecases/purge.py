@@ -14,7 +14,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agents.checkpointer import CHECKPOINT_TABLES
-from agents.models import Run, RunTransition, TraceEvent
+from agents.models import Approval, Run, RunTransition, TraceEvent
 from agents.state_machine import WORKING
 from conversations.models import Message, Thread
 from governance.models import LegalHold, PurgeRecord
@@ -97,6 +97,7 @@ def _purge_run_batch(*, now: datetime, limit: int) -> Counter | None:
         counts: Counter = Counter()
         counts["trace_events"] = _delete(TraceEvent._meta.db_table, "run_id = ANY(%s)", ids)
         counts["run_transitions"] = _delete(RunTransition._meta.db_table, "run_id = ANY(%s)", ids)
+        counts["approvals"] = _delete(Approval._meta.db_table, "run_id = ANY(%s)", ids)
         counts["runs"] = _delete(Run._meta.db_table, "id = ANY(%s)", ids)
     return counts
 

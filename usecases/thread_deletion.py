@@ -22,7 +22,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from agents import checkpointer
-from agents.models import Run, RunTransition, TraceEvent
+from agents.models import Approval, Run, RunTransition, TraceEvent
 from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
 from liamemory.errors import Forbidden
 from liamemory.roles import is_staff
@@ -75,6 +75,7 @@ def threads_delete(*, thread_ids: Sequence[uuid.UUID | str]) -> dict[str, int]:
         for store, table, where in (
             ("trace_events", TraceEvent._meta.db_table, f"run_id IN ({thread_runs})"),
             ("run_transitions", RunTransition._meta.db_table, f"run_id IN ({thread_runs})"),
+            ("approvals", Approval._meta.db_table, f"run_id IN ({thread_runs})"),
             ("embeddings", MessageEmbedding._meta.db_table, "thread_id = ANY(%s::uuid[])"),
             ("messages", message, "thread_id = ANY(%s::uuid[])"),
             ("summaries", ThreadSummary._meta.db_table, "thread_id = ANY(%s::uuid[])"),
