@@ -144,3 +144,80 @@ def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so
     statistics = next(e for e in body["outside_database"] if e["store"] == "database statistics")
     assert "NOT refreshed" in statistics["holds"] and "conversations_message" in statistics["holds"]
     assert body["verification"]["clean"] and not receipt_readable(body)["clean"]
+
+
+def _rows_holding(words: list[str]) -> list[str]:
+    """The tables with a row holding any of ``words``: in any column, as text, or as UTF-8 in binary columns."""
+    lower = [w.lower() for w in words]
+    found = []
+    with connection.cursor() as cur:
+        cur.execute(
+            """SELECT table_name, array_agg(column_name::text) FILTER (WHERE data_type = 'bytea')
+               FROM information_schema.columns WHERE table_schema = 'public' AND table_name IN
+                 (SELECT table_name FROM information_schema.tables
+                  WHERE table_schema = 'public' AND table_type = 'BASE TABLE')
+               GROUP BY table_name"""
+        )
+        for table, binary in cur.fetchall():
+            binary_hits = "".join(
+                f" OR position(convert_to(w, 'UTF8') IN {connection.ops.quote_name(c)}) > 0" for c in binary or []
+            )
+            cur.execute(
+                f"SELECT EXISTS (SELECT 1 FROM {connection.ops.quote_name(table)} AS t, unnest(%s::text[]) AS w"
+                f" WHERE strpos(lower(t::text), w) > 0{binary_hits})",
+                [lower],
+            )
+            if cur.fetchone()[0]:
+                found.append(table)
+    return sorted(found)
+
+
+@pytest.mark.smoke
+@pytest.mark.django_db(transaction=True)
+def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_in_a_table_statistic_or_log(
+    tmp_path,
+):
+    """The issue's test: a person uses the product through ``make run``'s server (searches
+    included), then erases themselves; afterwards no table, no planner statistic and no
+    line of the server's log holds any of their words."""
+    import httpx
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from tests.factories import UserFactory
+    from tests.server import free_port, runserver, served
+    from tests.usecases.people import person_with_data
+    from tests.usecases.test_erasure import put_checkpoint
+
+    person = UserFactory(username="zqvonly.person", email="zqvonly.person@example.test")
+    assert get_user_model().objects.count() == 1  # a fresh database: the only person
+    threads = person_with_data(person, threads=2, marker=MARKER)
+    for thread in threads:
+        put_checkpoint(thread, f"{MARKER}state")
+    searched = "zqvsearchedword"
+    words = [MARKER, "zqvonly", searched]
+    ids = [str(thread.pk) for thread in threads]
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE")  # what autovacuum samples while they use it
+    # The checks below see the words while they are there.
+    assert {"conversations_message", "memories_memory", "checkpoint_blobs"} <= set(_rows_holding(words))
+    assert {"conversations_message", "memories_memory"} <= set(_stats_holding(words))
+    assert {"conversations_thread", "checkpoints"} <= set(_rows_holding(ids))
+
+    log = tmp_path / "server.log"
+    port = free_port()
+    with served(runserver(port), port, log) as base:
+        auth = {"Authorization": f"Token {Token.objects.create(user=person).key}"}
+        for path in (f"/api/search?q={searched}", f"/api/search?q={MARKER}", f"/api/threads/{threads[0].pk}"):
+            assert httpx.get(f"{base}{path}", headers=auth, timeout=30).status_code == 200, path
+        done = httpx.post(
+            f"{base}/api/me/erase", json={"confirm": True, "delete_account": True}, headers=auth, timeout=120
+        )
+        assert done.status_code == 200 and done.json()["status"] == "completed", done.text
+
+    assert _rows_holding(words + ids) == []
+    assert _stats_holding(words + ids) == []
+    output = log.read_text()
+    # The log keeps ids (a request's path names a thread, which is gone), never words.
+    assert "/api/search?… HTTP/1.1" in output and "/api/me/erase" in output, output  # the lines are there ...
+    assert not [w for w in words if w.lower() in output.lower()], output  # ... holding none of the words

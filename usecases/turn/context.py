@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 
 from agents.context_report import ContextReport, ExcerptRef
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
@@ -104,7 +105,7 @@ class Context:
     report: ContextReport
 
 
-def relevant_memories(*, user, agent: AgentSpec, query: str, allowed: bool, limit: int = 8) -> list[Memory]:
+def relevant_memories(*, user: User, agent: AgentSpec, query: str, allowed: bool, limit: int = 8) -> list[Memory]:
     """Pinned kinds first, then the memories most similar to the message (none when ``allowed``,
     the turn's memory switch, is off)."""
     if not allowed:
@@ -199,7 +200,7 @@ def _relevant(hits: list[HistoryHit]) -> list[HistoryHit]:
     ]
 
 
-def other_conversation_excerpts(*, user, thread: Thread, query: str, budget: int) -> list[Excerpt]:
+def other_conversation_excerpts(*, user: User, thread: Thread, query: str, budget: int) -> list[Excerpt]:
     """What the person said in their other conversations about ``query``, within ``budget`` tokens.
 
     The caller asks only where long-term memory is allowed (never from an incognito
@@ -325,7 +326,7 @@ def cap_window_tokens(rows: list[Message], *, cap: int, keep_turns: int = 2) -> 
 
 
 def build_context(
-    *, thread: Thread, agent: AgentSpec, user, request_message: Message, memory_allowed: bool | None = None
+    *, thread: Thread, agent: AgentSpec, user: User, request_message: Message, memory_allowed: bool | None = None
 ) -> Context:
     """The model's input for ``request_message``.
 

@@ -48,7 +48,7 @@ class Line:
     sequence: int | None = None
     title: str = ""
     # Later is newer: (tier, date, position). Memories are current but undated.
-    order: tuple = ()
+    order: tuple[Any, ...] = ()
 
 
 def _system_text(system: list[dict[str, Any]]) -> str:
