@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from agents import checkpointer
 from liamemory.personal_data import Key, OnParent, Parent, Store
 
 DELETE, UNLINK = OnParent.DELETE, OnParent.UNLINK
+
+
+
+def _delete_checkpoints(*, ids: Sequence[Any], **_: Any) -> dict[str, int]:
+    # Looked up when called: the checkpointer's one deletion of its three tables.
+    return checkpointer.delete_checkpoints([str(i) for i in ids])
+
 
 STORES = (
     Store(
@@ -25,6 +36,7 @@ STORES = (
         model="agents.TraceEvent",
         keys=(Key("run", Parent.RUN, DELETE),),
         content=("payload",),
+        exported=True,
         description="the steps of that work (model calls, tools, searches)",
     ),
     Store(
@@ -42,6 +54,8 @@ STORES = (
             keys=(Key("thread_id", Parent.THREAD, DELETE),),
             content=content,
             description="the assistant's working state, to resume a step",
+            delete_with=_delete_checkpoints if table == "checkpoints" else None,
+            goes_with="" if table == "checkpoints" else "checkpoints",
         )
         for table, content in (
             ("checkpoints", ("checkpoint", "metadata")),

@@ -16,6 +16,7 @@ urlpatterns = [
     # memories and search
     path("threads/<uuid:thread_id>/search", search.ThreadSearchApi.as_view(), name="api-thread-search"),
     path("search", search.SearchApi.as_view(), name="api-search"),
+    path("me", person_data.MeApi.as_view(), name="me"),
     path("me/memories", memories.MeMemoryListApi.as_view(), name="me-memories"),
     path("me/memories/<int:memory_id>", memories.MeMemoryDetailApi.as_view(), name="me-memory-detail"),
     path("me/memory-settings", memories.MeMemorySettingsApi.as_view(), name="me-memory-settings"),

@@ -337,7 +337,7 @@ class PendingApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, admin.ModelAdm
                 run_approval_decide(
                     run=run,
                     approved=approved,
-                    actor=request.user,
+                    actor=signed_in(request.user),
                     note=f"{'approved' if approved else 'rejected'} in admin",
                 )
                 done += 1

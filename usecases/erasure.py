@@ -7,6 +7,8 @@ The execution (resumable batches, the scan, the receipt) is
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -166,11 +168,20 @@ def _execution_asked(request: ErasureRequest) -> None:
 # --- telling the person ----------------------------------------------------------
 
 
-def erasure_notice_take(*, user: User) -> str:
+@dataclass(frozen=True)
+class ErasureNotice:
+    """What a person is told, once, of an erasure a compliance officer ran on them."""
+
+    text: str
+    erased_at: datetime | None
+
+
+def erasure_notice_take(*, user: User) -> ErasureNotice | None:
     """What was erased of this person and when, in plain words, once: at their first
-    sign-in after an erasure a compliance officer ran and that kept their account.
-    Empty when there is nothing new to tell. The request no longer names the person;
-    it is found by the receipt's pseudonym of their id."""
+    sign-in (the web's landing page, or the API's ``GET /api/me``) after an erasure a
+    compliance officer ran and that kept their account. None when there is nothing new
+    to tell. The request no longer names the person; it is found by the receipt's
+    pseudonym of their id."""
     request = (
         ErasureRequest.objects.filter(
             subject_ref=subject_ref_for(user.pk),
@@ -187,14 +198,15 @@ def erasure_notice_take(*, user: User) -> str:
     if request is None or not ErasureRequest.objects.filter(pk=request.pk, person_notified_at__isnull=True).update(
         person_notified_at=timezone.now()
     ):
-        return ""
+        return None
     readable = receipt_readable(request.receipt.body)
     erased = "; ".join(f"{row['plain']}: {row['count']}" for row in readable["erased"])
     when = request.finished_at.strftime("%Y-%m-%d %H:%M UTC") if request.finished_at else "recently"
-    return (
+    text = (
         f"On {when}, at the request of a compliance officer, all your data was erased ({erased}). "
         f"{readable['account']} What you do from now on is stored as before."
     )
+    return ErasureNotice(text=text, erased_at=request.finished_at)
 
 
 # --- legal holds -----------------------------------------------------------------
@@ -246,6 +258,7 @@ def erasure_self_service(*, user: User, delete_account: bool = False) -> Erasure
 
 __all__ = [
     "ErasureForbidden",
+    "ErasureNotice",
     "ErasureRefused",
     "erasure_dry_run",
     "erasure_execute",

@@ -24,10 +24,25 @@ from django.utils import timezone
 
 from agents.context_report import context_report_read
 from agents.models import Run, TraceEvent
-from conversations.models import Message, Thread, ThreadSummary
+from conversations.models import Message, ThreadSummary
 from memories.models import Memory
 from memories.selectors import memory_preference_for
+from usecases.personal_data import exported_rows
 
+# The declared stores (``exported=True``) the document carries: the person and their
+# preference, the threads with messages, summaries and runs with their steps, the
+# memories with the history of their changes. A test holds the declarations to it.
+EXPORTED_STORES = (
+    "account",
+    "memory_preferences",
+    "threads",
+    "messages",
+    "summaries",
+    "runs",
+    "trace_events",
+    "memories",
+    "memory_history_scrubbed",
+)
 EXPORT_FORMAT = "liamemory.export"
 EXPORT_VERSION = 1
 SCHEMA_PATH = Path(settings.BASE_DIR) / "docs" / "export.schema.json"
@@ -172,15 +187,16 @@ def person_export(*, user: User) -> dict[str, Any]:
 
 
 def _collect(user: User) -> dict[str, Any]:
-    threads = list(Thread.objects.filter(owner=user).order_by("created_at", "id"))
-    messages = list(Message.objects.filter(thread__owner=user).order_by("thread_id", "sequence"))
-    summaries = list(ThreadSummary.objects.filter(thread__owner=user).order_by("thread_id", "version"))
-    runs = list(Run.objects.filter(user=user).order_by("created_at", "id"))
-    events = list(TraceEvent.objects.filter(run__user=user).order_by("run_id", "id"))
-    memories = list(Memory.objects.filter(user=user).order_by("created_at", "id"))
-    history = list(
-        Memory.history.model.objects.filter(user_id=user.pk).select_related("history_user").order_by("history_id")
-    )
+    # The person's rows in every exported store, found through the declared keys (the
+    # rows an erasure takes whole); one query each.
+    rows = exported_rows(user_id=user.pk)
+    threads = list(rows["threads"].order_by("created_at", "id"))
+    messages = list(rows["messages"].order_by("thread_id", "sequence"))
+    summaries = list(rows["summaries"].order_by("thread_id", "version"))
+    runs = list(rows["runs"].order_by("created_at", "id"))
+    events = list(rows["trace_events"].order_by("run_id", "id"))
+    memories = list(rows["memories"].order_by("created_at", "id"))
+    history = list(rows["memory_history_scrubbed"].select_related("history_user").order_by("history_id"))
     preference = memory_preference_for(user=user)
 
     run_ids = {r.id for r in runs}

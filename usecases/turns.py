@@ -75,7 +75,7 @@ def _ensure_no_run_waiting(thread: Thread) -> None:
         raise Conflict("A reply is still being written for this conversation; wait for it or cancel it.")
 
 
-def turn_submit(*, user, thread: Thread, content: str) -> tuple[Message, Run]:
+def turn_submit(*, user: User, thread: Thread, content: str) -> tuple[Message, Run]:
     """Save the user's message and a queued run in one transaction; the worker does the rest.
 
     The message is committed before any model is called, so a model failure never loses
@@ -102,7 +102,7 @@ def chat_model_name() -> str:
     return settings.CHAT_MODEL if settings.ANTHROPIC_API_KEY else "offline"
 
 
-def _queue_run(*, thread: Thread, user, request_message: Message, retry_of: Run | None = None) -> Run:
+def _queue_run(*, thread: Thread, user: User, request_message: Message, retry_of: Run | None = None) -> Run:
     """A queued run for ``request_message``, enqueued once the transaction commits.
 
     The run records its model (``chat_model_name``); the runner uses that one.
@@ -169,7 +169,7 @@ def run_cancel(*, run: Run) -> Run:
     return run
 
 
-def run_approval_decide(*, run: Run, approved: bool, actor, note: str = "") -> Run:
+def run_approval_decide(*, run: Run, approved: bool, actor: User, note: str = "") -> Run:
     """Staff decide an interrupted run; it resumes from its checkpoint with the decision.
 
     The move interrupted → running (``agents.state_machine``) lets exactly one decision through.

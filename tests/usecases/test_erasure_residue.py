@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test import Client
 from rest_framework.test import APIClient
 
 from conversations.models import Message, MessageRole
@@ -112,7 +113,7 @@ def test_an_emptied_table_keeps_no_statistics_whatever_the_role(alice, catalogue
     assert table not in _stats_holding([MARKER])
 
 
-def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so_instead_of_clean(alice):
+def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so_instead_of_clean(alice, compliance):
     from usecases.erasure_receipts import receipt_readable
 
     mine = thread_create(owner=alice)
@@ -144,6 +145,15 @@ def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so
     statistics = next(e for e in body["outside_database"] if e["store"] == "database statistics")
     assert "NOT refreshed" in statistics["holds"] and "conversations_message" in statistics["holds"]
     assert body["verification"]["clean"] and not receipt_readable(body)["clean"]
+
+    compliance.is_staff = True  # admin is for staff; the compliance group gives the erasure pages
+    compliance.save()
+    officer = Client()
+    officer.force_login(compliance)
+    receipt = ErasureRequest.objects.get(pk=done["id"]).receipt
+    page = officer.get(f"/admin/governance/erasurereceipt/{receipt.pk}/readable/").content.decode()
+    assert "found nothing of yours left." not in page  # not claimed clean ...
+    assert "could not be refreshed" in page and "<code>conversations_message</code>" in page  # ... but said
 
 
 def _rows_holding(words: list[str]) -> list[str]:

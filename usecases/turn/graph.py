@@ -20,6 +20,7 @@ from typing import Annotated, Any, TypedDict
 from django.contrib.auth.models import User
 from langgraph.channels import UntrackedValue
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
@@ -69,7 +70,7 @@ class TurnState(TypedDict, total=False):
     info: dict[str, Any]
     # Set when the turn ends short of an answer (the step cap): the run's error code.
     error_code: str
-    context: Annotated[dict, UntrackedValue(dict)]
+    context: Annotated[dict[str, Any], UntrackedValue(dict)]
 
 
 def initial_state() -> TurnState:
@@ -272,7 +273,7 @@ def after_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> str:
     return "stop_at_step_limit" if state.get("steps", 0) >= runtime.context.agent.max_steps else "call_model"
 
 
-def build_graph(checkpointer: Any):
+def build_graph(checkpointer: Any) -> CompiledStateGraph[TurnState, TurnRuntime, TurnState, TurnState]:
     graph = StateGraph(TurnState, context_schema=TurnRuntime)
     graph.add_node("load_context", load_context)
     graph.add_node("call_model", call_model)

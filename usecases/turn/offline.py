@@ -54,7 +54,7 @@ _KNOW_ME = [re.compile(p, re.I) for p in language.patterns("KNOW_ME_QUESTION")]
 _SAID_ABOUT = [re.compile(p, re.I | re.S) for p in language.patterns("SAID_ABOUT_QUESTION")]
 
 
-def _match(patterns: list[re.Pattern], text: str) -> str | None:
+def _match(patterns: list[re.Pattern[str]], text: str) -> str | None:
     for pattern in patterns:
         m = pattern.search(text)
         if m:
@@ -99,9 +99,13 @@ def _request_text(messages: list[dict[str, Any]]) -> tuple[int, str]:
     return -1, ""
 
 
-def _tool_results_since(messages: list[dict[str, Any]], start: int) -> list[tuple[str, dict, dict]]:
+# A tool call the model made this turn: (tool name, input, result).
+ToolCall = tuple[str, dict[str, Any], dict[str, Any]]
+
+
+def _tool_results_since(messages: list[dict[str, Any]], start: int) -> list[ToolCall]:
     """(tool name, input, result) for every tool call made after the request."""
-    calls: dict[str, tuple[str, dict]] = {}
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
     out = []
     for msg in messages[start + 1 :]:
         for block in msg["content"] if isinstance(msg["content"], list) else []:
@@ -156,7 +160,7 @@ class OfflineModel:
         return [{"type": "text", "text": f"{LABEL} {text}"}]
 
     def _decide(
-        self, request: str, done: list, available: set[str], lines: list[Line], lang: str
+        self, request: str, done: list[ToolCall], available: set[str], lines: list[Line], lang: str
     ) -> list[dict[str, Any]]:
         n = len(done)
         remember = _match(_REMEMBER, request)
@@ -225,7 +229,7 @@ class OfflineModel:
             return self._say(_reply(lang, "got_it"))
         return self._say(_reply(lang, "no_information"))
 
-    def _noted(self, fact: str, done: list, n: int, lang: str) -> list[dict[str, Any]]:
+    def _noted(self, fact: str, done: list[ToolCall], n: int, lang: str) -> list[dict[str, Any]]:
         """Store a fact said in passing, then say so; a refused write (memory off, the cap) is only noted."""
         if not done:
             return self._tool("remember_fact", {"content": fact, "importance": 3}, n)

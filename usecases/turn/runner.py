@@ -17,6 +17,7 @@ from agents.models import Run, RunErrorCode, RunStatus
 from agents.streaming import RunStream
 from conversations.models import Thread
 from liamemory.llm import AnthropicModel, ChatModel, ModelError
+from liamemory.personal_data import Event
 from memories.selectors import long_term_memory_allowed
 from usecases.thread_deletion import threads_delete
 from usecases.turn.graph import TurnRuntime, build_graph, initial_state
@@ -79,7 +80,9 @@ def _drop_orphaned_checkpoints(thread_id: Any) -> None:
     after the deletion (the saver has its own connection and no foreign key): remove it."""
     if thread_id and not Thread.objects.filter(pk=thread_id).exists():
         with transaction.atomic():
-            threads_delete(thread_ids=[thread_id])
+            # Whatever deleted the thread took or kept its memories: only rows written
+            # since are left, and expiry's rules touch nothing else.
+            threads_delete(thread_ids=[thread_id], event=Event.EXPIRE)
 
 
 def _checkpoint_to_resume(rt: TurnRuntime) -> str | None:
