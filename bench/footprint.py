@@ -9,16 +9,21 @@ were reached.
 
     .venv/bin/python -m bench.footprint            # 10,000 turns, at most 9 minutes
     .venv/bin/python -m bench.footprint --quick    # 300 turns, at most 90 s
+    .venv/bin/python -m bench.footprint --max-seconds 2400 --step 1000 --clients 16   # the 10,000-turn soak
+
+Each sample records the load average beside it: on a shared machine the latency follows
+the load as much as the product.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
 
-from bench.common import setup, write_result
+from bench.common import percentile, setup, write_result
 
 CLIENTS = 8
 
@@ -29,6 +34,8 @@ def main() -> int:
     parser.add_argument("--turns", type=int)
     parser.add_argument("--max-seconds", type=float)
     parser.add_argument("--setup", choices=["legacy", "production"], default="production")
+    parser.add_argument("--clients", type=int, default=CLIENTS)
+    parser.add_argument("--step", type=int, help="turns between samples (default: a twentieth of --turns)")
     args = parser.parse_args()
     setup()
 
@@ -36,16 +43,16 @@ def main() -> int:
 
     target = args.turns or (300 if args.quick else 10_000)
     cap = args.max_seconds or (90 if args.quick else 540)
-    step = max(50, target // 20)
-    tokens = client_tokens(CLIENTS)
+    step = args.step or max(50, target // 20)
+    tokens = client_tokens(args.clients)
     stack = (Stack.production() if args.setup == "production" else Stack()).start()
     follow = "stream" if args.setup == "production" else "poll"
     print(f"{args.setup}: {stack.label}; clients {follow}")
     samples: list[dict] = []
     latency: list[dict] = []
     try:
-        clients = [ChatClient(stack.url, tokens[i], i, follow=follow) for i in range(CLIENTS)]
-        drive(clients, turns=CLIENTS)
+        clients = [ChatClient(stack.url, tokens[i], i, follow=follow) for i in range(args.clients)]
+        drive(clients, turns=args.clients)
         samples.append({"turns": 0, "seconds": 0, **stack.rss_mb()})
         print(f"after warm-up: {samples[-1]}")
         done, completed, started = 0, 0, time.monotonic()
@@ -56,12 +63,14 @@ def main() -> int:
             completed += sum(1 for t in batch if t.status == "completed")
             latencies = [t.latency_s * 1000 for t in batch if t.status == "completed"]
             median = round(statistics.median(latencies), 1) if latencies else None
+            p95 = round(percentile(latencies, 95), 1) if latencies else None
             samples.append({"turns": done, "seconds": round(time.monotonic() - started), **stack.rss_mb()})
-            latency.append({"turns": done, "latency_median_ms": median})
+            load = os.getloadavg()[0]
+            latency.append({"turns": done, "latency_median_ms": median, "latency_p95_ms": p95, "load": load})
             print(
                 f"after {done:>6,} turns ({samples[-1]['seconds']} s): "
                 + ", ".join(f"{k} {v} MB" for k, v in samples[-1].items() if k not in ("turns", "seconds"))
-                + f"; turn latency median {median} ms over the last {len(batch)}",
+                + f"; turn latency median {median} ms, p95 {p95} ms over the last {len(batch)}; load {load:.1f}",
                 flush=True,
             )
         detail = stack.rss_detail()

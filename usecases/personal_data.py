@@ -9,7 +9,7 @@ model against.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from django.apps import apps
@@ -140,16 +140,17 @@ def person_rows(*, user_id: int) -> Iterator[tuple[type[Model], QuerySet, tuple[
             yield model, model._default_manager.filter(q), columns
 
 
-def exported_rows(*, user_id: int) -> dict[str, QuerySet]:
-    """Per exported store, the person's rows: the rows an erasure takes whole (found
-    through the same keys), so the export carries what the erasure would delete.
-    Querysets, unevaluated: the export reads each in one query."""
+def person_store_rows(*, user_id: int, names: Collection[str]) -> dict[str, QuerySet]:
+    """Per named store (with a model), the person's rows: the rows an erasure takes
+    whole, found through the declared keys (a store reached by several: their union).
+    Querysets, unevaluated: a reader reads each in one query."""
     parents = _parent_ids(user_id)
     found: dict[str, QuerySet] = {}
     for store in STORES:
         model = store_model(store)
-        if model is None or not store.exported:
+        if model is None or store.name not in names:
             continue
+        assert store.name not in found, f"two stores named {store.name}"
         q = Q()
         for key in store.keys:
             key_q, action = _key_filter(model, store, key, parents)
@@ -157,6 +158,12 @@ def exported_rows(*, user_id: int) -> dict[str, QuerySet]:
                 q |= key_q
         found[store.name] = model._default_manager.filter(q) if q else model._default_manager.none()
     return found
+
+
+def exported_rows(*, user_id: int) -> dict[str, QuerySet]:
+    """Per exported store, the person's rows: what the erasure would delete is what
+    the export carries."""
+    return person_store_rows(user_id=user_id, names={store.name for store in STORES if store.exported})
 
 
 def declared_keys() -> dict[str, set[str]]:
