@@ -1,7 +1,8 @@
 """Memory footprint: resident memory (RSS) of the web and worker processes as turns accumulate.
 
 Starts the product as deployed (``bench/stack.py``: by default the production setup,
-``--setup legacy`` for the earlier one), then 8 HTTP clients chat until the
+``--setup legacy`` for the earlier one), then 8 HTTP clients (``--clients``) chat:
+once through their script (the baseline: every kind of turn has run), then until the
 target number of turns is reached or the time cap passes, whichever comes first; the
 RSS of each process tree (parent and children, from /proc) is sampled along the way.
 The time cap keeps the run bounded on a shared machine: the output says how many turns
@@ -36,10 +37,13 @@ def main() -> int:
     parser.add_argument("--setup", choices=["legacy", "production"], default="production")
     parser.add_argument("--clients", type=int, default=CLIENTS)
     parser.add_argument("--step", type=int, help="turns between samples (default: a twentieth of --turns)")
+    parser.add_argument(
+        "--warm-up", type=int, help="turns per client before the first sample (default: the script once through)"
+    )
     args = parser.parse_args()
     setup()
 
-    from bench.stack import ChatClient, Stack, client_tokens, drive
+    from bench.stack import SCRIPT, ChatClient, Stack, client_tokens, drive
 
     target = args.turns or (300 if args.quick else 10_000)
     cap = args.max_seconds or (90 if args.quick else 540)
@@ -52,9 +56,13 @@ def main() -> int:
     latency: list[dict] = []
     try:
         clients = [ChatClient(stack.url, tokens[i], i, follow=follow) for i in range(args.clients)]
-        drive(clients, turns=args.clients)
+        # The baseline is taken once every kind of turn has run (a fact remembered, one
+        # recalled, a question answered from the thread): one turn per client left most
+        # code paths and the worker's threads cold, so their first use read as growth.
+        warm_up = args.clients * (len(SCRIPT) if args.warm_up is None else args.warm_up)
+        drive(clients, turns=warm_up)
         samples.append({"turns": 0, "seconds": 0, **stack.rss_mb()})
-        print(f"after warm-up: {samples[-1]}")
+        print(f"after warm-up ({warm_up:,} turns): {samples[-1]}; load {os.getloadavg()[0]:.1f}")
         done, completed, started = 0, 0, time.monotonic()
         while done < target and time.monotonic() - started < cap:
             left = cap - (time.monotonic() - started)
