@@ -231,3 +231,41 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
     # The log keeps ids (a request's path names a thread, which is gone), never words.
     assert "/api/search?… HTTP/1.1" in output and "/api/me/erase" in output, output  # the lines are there ...
     assert not [w for w in words if w.lower() in output.lower()], output  # ... holding none of the words
+
+
+class _Killed(BaseException):
+    """What a kill -9 looks like from inside: nothing after it runs, no handler catches it."""
+
+
+def test_a_worker_killed_while_the_statistics_are_rebuilt_leaves_no_receipt_and_a_resumable_erasure(
+    alice, compliance, monkeypatch
+):
+    from usecases import erasure_execution
+    from usecases.erasure import erasure_execute, erasure_request_create
+    from usecases.tasks import reap_stale_erasures
+
+    mine = thread_create(owner=alice)
+    Message.objects.bulk_create(
+        [Message(thread=mine, sequence=i, role=MessageRole.USER, text=f"{MARKER} {i % 3}") for i in range(1, 60)]
+    )
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE conversations_message")
+    request = erasure_request_create(subject=alice, requested_by=compliance)
+
+    def killed(**kwargs):
+        raise _Killed
+
+    monkeypatch.setattr(erasure_execution, "statistics_rebuild", killed)
+    with pytest.raises(_Killed):
+        erasure_execute(request_id=request.pk)
+
+    # No receipt claims an erasure whose words are still in the statistics ...
+    stopped = ErasureRequest.objects.get(pk=request.pk)
+    assert stopped.status == "running" and not hasattr(stopped, "receipt")
+    assert _in_pg_stats(MARKER)
+    # ... and the reaper finds it, as any erasure a killed worker left.
+    monkeypatch.undo()
+    assert reap_stale_erasures.run() == {"interrupted": 1}
+    done = erasure_execute(request_id=request.pk)
+    assert done.status == "completed" and done.receipt.body["verification"]["clean"]
+    assert not _in_pg_stats(MARKER)
