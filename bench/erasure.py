@@ -49,7 +49,9 @@ def _words(seed: str) -> str:
 
 
 def _drop_user(username: str) -> None:
-    """Remove a previous run's generated user; their messages go in SQL (the ORM would load them all)."""
+    """Remove a previous run's generated user; their messages and memories go in SQL (the
+    ORM would load them all, and its delete would leave an audit row with each memory's
+    text: every run would add 500 other people's rows to what the next erasure reads)."""
     from django.contrib.auth import get_user_model
     from django.db import connection
 
@@ -62,6 +64,10 @@ def _drop_user(username: str) -> None:
             "(SELECT id FROM conversations_thread WHERE owner_id = %s)",
             [user.pk],
         )
+        cur.execute("DELETE FROM memories_historicalmemory WHERE user_id = %s", [user.pk])
+        cur.execute("UPDATE memories_memory SET superseded_by_id = NULL WHERE user_id = %s", [user.pk])
+        # Their vectors go by the database's cascade.
+        cur.execute("DELETE FROM memories_memory WHERE user_id = %s", [user.pk])
     user.delete()
 
 

@@ -73,6 +73,9 @@ def main() -> int:
                     request.text = QUERIES[next(counter) % len(QUERIES)]
                     return build_context(thread=thread, agent=agent, user=user, request_message=request)
 
+                # With DEBUG on, every statement of the timed loops is logged too: a full
+                # log (9,000) made the capture of the next size count nothing ("0 SQL queries").
+                connection.queries_log.clear()
                 with CaptureQueriesContext(connection) as queries:
                     ctx = build()
                 t = timed(build, repeat=repeat, warmup=5)

@@ -21,15 +21,22 @@ from collections.abc import Sequence
 
 from django.contrib.auth.models import User
 
-from liamemory.personal_data import Event
+from liamemory.personal_data import Event, OnParent
 from memories.models import Memory, MemoryEmbedding
 from memories.selectors import memory_chain_ids
 from memories.write_rules import audit
 
 # The events under which the older versions of a memory go with it.
-TAKES_CHAIN = frozenset({Event.FORGET, Event.ERASE})
+TAKES_CHAIN = (Event.FORGET, Event.ERASE)
 # The events under which deleting leaves a history row naming who deleted.
 AUDITED = frozenset({Event.DELETE, Event.FORGET})
+# What each event does to the history rows of the memories deleted (the rest: kept).
+# Declared on the history store's key to the memory (``memories/personal_data.py``).
+HISTORY_ON = (
+    (Event.FORGET, OnParent.SCRUB_HISTORY),  # the text goes; who, when and why stay
+    (Event.EXPIRE, OnParent.DELETE),
+    (Event.ERASE, OnParent.SCRUB_HISTORY),  # tombstones: no text, no pointers
+)
 # What a tombstone keeps: history_id, the memory id, kind, history_type, actor and time.
 TOMBSTONE = {
     "content": "",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from liamemory.personal_data import Audit, Event, Key, OnParent, Parent, Store
-from memories.deletion import memories_delete
+from memories.deletion import HISTORY_ON, TAKES_CHAIN, memories_delete
 
 DELETE, UNLINK, DETACH, KEEP = OnParent.DELETE, OnParent.UNLINK, OnParent.DETACH, OnParent.KEEP
 SCRUB = OnParent.SCRUB_HISTORY
@@ -38,7 +38,7 @@ STORES = (
         keys=(
             Key("user", Parent.PERSON, DELETE),
             # Forgetting or erasing a memory takes the older versions it replaced.
-            Key("superseded_by", Parent.MEMORY, UNLINK, on=((Event.FORGET, DELETE), (Event.ERASE, DELETE))),
+            Key("superseded_by", Parent.MEMORY, UNLINK, on=tuple((event, DELETE) for event in TAKES_CHAIN)),
             *_SOURCES,
         ),
         content=("content", "writer_name"),
@@ -56,16 +56,13 @@ STORES = (
             # The memory's id (no foreign key: the history outlives the memory). Its
             # history keeps the text on a deletion, loses it when forgotten or erased
             # (``memories_delete``) and goes when it expires.
-            Key(
-                "id",
-                Parent.MEMORY,
-                KEEP,
-                on=((Event.FORGET, SCRUB), (Event.EXPIRE, DELETE), (Event.ERASE, SCRUB)),
-            ),
+            Key("id", Parent.MEMORY, KEEP, on=HISTORY_ON),
             Key("superseded_by", Parent.MEMORY, KEEP, on=((Event.ERASE, SCRUB),)),
             *(Key(k.field, k.parent, KEEP, on=((Event.ERASE, SCRUB),)) for k in _SOURCES),
         ),
         content=("content", "writer_name", "history_change_reason"),
+        # Exported as the "audit" of the person's memories.
+        exported=True,
         audit=Audit.SELF,
         description="the history of changes to those memories (kept as dates without content)",
     ),

@@ -23,7 +23,6 @@ from django.contrib.sessions.models import Session
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from agents.models import RunStatus
 from agents.state_machine import runs_move
@@ -33,12 +32,12 @@ from liamemory.models import StaffAccessLog
 from liamemory.personal_data import Event, Parent
 from liamemory.roles import is_compliance_officer
 from memories.deletion import memory_history_scrub
-from memories.models import Memory, MemoryPreference
+from memories.models import Memory
 from usecases import erasure_scan as scan
 from usecases import erasure_selectors as sel
 from usecases.erasure_receipts import receipt_build, receipt_hash
 from usecases.erasure_statistics import statistics_not_rebuildable, statistics_rebuild
-from usecases.personal_data import store_tables
+from usecases.personal_data import person_store_rows, store_tables
 from usecases.personal_data_plan import deletion_plan
 from usecases.thread_deletion import threads_delete
 
@@ -181,6 +180,17 @@ def _subject_id(request: ErasureRequest) -> int:
     return request.subject_id
 
 
+def _next(uid: int, store: str, size: int) -> list[Any]:
+    """The next batch of the person's rows of a store, found by the map's keys."""
+    rows = person_store_rows(user_id=uid, names=(store,))[store]
+    return list(rows.order_by("pk").values_list("pk", flat=True)[:size])
+
+
+def _delete_rows(uid: int, stores: tuple[str, ...]) -> dict[str, int]:
+    """The person's rows of stores nothing hangs under, found by the map's keys."""
+    return {name: rows.delete()[0] for name, rows in person_store_rows(user_id=uid, names=stores).items()}
+
+
 def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> None:
     """Every deletion of the erasure, store by store in batches, counted on the request.
     The dry run is this same function in a transaction that is rolled back."""
@@ -193,7 +203,7 @@ def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> N
     )
     _in_batches(
         rid,
-        lambda: list(Memory.objects.filter(user_id=uid).order_by("id").values_list("id", flat=True)[:size]),
+        lambda: _next(uid, "memories", size),
         _erase_memories,
         hold_check=hold_check,
     )
@@ -215,13 +225,13 @@ def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> N
     )
     _in_batches(
         rid,
-        lambda: list(sel.subject_threads(user_id=uid).order_by("id").values_list("id", flat=True)[:size]),
+        lambda: _next(uid, "threads", size),
         lambda ids: threads_delete(thread_ids=ids, event=Event.ERASE),
         hold_check=hold_check,
     )
     _in_batches(
         rid,
-        lambda: list(sel.subject_runs(user_id=uid).values_list("id", flat=True)[:size]),
+        lambda: _next(uid, "runs", size),
         _delete_runs,
         hold_check=hold_check,
     )
@@ -230,8 +240,7 @@ def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> N
         _add_counts(
             rid,
             {
-                "memory_preferences": MemoryPreference.objects.filter(user_id=uid).delete()[0],
-                "api_tokens": Token.objects.filter(user_id=uid).delete()[0],
+                **_delete_rows(uid, ("memory_preferences", "api_tokens")),
                 "sessions": Session.objects.filter(session_key__in=list(sel.subject_sessions(user_id=uid))).delete()[0],
                 "legal_holds_lifted": LegalHold.objects.filter(user_id=uid, lifted_at__isnull=False).delete()[0],
                 "references_cleared": refs["holds_placed"].update(placed_by=None)
@@ -293,6 +302,11 @@ def _finish(request_id: uuid.UUID) -> ErasureRequest:
             failure = NOT_VERIFIED
         else:
             failure = ""
+            # In the receipt's own transaction (ANALYZE may run in one, and counts the rows
+            # this transaction deleted as gone): a receipt exists only with the statistics
+            # rebuilt. Run after the commit, a worker killed between the two left a
+            # completed erasure whose words stayed in pg_stats, and nobody to redo it.
+            _refresh_statistics()
             counts = dict(request.executed_counts)
             counts["account"] = account
             now = timezone.now()
@@ -320,10 +334,11 @@ def _finish(request_id: uuid.UUID) -> ErasureRequest:
 
 def _refresh_statistics() -> None:
     """Rebuild the planner statistics of every declared store, so none keeps a sample of
-    the person's values. A failure leaves the erasure completed (the rows are gone; the
-    receipt says statistics are refreshed by the next ANALYZE at the latest)."""
+    the person's values. A database error is logged and leaves the erasure to complete
+    (the rows are gone; the next ANALYZE refreshes them)."""
     try:
-        statistics_rebuild(tables=store_tables())
+        with transaction.atomic():
+            statistics_rebuild(tables=store_tables())
     except DatabaseError:
         logger.warning("erasure: refreshing the planner statistics failed; the next ANALYZE refreshes them")
 
@@ -354,8 +369,6 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
             )
             return ErasureRequest.objects.get(pk=request_id)
         result = _finish(request_id)
-        if result.status == ErasureStatus.COMPLETED:
-            _refresh_statistics()
         logger.info("erasure %s finished: %s", request_id, result.status)
         return result
     except Exception:

@@ -69,7 +69,14 @@ RECALL_REQUEST = r"remember|recall|remind|mention(?:ed)?|said|say|told|tell me|w
 # The plain requests the offline model answers with a tool (``usecases.turn.offline``):
 # remember this, forget that (``x`` is what), what do you know about me, what did I say
 # about ``x``. Case-insensitive; a dot matches a line break.
-REMEMBER_REQUEST = r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind)\s+(?:that\s+)?(?P<x>.+)$"
+# "remember that …", "oh before I forget, remember my …", "remember: …", and the polite
+# question that carries the value ("can you remember PO-88213 for me?"); never "remember when …".
+REMEMBER_REQUEST = (
+    r"^(?:[^?]{0,40}?[,.!]\s+)?(?:please\s+|pls\s+)?(?:remember|note|keep in mind)\b"
+    r"(?!\s+(?:when|what|how|where|who|if|why|which|whether)\b)[\s:,-]*(?:that\s+)?(?P<x>\w.+)$",
+    r"^(?:[^?]{0,40}?[,.!]\s+)?(?:can|could|would|will) you (?:please\s+)?(?:remember|note|keep in mind)\b"
+    r"(?=.*\d)\s*(?:that\s+)?(?P<x>\w.+)$",
+)
 FORGET_REQUEST = r"^(?:please\s+)?forget\s+(?:about\s+|that\s+)?(?P<x>.+)$"
 KNOW_ME_QUESTION = r"\bwhat\s+do\s+you\s+(?:know|remember)\s+about\s+me\b"
 SAID_ABOUT_QUESTION = r"\bwhat\s+did\s+i\s+(?:say|tell\s+you|write|mention)\s+(?:about|regarding|on)\s+(?P<x>.+)$"
@@ -160,40 +167,63 @@ _KIN = (
     r"|flatmate|roommate|landlord|landlady|neighbour|neighbor|doctor|dentist|gp|vet|cat|dog|puppy|kitten|pet"
     r"|rabbit|hamster|parrot|horse|tortoise|fish"
 )
+_TITLE = r"(?:prof|professor|dr|doctor|mr|mrs|ms|miss|sir)\.?"
+# A name: a capitalised word that is not a day or a month ("my flight Tuesday").
+_NAME = (
+    r"(?!(?:the|a|an|this|that|and|but|so|then|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|january|february|march|april|june|july|august|september|october|november|december)\b)(?-i:[A-Z][a-z]+)"
+)
+# Lasting states said in the first person: work, home, study, health, diet, favourites.
 STABLE_FACT = (
-    r"\bi(?:'m|’m| am|m) (?:severely |very |badly )?allergic\b|\b(?:an? )?allerg(?:y|ies) to\b",
-    r"\bi (?:work|have worked|'ve worked|’ve worked) (?:at|for|in|as|on)\b",
+    r"\bi(?:'m|’m| am|m) (?:severely |very |badly |properly )?allergic\b|\ballerg(?:y|ies) to\b",
+    r"\b(?:she|he)(?:'s|’s| is) (?:severely |very |badly |properly )?allergic\b",
+    r"\b(?:i|we) (?:work|have worked|'ve worked|’ve worked) (?:at|for|in|as|on)\b",
     r"\bi (?:own|run|rent|manage|teach at|study at|do shifts at|volunteer at)\b",
+    r"\bi(?:'m|’m| am|m)? (?:doing|studying for) (?:my |a |an )?(?:phd|doctorate|masters?|master's|degree)\b",
     r"\bi(?:'m|’m| am|m)? (?:leaving|joining|starting at|quitting|retiring from) (?-i:[A-Z])",
     r"\bi (?:left|joined|quit) (?-i:[A-Z])",
     r"\bi(?:'m|’m| am|m) retired\b",
     r"\bi(?:'m|’m| am|m) (?:a|an) (?!bit\b|little\b|lot\b|fan\b|huge\b|big fan\b)[a-z]+(?: [a-z]+)? (?:at|on|in|for)\b",
-    r"\bi (?:live|have lived|'ve lived|moved|have moved|'ve moved|am moving|'m moving|grew up) (?:in|to|here|from)\b",
-    r"\b(?:is|'s|’s|was|are|were) (?:called|named) (?-i:[A-Z])",
-    r"\b(?:i|we) (?:own|have|run|got|adopted) (?:a|an|our|my) (?:[a-z]+ ){0,2}(?:called|named) (?-i:[A-Z])",
-    r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based|staying) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
+    r"\b(?:i|we) (?:live|have lived|'ve lived|moved|have moved|'ve moved|am moving|'m moving|grew up)"
+    r" (?:in|to|here|from)\b",
+    r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
     r"\bhere in (?-i:[A-Z][a-z]+)",
     r"\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
-    r"\brenamed (?:\w+ ){0,2}(?-i:[A-Z])",
-    rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})(?:'s|’s)? (?:name is |is called |is )?(?-i:[A-Z][a-z]+)",
-    r"\b(?:my|our) (?:new |old )?(?-i:[a-z]+) (?:is )?(?-i:[A-Z][a-z]+)",
-    rf"(?-i:[A-Z][a-z]+),? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
     r"\b(?:my|our) (?:birthday|anniversary|wedding)\b",
     r"\bi(?:'m|’m| am|m) (?:a )?(?:vegetarian|vegan|pescatarian|diabetic|coeliac|celiac|lactose intolerant)\b",
-    r"\bi (?:can't|cannot|can’t|don't|don’t) eat\b",
+    r"\b(?:i|she|he|\w+) (?:can't|cannot|can’t|don't|don’t|doesn't|doesn’t) eat\b",
+)
+# Someone or something named: a possessive and a name, or "called" / "named" and a name.
+# These state a fact also inside a request to the assistant ("draft a message to my
+# editor, Gareth Pryce").
+NAMING = (
+    rf"\b(?:is|'s|’s|was|are|were) (?:called|named) {_NAME}",
+    rf"\b(?:i|we) (?:own|have|run|got|adopted) (?:a|an|our|my) (?:[a-z]+ ){{0,2}}(?:called|named) {_NAME}",
+    rf"\b(?:a|an) (?:[a-z]+ ){{1,3}}(?:called|named) {_NAME}",
+    rf"\brenamed (?:\w+ ){{0,2}}{_NAME}",
+    rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})(?:'s|’s)?,? (?:name is |is called |is )?(?:{_TITLE} )?{_NAME}",
+    rf"\b(?:my|our) (?:new |old )?(?-i:[a-z]+),? (?:is )?(?:{_TITLE} )?{_NAME}",
+    rf"{_NAME},? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
 )
 # An appointment or an identifier: a word for the thing, and beside it a date, a time or
 # a code (``conversations.facts``) — "the dentist is Thursday at 9:15", "invoice INV-2231".
 APPOINTMENT = (
-    r"\b(?:appointment|appt|dentist|doctor|gp|check-?up|meeting|interview|flight|exam|surgery|scan|vet|hairdresser"
-    r"|haircut|physio|therapy|therapist|booking|reservation|deadline|court date)\b"
+    r"\b(?:appointment|appt|dentist|doctor|gp|check-?up|interview|flight|exam|test|surgery|scan|vet|hairdresser"
+    r"|haircut|physio|therapy|therapist|court date)\b"
 )
 IDENTIFIER = (
     r"\b(?:number|no\.|code|id|invoice|order|booking|reservation|reference|ref|ticket|account|policy|plate"
     r"|registration|pin|passport|licen[cs]e|membership|tracking|serial|iban|postcode|zip|car|van|mine's|mine’s)\b"
 )
-# A date with its time ("Friday at 3pm", "April 10 at 2pm") said about oneself is an
-# appointment, whatever it is called.
+# An identifier said as one: a copula or "=" right before the code ("the ref is KX4R9T").
+COPULAS = (r"\b(?:is|are|was)\b", r"(?<=\w)['’]s\b", r"=", r"\bmine['’]s\b")
+# Someone else's: their code is not the person's.
+OTHERS_POSSESSIVES = ("their", "his", "her", "its", "your")
+# A request addressed to the assistant, as it opens: the task's words state nothing about the person.
+TASK_REQUESTS = (
+    r"draft|write|rewrite|tighten|summari[sz]e|translate|outline|recut|update|make|give me|list|tips|ideas"
+    r"|suggest|help me|fix|check|proofread|create|prepare|compose|reply|add that|add|turn this|plan|find"
+)
 CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b"
 # Not a stable fact about the person: an opinion, a hypothesis, a wish.
 NOT_A_FACT = (
@@ -202,6 +232,12 @@ NOT_A_FACT = (
 )
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"
+# What a question asks for (``usecases.turn.offline_context``): a name or a place, a time, a number.
+# Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").
+TITLES = r"prof|dr|mr|mrs|ms|st|no"
+ASKS_FOR_A_NAME = r"\b(?:name|names|called|who|whom|where|city|town|which \w+ (?:do|did|am|was|is))\b"
+ASKS_FOR_A_TIME = r"\b(?:when|what time|which day|what day|what date|how long until)\b"
+ASKS_FOR_A_NUMBER = r"\b(?:number|code|ref|reference|plate|pin|registration|how many|how much)\b"
 # Words of asking, not of what is asked about: left out when a question is matched
 # against what the context holds ("what's my dog's name again?" is about "dog").
 ASKING_WORDS = frozenset(

@@ -41,7 +41,12 @@ ACTION_WORDS = (
     r"comprato|deciso|aperto|chiuso"
 )
 PLAN_WORDS = r"\w+(?:erò|irò|arò|eremo|iremo|aremo)|voglio|devo|dobbiamo|pensavo|intendo|prossim\w+|sempre|mai|entro"
-REMEMBER_REQUEST = r"^(?:per favore\s+)?(?:ricorda(?:ti)?|memorizza|tieni a mente)\s+(?:che\s+)?(?P<x>.+)$"
+REMEMBER_REQUEST = (
+    r"^(?:[^?]{0,40}?[,.!]\s+)?(?:per favore\s+)?(?:ricorda(?:ti)?|si ricordi|memorizza|tieni a mente|segnati)\b"
+    r"(?!\s+(?:quando|cosa|come|dove|chi|se|perché|perche)\b)[\s:,-]*(?:che\s+)?(?:una cosa per me[\s:,-]*)?"
+    r"(?:anche\s+)?(?P<x>\w.+)$",
+    r"^(?:[^?]{0,40}?[,.!]\s+)?(?:puoi|potresti) (?:ricordare|ricordarti|segnarti)\b(?=.*\d)\s*(?:che\s+)?(?P<x>\w.+)$",
+)
 FORGET_REQUEST = r"^(?:per favore\s+)?(?:dimentica(?:ti)?|scordati)\s+(?:di\s+|che\s+)?(?P<x>.+)$"
 KNOW_ME_QUESTION = r"\bcosa\s+(?:sai|ricordi)\s+(?:di|su)\s+me\b"
 SAID_ABOUT_QUESTION = (
@@ -111,30 +116,47 @@ _KIN = (
     r"|cugin[oa]|zi[oa]|nonn[oa]|amic[oa]|coinquilin[oa]|vicin[oa]|medico|dentista|veterinari[oa]|gatt[oa]"
     r"|gattin[oa]|cane|cagnolin[oa]|cucciol[oa]|coniglio|criceto|pappagallo|cavallo|tartaruga"
 )
+_TITLE = r"(?:dott\.ssa|dottoressa|dottor|dott|ing|geom|avv|prof|prof\.ssa|sig|sig\.ra|signor|signora)\.?"
+_NAME = (
+    r"(?!(?:la|il|lo|le|gli|i|un|una|uno|e|ma|poi|questo|questa)\b)(?!(?:luned|marted|mercoled|gioved|venerd"
+    r"|sabato|domenica|gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre"
+    r"|dicembre))(?-i:[A-Z][a-z]+)"
+)
 STABLE_FACT = (
-    r"\bsono allergic[oa]\b|\ballergi(?:a|co|ca) (?:a|al|alla|ai|alle|agli)\b",
+    r"\b(?:sono|è|e') (?:\w+ )?allergic[oa]\b|\ballergi(?:a|co|ca) (?:a|al|alla|ai|alle|agli)\b",
     r"\blavoro (?:a|da|per|in|come|presso|al|alla|allo|nel|nella|nello|all')\b",
     r"\bfaccio (?:il|la|l'|l’)\s?[a-z]+",
-    r"\b(?:abito|vivo|sono cresciut[oa]) (?:a|in|da)\b|\bmi sono trasferit[oa]\b|\bci siamo trasferiti\b",
+    r"\bsto facendo (?:il|un|la|una) (?:master|dottorato|specializzazione)\b",
+    r"\b(?:abito|vivo|sono cresciut[oa]|abitiamo|viviamo) (?:a|in|da)\b",
+    r"\bmi sono trasferit[oa]\b|\bci siamo trasferiti\b",
     r"\b(?:ci|mi) trasferi(?:amo|sco|remo|rò)\b|\bqui a (?-i:[A-Z][a-z]+)",
     r"\bsono in pensione\b|\b(?:ero|sono) (?:un |una )?(?:maestr[oa]|insegnante|infermier[ea]|impiegat[oa]"
     r"|ingegnere|avvocat[oa]|architett[oa]|commess[oa]|cuoc[oa]|programmat(?:ore|rice)|sviluppat(?:ore|rice))\b",
     r"\b(?:il mio|la mia|i miei|le mie) (?:\w+ ){0,2}preferit[oaie]\b",
-    r"\bsi chiama(?:va|no)?\s+(?-i:[A-Z])",
-    r"\b(?:l'abbiamo|l’abbiamo|abbiamo) (?:rinominat[oa]|ribattezzat[oa]|chiamat[oa])\b",
-    rf"\b(?:mio|mia|nostro|nostra|mie|miei) (?:{_KIN}) (?:è |si chiama )?(?-i:[A-Z][a-z]+)",
-    rf"(?-i:[A-Z][a-z]+),? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN})\b",
     r"\b(?:il mio|il nostro) (?:compleanno|anniversario|matrimonio)\b",
     r"\bsono (?:vegetarian[oa]|vegan[oa]|celiac[oa]|diabetic[oa]|intollerante)\b",
-    r"\bnon (?:posso )?mangio\b",
+    r"\bnon (?:posso )?mangi(?:o|a|are)\b",
+)
+NAMING = (
+    rf"\bsi chiama(?:va|no)?\s+{_NAME}",
+    r"\b(?:l'abbiamo|l’abbiamo|abbiamo) (?:rinominat[oa]|ribattezzat[oa]|chiamat[oa])\b",
+    rf"\b(?:mio|mia|nostro|nostra|mie|miei) (?:{_KIN}),? (?:è |si chiama )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    rf"\b(?:mio|mia|nostro|nostra) (?-i:[a-z]+),? (?:è )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    rf"{_NAME},? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN}|(?-i:[a-z]+))\b",
 )
 APPOINTMENT = (
-    r"\b(?:appuntamento|dentista|medico|visita|controllo|riunione|colloquio|volo|esame|intervento|veterinario"
-    r"|parrucchiere|fisioterapista|prenotazione|scadenza|udienza)\b"
+    r"\b(?:appuntamento|dentista|medico|visita|controllo|colloquio|volo|esame|intervento|veterinario"
+    r"|parrucchiere|fisioterapista|udienza)\b"
 )
 IDENTIFIER = (
     r"\b(?:numero|codice|fattura|ordine|prenotazione|riferimento|biglietto|conto|polizza|targa|pin|passaporto"
     r"|patente|tessera|pratica|matricola|iban|cap|targat[oa]|macchina|auto)\b"
+)
+COPULAS = (r"\b(?:è|e'|era|sono)(?=\s)",)
+OTHERS_POSSESSIVES = ("suo", "sua", "suoi", "sue", "loro", "tuo", "tua")
+TASK_REQUESTS = (
+    r"scrivi|scrivimi|scrivile|scrivigli|riscrivi|fammi|fai|prepara|preparami|riassumi|traduci|rifai|metti|aggiungi"
+    r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all')|messaggio (?:a|al|alla)|programma"
 )
 CLOCK = r"\balle\s\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}:\d{2}\b"
 NOT_A_FACT = (
@@ -142,6 +164,11 @@ NOT_A_FACT = (
     r"|se io|dovrei|vorrei|chissà)\b"
 )
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS, *MONTHS, "domani", "settimana prossima")) + r")\b"
+# Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").
+TITLES = r"prof|dott|dott\.ssa|ing|geom|avv|sig|sig\.ra|n"
+ASKS_FOR_A_NAME = r"\b(?:nome|chiama|chiamava|chi|dove|città|citta|paese|quale \w+ (?:ho|sono))\b"
+ASKS_FOR_A_TIME = r"\b(?:quando|che ora|a che ora|che giorno|quale giorno|che data)\b"
+ASKS_FOR_A_NUMBER = r"\b(?:numero|codice|targa|pin|quant[io]|quante|riferimento)\b"
 ASKING_WORDS = frozenset(
     """
     nome chiama chiamava chiamato ricordi ricordami ricorda ricordare dimmi detto dire sai sapere già di nuovo

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from agents.models import Run, TraceEvent
+from agents.models import Approval, Run, TraceEvent
 from conversations.models import ThreadSummary
 from liamemory.admin_utils import AccessLoggedMixin
 from liamemory.models import StaffAccessLog
@@ -31,7 +31,9 @@ def data(alice, bob):
         RunFactory(thread=thread, user=person, status="completed")
         MemoryFactory(user=person, content=f"{person.username} likes tea", status="active")
         MemoryFactory(user=person, content=f"{person.username} setup", kind="client_setup", status="pending")
-    Run.objects.filter(thread=threads["alice"]).update(status="interrupted", context_info={"approval": {"amount": 900}})
+    Run.objects.filter(thread=threads["alice"]).update(status="interrupted")
+    for run in Run.objects.filter(thread=threads["alice"]):
+        Approval.objects.create(run=run, action="request_approval", amount=900, checkpoint_id="cp")
     return threads
 
 
@@ -47,7 +49,7 @@ def _inserts(ctx) -> list[str]:
         ("admin:memories_memory_changelist", "memory", {"alice", "bob"}),
         ("admin:memories_pendingmemory_changelist", "memory", {"alice", "bob"}),
         ("admin:agents_run_changelist", "run", {"alice", "bob"}),
-        ("admin:agents_pendingapproval_changelist", "run", {"alice"}),
+        ("admin:agents_approval_changelist", "run", {"alice"}),
     ],
 )
 def test_a_list_of_people_s_data_is_logged_once_per_person_in_one_insert(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test import Client
 from rest_framework.test import APIClient
 
 from conversations.models import Message, MessageRole, ThreadSummary
@@ -13,8 +14,11 @@ from tests.factories import UserFactory
 from tests.server import free_port, runserver, served
 from tests.usecases.people import person_with_data
 from tests.usecases.test_erasure import put_checkpoint
+from usecases import erasure_execution
+from usecases.erasure import erasure_execute, erasure_request_create
 from usecases.erasure_receipts import receipt_readable
 from usecases.erasure_statistics import statistics_rebuild
+from usecases.tasks import reap_stale_erasures
 
 pytestmark = pytest.mark.django_db
 
@@ -114,7 +118,7 @@ def test_an_emptied_table_keeps_no_statistics_whatever_the_role(alice, catalogue
     assert table not in _stats_holding([MARKER])
 
 
-def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so_instead_of_clean(alice):
+def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so_instead_of_clean(alice, compliance):
 
     mine = thread_create(owner=alice)
     Message.objects.bulk_create(
@@ -145,6 +149,15 @@ def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so
     statistics = next(e for e in body["outside_database"] if e["store"] == "database statistics")
     assert "NOT refreshed" in statistics["holds"] and "conversations_message" in statistics["holds"]
     assert body["verification"]["clean"] and not receipt_readable(body)["clean"]
+
+    compliance.is_staff = True  # admin is for staff; the compliance group gives the erasure pages
+    compliance.save()
+    officer = Client()
+    officer.force_login(compliance)
+    receipt = ErasureRequest.objects.get(pk=done["id"]).receipt
+    page = officer.get(f"/admin/governance/erasurereceipt/{receipt.pk}/readable/").content.decode()
+    assert "found nothing of yours left." not in page  # not claimed clean ...
+    assert "could not be refreshed" in page and "<code>conversations_message</code>" in page  # ... but said
 
 
 def _rows_holding(words: list[str]) -> list[str]:
@@ -217,3 +230,38 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
     # The log keeps ids (a request's path names a thread, which is gone), never words.
     assert "/api/search?… HTTP/1.1" in output and "/api/me/erase" in output, output  # the lines are there ...
     assert not [w for w in words if w.lower() in output.lower()], output  # ... holding none of the words
+
+
+class _Killed(BaseException):
+    """What a kill -9 looks like from inside: nothing after it runs, no handler catches it."""
+
+
+def test_a_worker_killed_while_the_statistics_are_rebuilt_leaves_no_receipt_and_a_resumable_erasure(
+    alice, compliance, monkeypatch
+):
+
+    mine = thread_create(owner=alice)
+    Message.objects.bulk_create(
+        [Message(thread=mine, sequence=i, role=MessageRole.USER, text=f"{MARKER} {i % 3}") for i in range(1, 60)]
+    )
+    with connection.cursor() as cur:
+        cur.execute("ANALYZE conversations_message")
+    request = erasure_request_create(subject=alice, requested_by=compliance)
+
+    def killed(**kwargs):
+        raise _Killed
+
+    monkeypatch.setattr(erasure_execution, "statistics_rebuild", killed)
+    with pytest.raises(_Killed):
+        erasure_execute(request_id=request.pk)
+
+    # No receipt claims an erasure whose words are still in the statistics ...
+    stopped = ErasureRequest.objects.get(pk=request.pk)
+    assert stopped.status == "running" and not hasattr(stopped, "receipt")
+    assert _in_pg_stats(MARKER)
+    # ... and the reaper finds it, as any erasure a killed worker left.
+    monkeypatch.undo()
+    assert reap_stale_erasures.run() == {"interrupted": 1}
+    done = erasure_execute(request_id=request.pk)
+    assert done.status == "completed" and done.receipt.body["verification"]["clean"]
+    assert not _in_pg_stats(MARKER)

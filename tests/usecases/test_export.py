@@ -62,10 +62,10 @@ def test_export_holds_every_level_and_validates(alice, bob):
 
 def test_export_costs_the_same_queries_however_much_is_stored(alice, django_assert_num_queries):
     person_with_data(alice)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         person_export(user=alice)
     person_with_data(alice, threads=4)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         doc = person_export(user=alice)
     assert len(doc["threads"]) == 5
 

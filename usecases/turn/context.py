@@ -37,7 +37,7 @@ from conversations.search import (
     search_history,
     search_other_threads,
 )
-from conversations.selectors import corrections_of, message_window, summary_current
+from conversations.selectors import corrections_of, summary_and_window
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
 from liamemory import embeddings, language
 from liamemory.search_terms import MAX_QUERY_CHARS
@@ -193,11 +193,7 @@ def _relevant(hits: list[HistoryHit]) -> list[HistoryHit]:
         if h.word_share > 0 or (h.cosine_margin is not None and h.cosine_margin >= RELEVANCE_COSINE_FLOOR)
     }
     anchors = [h.sequence for h in hits if h.message_id in strong]
-    return [
-        h
-        for h in hits
-        if h.message_id in strong or any(abs(h.sequence - a) <= NEIGHBOUR_REACH for a in anchors)
-    ]
+    return [h for h in hits if h.message_id in strong or any(abs(h.sequence - a) <= NEIGHBOUR_REACH for a in anchors)]
 
 
 def other_conversation_excerpts(*, user: User, thread: Thread, query: str, budget: int) -> list[Excerpt]:
@@ -226,7 +222,7 @@ def other_conversation_excerpts(*, user: User, thread: Thread, query: str, budge
             text=" ".join(hit.excerpt.split()),
             tokens=0,
             thread_id=hit.thread_id,
-            thread_title=(titles.get(hit.thread_id) or UNTITLED).replace("”", "\""),
+            thread_title=(titles.get(hit.thread_id) or UNTITLED).replace("”", '"'),
         )
         tokens = estimate_text(excerpt.line()) + 1
         if spent + tokens > budget:
@@ -339,15 +335,13 @@ def build_context(
     if not thread.incognito and request_message.text and embeddings.enabled():
         # The message's query vector is made in another thread while the summary and the
         # window are read; memory recall then takes it from the cache.
-        embeddings.query_vector_soon(request_message.text[: MAX_QUERY_CHARS])
-    summary = summary_current(thread=thread) if settings.MEMORY_SUMMARY_ENABLED else None
+        embeddings.query_vector_soon(request_message.text[:MAX_QUERY_CHARS])
+    summary, window = summary_and_window(
+        thread=thread, size=settings.MEMORY_WINDOW, with_summary=settings.MEMORY_SUMMARY_ENABLED
+    )
     covered = summary.covers_through if summary else 0
 
-    rows = [
-        r
-        for r in message_window(thread=thread, size=settings.MEMORY_WINDOW)
-        if covered < r.sequence <= request_message.sequence
-    ]
+    rows = [r for r in window if covered < r.sequence <= request_message.sequence]
     rows = with_late_corrections(rows, thread=thread, request_message=request_message)
     rows = cap_window_tokens(rows, cap=settings.MEMORY_WINDOW_TOKENS)
     messages = cut_to_whole_turns(rows_to_api_messages(rows))

@@ -350,3 +350,43 @@ def test_window_token_cap_drops_old_whole_turns_and_the_excerpts_reach_them(alic
     ctx = _ask(alice, thread, "and the expiry?")
     texts = [b.get("text") for m in ctx.messages for b in m["content"] if b["type"] == "text"]
     assert texts[-1] == "and the expiry?" and "What is my passport number?" in texts
+
+
+# What a context reads, in statements: the memory switch, the summary with the window
+# (``conversations.selectors.summary_and_window``), the pinned memories, memory recall
+# (one statement: ``memories.recall.MEMORY_SQL``), and for a question the history
+# search (lexical, vectors, the hits' rows, what they answer); with nothing in this
+# thread, the same over the person's other conversations plus what they asked to forget
+# and the titles. Was 14 and 16 before memory recall became one statement and the
+# summary came with the window: the assertion keeps the count from creeping back.
+CONTEXT_QUERIES = {"own excerpts": 9, "other conversations": 11}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("case", "question", "found"),
+    [
+        ("own excerpts", "What did I say about my passport number?", "YA4471902"),
+        ("other conversations", "What did I tell you about Lisbon?", "I fly to Lisbon"),
+    ],
+)
+def test_a_context_reads_a_fixed_handful_of_statements(
+    alice, settings, django_assert_max_num_queries, case, question, found
+):
+    settings.MEMORY_WINDOW = 10
+    thread = _long_thread(alice, statement="My passport number is YA4471902 and it expires in March 2029.")
+    ThreadSummary.objects.create(
+        thread=thread, version=1, text="The user travels often.", covers_through=4, model="offline"
+    )
+    Memory.objects.create(user=alice, content="prefers window seats on trains")
+    Memory.objects.create(user=alice, kind="rule", content="always answer in English")
+    elsewhere = thread_create(owner=alice)
+    messages_append(thread=elsewhere, items=[{"role": "user", "content": [text_block("I fly to Lisbon on Monday")]}])
+    request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block(question)]}])[0]
+    thread.refresh_from_db()
+
+    with django_assert_max_num_queries(CONTEXT_QUERIES[case]):
+        ctx = build_context(thread=thread, agent=get_agent("relationship"), user=alice, request_message=request)
+
+    dynamic = ctx.system[1]["text"]
+    assert found in dynamic and "always answer in English" in dynamic and "The user travels often." in dynamic
