@@ -51,7 +51,7 @@ def main() -> int:
     pools = {"DB_POOL_MAX_SIZE": "12", "CHECKPOINT_POOL_MAX_SIZE": "8"}
     if any(name not in os.environ for name in pools):
         env = {**pools, **os.environ}
-        os.execve(sys.executable, [sys.executable, "-m", "bench.turn_memory", *sys.argv[1:]], env)
+        os.execve(sys.executable, [sys.executable, "-m", "bench.turn_memory", *sys.argv[1:]], env)  # noqa: S606
 
     from django.contrib.auth import get_user_model
     from django.db import connections
