@@ -23,6 +23,7 @@ def test_a_run_left_queued_is_sent_once_more_then_failed_saying_why(alice, setti
     lost = RunFactory(thread__owner=alice, status="queued")
     Run.objects.filter(pk=lost.pk).update(queued_at=now - settings.RUN_QUEUED_STALE_AFTER - timedelta(seconds=1))
     waiting = RunFactory(thread__owner=alice, status="queued")  # queued just now: a worker will take it
+    Run.objects.filter(pk=waiting.pk).update(queued_at=now)  # "just now" whatever the machine's load
 
     first = run_reap_stale(now=now)
     assert first["requeued_ids"] == [str(lost.pk)]
