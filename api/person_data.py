@@ -30,6 +30,7 @@ from liamemory.parsers import StrictJSONParser
 from liamemory.permissions import IsComplianceOfficer, IsStaffOrCompliance
 from liamemory.roles import signed_in
 from liamemory.staff_access import staff_access_record
+from usecases.erasure import erasure_notice_take
 from usecases.export import person_export
 from usecases.importer import export_import
 
@@ -44,6 +45,31 @@ def _download(user: User) -> Response:
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
     filename = f"liamemory-export-{user.pk}-{stamp}.json"
     return Response(person_export(user=user), headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+class MeNoticeOutput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["erasure"])
+    message = serializers.CharField()
+    at = serializers.DateTimeField(allow_null=True)
+
+
+class MeOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    notices = MeNoticeOutput(many=True, help_text="Told once: the next call no longer lists them.")
+
+
+class MeApi(APIView):
+    """Who is signed in, and what they must be told: an API client's landing page."""
+
+    @extend_schema(responses=MeOutput, summary="Me, and what I must be told")
+    def get(self, request: Request) -> Response:
+        user = signed_in(request.user)
+        # A person whose data a compliance officer erased, account kept, learns it here
+        # (once, as on the web's landing page), not from an empty list of conversations.
+        erased = erasure_notice_take(user=user)
+        notices = [{"kind": "erasure", "message": erased.text, "at": erased.erased_at}] if erased else []
+        return Response(MeOutput({"id": user.pk, "username": user.get_username(), "notices": notices}).data)
 
 
 class MeExportApi(APIView):

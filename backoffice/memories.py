@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -24,6 +27,7 @@ from liamemory.admin_utils import (
 )
 from liamemory.errors import ApplicationError
 from liamemory.models import StaffAccess
+from liamemory.roles import signed_in
 from liamemory.staff_access import staff_access_record
 from memories.models import (
     Memory,
@@ -50,7 +54,7 @@ EDITABLE_FIELDS = ("content", "kind", "importance", "expires_at")
 class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, SimpleHistoryAdmin):
     access_what = StaffAccess.MEMORY
     form = MemoryForm
-    list_display = (
+    list_display: tuple[str, ...] = (
         "id",
         "person",
         "kind",
@@ -62,14 +66,20 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
         "created_at",
         "expires_at",
     )
-    list_display_links = ("id", "short_content")
-    list_filter = (UserIdFilter, "kind", "status", "writer_type", SourceFilter)
+    list_display_links: tuple[str, ...] | None = ("id", "short_content")
+    list_filter: ClassVar[tuple[type[admin.ListFilter] | str, ...]] = (
+        UserIdFilter,
+        "kind",
+        "status",
+        "writer_type",
+        SourceFilter,
+    )
     search_fields = ("content",)
     search_help_text = "Ranked by similarity to the memory text (pg_trgm)."
     list_select_related = ("user",)
     raw_id_fields = ("user",)
     ordering = ("-created_at", "-id")
-    actions = ("approve_selected", "reject_selected", "expire_selected", "supersede_selected")
+    actions: tuple[str, ...] = ("approve_selected", "reject_selected", "expire_selected", "supersede_selected")
 
     # --- the form -----------------------------------------------------------------
     def get_fields(self, request: HttpRequest, obj: Memory | None = None):
@@ -137,7 +147,7 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
         if change:
             fields = {f: form.cleaned_data[f] for f in form.changed_data if f in EDITABLE_FIELDS}
             if fields:
-                memory_update(actor=request.user, memory=obj, **fields)
+                memory_update(actor=signed_in(request.user), memory=obj, **fields)
             return
         outcome = memory_remember(
             user=obj.user,
@@ -146,10 +156,12 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
             importance=form.cleaned_data["importance"],
             writer_type=WriterType.STAFF,
             writer_name=request.user.get_username(),
-            actor=request.user,
+            actor=signed_in(request.user),
         )
         if form.cleaned_data.get("expires_at"):
-            memory_update(actor=request.user, memory=outcome.memory, expires_at=form.cleaned_data["expires_at"])
+            memory_update(
+                actor=signed_in(request.user), memory=outcome.memory, expires_at=form.cleaned_data["expires_at"]
+            )
         if outcome.action != "created":
             self.message_user(
                 request, f"Memory #{outcome.memory.pk} was {outcome.action} instead of adding a new one.", messages.INFO
@@ -159,11 +171,11 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
         obj._state.adding = False
 
     def delete_model(self, request: HttpRequest, obj: Memory) -> None:
-        memory_delete(actor=request.user, memory=obj)
+        memory_delete(actor=signed_in(request.user), memory=obj)
 
     def delete_queryset(self, request: HttpRequest, queryset) -> None:
         for memory in queryset:
-            memory_delete(actor=request.user, memory=memory)
+            memory_delete(actor=signed_in(request.user), memory=memory)
 
     # History is an audit: viewable, never reverted from the admin.
     def has_change_history_permission(self, request: HttpRequest, obj=None) -> bool:
@@ -174,7 +186,7 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
         ok, refused = 0, []
         for memory in queryset:
             try:
-                service(actor=request.user, memory=memory)
+                service(actor=signed_in(request.user), memory=memory)
                 ok += 1
             except ApplicationError as exc:
                 refused.append(f"#{memory.pk}: {exc.message}")
@@ -205,7 +217,7 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
             "opts": self.opts,
             "memories": list(queryset[:200]),
             "form": form,
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         }
         return TemplateResponse(request, "admin/memories/memory/reject.html", context)
 
@@ -244,7 +256,7 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
         form = CorrectionForm(request.POST or None, initial={"content": memory.content})
         if request.method == "POST" and form.is_valid():
             try:
-                new = memory_correct(actor=request.user, memory=memory, content=form.cleaned_data["content"])
+                new = memory_correct(actor=signed_in(request.user), memory=memory, content=form.cleaned_data["content"])
             except ApplicationError as exc:
                 form.add_error(None, exc.message)
             else:
@@ -260,7 +272,7 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
         if request.method == "GET":
             # The page shows the memory's text: a staff read like its change page.
             staff_access_record(
-                viewer=request.user, subject_id=memory.user_id, what=StaffAccess.MEMORY, object_ref=memory.pk
+                viewer=signed_in(request.user), subject_id=memory.user_id, what=StaffAccess.MEMORY, object_ref=memory.pk
             )
         return TemplateResponse(request, "admin/memories/memory/correct.html", context)
 

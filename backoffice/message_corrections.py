@@ -17,7 +17,7 @@ from django.urls import path, reverse
 from conversations.models import Message
 from liamemory.errors import ApplicationError
 from liamemory.models import StaffAccess
-from liamemory.roles import is_staff
+from liamemory.roles import is_staff, signed_in
 from liamemory.staff_access import staff_access_record
 from usecases.message_correction import statement_correct
 
@@ -40,7 +40,9 @@ def _correct_page(request: HttpRequest, message_id: int) -> HttpResponse:
     form = StatementCorrectionForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            outcome = statement_correct(actor=request.user, message=message, by_staff=True, **form.cleaned_data)
+            outcome = statement_correct(
+                actor=signed_in(request.user), message=message, by_staff=True, **form.cleaned_data
+            )
         except ApplicationError as exc:
             form.add_error(None, exc.message)
         else:
@@ -53,7 +55,10 @@ def _correct_page(request: HttpRequest, message_id: int) -> HttpResponse:
             return HttpResponseRedirect(reverse("admin:conversations_message_change", args=[outcome.note.pk]))
     else:
         staff_access_record(
-            viewer=request.user, subject_id=message.thread.owner_id, what=StaffAccess.MESSAGE, object_ref=message.pk
+            viewer=signed_in(request.user),
+            subject_id=message.thread.owner_id,
+            what=StaffAccess.MESSAGE,
+            object_ref=message.pk,
         )
     context = {
         **admin.site.each_context(request),

@@ -15,7 +15,8 @@ admin.site.unregister(User)
 
 @admin.register(User)
 class PersonUserAdmin(UserAdmin):
-    list_display = (*UserAdmin.list_display, "stored_data")
+    # Django's ``UserAdmin.list_display``, then the link to what is stored about the person.
+    list_display = ("username", "email", "first_name", "last_name", "is_staff", "stored_data")
 
     @admin.display(description="stored data")
     def stored_data(self, obj) -> str:

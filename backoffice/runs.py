@@ -12,7 +12,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from agents.models import PendingApproval, Run, RunTransition, TraceEvent
+from agents.context_report import ContextReport, context_report_read
+from agents.models import Approval, ApprovalDecision, Run, RunTransition, TraceEvent
 from agents.selectors import thread_checkpoints
 from conversations.models import Message, ThreadSummary
 from liamemory.admin_utils import (
@@ -28,7 +29,7 @@ from liamemory.models import StaffAccess
 from liamemory.roles import is_staff, signed_in
 from liamemory.staff_access import staff_access_record
 from memories.models import Memory
-from usecases.turns import run_approval_decide, thread_fork
+from usecases.turns import approval_decide, thread_fork
 
 INLINE_TRACE_EVENTS = 300
 
@@ -178,59 +179,17 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
 
     @admin.display(description="what went into this prompt")
     def prompt_context(self, obj: Run) -> str:
-        """Run.context_info made navigable: the summary, the memories, the window of messages."""
-        info = obj.context_info or {}
-        if not info:
+        """The run's context report made navigable: the summary, the memories, the window of messages."""
+        report = context_report_read(obj.context_report)
+        if report is None:
             return "Not recorded (the run has not assembled a context yet)."
-        rows = []
-        version = info.get("summary_version")
-        if version:
-            summary = ThreadSummary.objects.filter(thread_id=obj.thread_id, version=version).only("id").first()
-            label = f"v{version} (covers messages 1–{info.get('summary_covers_through', '?')})"
-            rows.append(("Summary", admin_link(summary, label) if summary else f"{label}, since deleted"))
-        else:
-            rows.append(("Summary", "none"))
-        memory_ids = [i for i in info.get("memory_ids") or [] if isinstance(i, int)]
-        if memory_ids:
-            found = {m.pk: m for m in Memory.objects.filter(pk__in=memory_ids).only("id", "kind", "content")}
-            items = format_html_join(
-                "",
-                "<li>{}</li>",
-                (
-                    (
-                        admin_link(found[i], f"#{i} [{found[i].kind}] {truncate(found[i].content, 80)}")
-                        if i in found
-                        else f"#{i} (since deleted)",
-                    )
-                    for i in memory_ids
-                ),
-            )
-            rows.append(("Memories", format_html("<ul style='margin:0'>{}</ul>", items)))
-        else:
-            rows.append(("Memories", "none"))
-        excerpts = [e for e in info.get("excerpts") or [] if isinstance(e, dict) and "message_id" in e]
-        if excerpts:
-            messages_found = {
-                m.pk: m for m in Message.objects.filter(pk__in=[e["message_id"] for e in excerpts]).only("id", "text")
-            }
-            items = format_html_join(
-                "",
-                "<li>{}</li>",
-                (
-                    (
-                        admin_link(
-                            messages_found[e["message_id"]],
-                            f"#{e['sequence']} {truncate(messages_found[e['message_id']].text, 80)}",
-                        )
-                        if e["message_id"] in messages_found
-                        else f"#{e['sequence']} (since deleted)",
-                    )
-                    for e in excerpts
-                ),
-            )
-            label = f"{len(excerpts)} ({info.get('excerpt_tokens', '?')} tokens)"
-            rows.append(("Older excerpts", format_html("{}<ul style='margin:0'>{}</ul>", label, items)))
-        first, last = info.get("window_first_sequence"), info.get("window_last_sequence")
+        rows = [
+            ("Summary", self._summary_cell(obj, report)),
+            ("Memories", self._memories_cell(report)),
+        ]
+        if report.excerpts:
+            rows.append(("Older excerpts", self._excerpts_cell(report)))
+        first, last = report.window_first_sequence, report.window_last_sequence
         if first is not None and last is not None:
             url = f"{reverse('admin:conversations_message_changelist')}?thread={obj.thread_id}"
             url += f"&sequence__gte={first}&sequence__lte={last}"
@@ -239,24 +198,78 @@ class RunAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.M
                 url,
                 first,
                 last,
-                info.get("window_messages", "?"),
-                info.get("dropped_for_budget", 0),
+                _or_unknown(report.window_messages),
+                report.dropped_for_budget,
             )
             rows.append(("Window", window))
-        if info.get("uncovered_messages"):
-            rows.append(("Outside window and summary", f"{info['uncovered_messages']} messages (search_history only)"))
-        if "estimated_tokens" in info:
+        if report.uncovered_messages:
+            rows.append(("Outside window and summary", f"{report.uncovered_messages} messages (search_history only)"))
+        if report.estimated_tokens is not None:
             rows.append(
                 (
                     "Tokens",
-                    f"{info['estimated_tokens']} estimated of a {info.get('budget', '?')} budget; "
-                    f"resending the whole history: {info.get('full_resend_tokens', '?')}",
+                    f"{report.estimated_tokens} estimated of a {_or_unknown(report.budget)} budget; "
+                    f"resending the whole history: {_or_unknown(report.full_resend_tokens)}",
                 )
             )
         table = format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows)
         return format_html(
-            "<table>{}</table><details><summary>raw context_info</summary>{}</details>", table, _pretty(info)
+            "<table>{}</table><details><summary>raw context report (version {})</summary>{}</details>",
+            table,
+            report.version,
+            _pretty(obj.context_report),
         )
+
+    @staticmethod
+    def _summary_cell(obj: Run, report: ContextReport) -> str:
+        version = report.summary_version
+        if not version:
+            return "none"
+        summary = ThreadSummary.objects.filter(thread_id=obj.thread_id, version=version).only("id").first()
+        label = f"v{version} (covers messages 1–{report.summary_covers_through})"
+        return admin_link(summary, label) if summary else f"{label}, since deleted"
+
+    @staticmethod
+    def _memories_cell(report: ContextReport) -> str:
+        if not report.memory_ids:
+            return "none"
+        found = {m.pk: m for m in Memory.objects.filter(pk__in=report.memory_ids).only("id", "kind", "content")}
+        items = format_html_join(
+            "",
+            "<li>{}</li>",
+            (
+                (
+                    admin_link(found[i], f"#{i} [{found[i].kind}] {truncate(found[i].content, 80)}")
+                    if i in found
+                    else f"#{i} (since deleted)",
+                )
+                for i in report.memory_ids
+            ),
+        )
+        return format_html("<ul style='margin:0'>{}</ul>", items)
+
+    @staticmethod
+    def _excerpts_cell(report: ContextReport) -> str:
+        ids = [e.message_id for e in report.excerpts]
+        found = {m.pk: m for m in Message.objects.filter(pk__in=ids).only("id", "text")}
+        items = format_html_join(
+            "",
+            "<li>{}</li>",
+            (
+                (
+                    admin_link(found[e.message_id], f"#{e.sequence} {truncate(found[e.message_id].text, 80)}")
+                    if e.message_id in found
+                    else f"#{e.sequence} (since deleted)",
+                )
+                for e in report.excerpts
+            ),
+        )
+        label = f"{len(report.excerpts)} ({report.excerpt_tokens} tokens)"
+        return format_html("{}<ul style='margin:0'>{}</ul>", label, items)
+
+
+def _or_unknown(value: int | None) -> str:
+    return "?" if value is None else str(value)
 
 
 @admin.register(TraceEvent)
@@ -284,16 +297,71 @@ class TraceEventAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, 
         return _pretty(obj.payload, 20000)
 
 
-@admin.register(PendingApproval)
-class PendingApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, admin.ModelAdmin):
-    """The queue of runs waiting for staff: approve or reject the action they asked for."""
+class ApprovalDecisionFilter(admin.SimpleListFilter):
+    """The queue by default: the approvals staff still have to decide; the others on demand."""
+
+    title = "decision"
+    parameter_name = "decision"
+    ALL = "all"
+
+    def lookups(self, request: HttpRequest, model_admin):
+        return [(ApprovalDecision.PENDING.value, "Waiting for a decision"), (self.ALL, "All")] + [
+            (d.value, d.label) for d in ApprovalDecision if d != ApprovalDecision.PENDING
+        ]
+
+    def choices(self, changelist):
+        for value, label in self.lookup_choices:
+            selected = self.value() == value or (self.value() is None and value == ApprovalDecision.PENDING)
+            yield {
+                "selected": selected,
+                "query_string": changelist.get_query_string({self.parameter_name: value}),
+                "display": label,
+            }
+
+    def queryset(self, request: HttpRequest, queryset):
+        value = self.value()
+        if value in (None, ApprovalDecision.PENDING):
+            return queryset.waiting()
+        if value == self.ALL:
+            return queryset
+        return queryset.filter(decision=value)
+
+
+@admin.register(Approval)
+class ApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
+    """The queue of actions runs asked staff to allow: approve or reject them; and past decisions."""
 
     access_what = StaffAccess.RUN
 
-    list_display = ("id", "thread", "user_link", "agent", "requested_action", "amount", "created_at")
-    list_select_related = ("user", "thread")
-    ordering = ("created_at",)
-    fields = ("id", "thread_link", "user_link", "agent", "requested_action", "amount", "created_at")
+    list_display = (
+        "id",
+        "run_link",
+        "user_link",
+        "action",
+        "requested_action",
+        "amount",
+        "requested_at",
+        "decision",
+        "decided_by",
+        "decided_at",
+    )
+    list_filter = (ApprovalDecisionFilter,)
+    list_select_related = ("run__user", "decided_by")
+    ordering = ("requested_at",)
+    fields = (
+        "id",
+        "run_link",
+        "user_link",
+        "action",
+        "reason",
+        "amount",
+        "checkpoint_id",
+        "requested_at",
+        "decision",
+        "decided_by",
+        "decided_at",
+        "note",
+    )
     readonly_fields = fields
     actions = ["approve", "reject"]
 
@@ -301,30 +369,29 @@ class PendingApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, admin.ModelAdm
         # Needed for actions to show; the form itself stays read-only.
         return is_staff(request.user)
 
-    @admin.display(description="user")
-    def user_link(self, obj: Run) -> str:
-        return person_link(obj.user_id, obj.user.username)
+    def access_subject_id(self, obj: Approval) -> int:
+        return obj.run.user_id
 
-    @admin.display(description="thread")
-    def thread_link(self, obj: Run) -> str:
-        return admin_link(obj.thread)
+    @admin.display(description="user")
+    def user_link(self, obj: Approval) -> str:
+        return person_link(obj.run.user_id, obj.run.user.username)
+
+    @admin.display(description="run")
+    def run_link(self, obj: Approval) -> str:
+        return admin_link(None, model="agents.run", pk=obj.run_id)
 
     @admin.display(description="action asked for")
-    def requested_action(self, obj: Run) -> str:
-        return truncate(str((obj.context_info or {}).get("approval", {}).get("reason", "")), 200)
-
-    @admin.display(description="amount (€)")
-    def amount(self, obj: Run):
-        return (obj.context_info or {}).get("approval", {}).get("amount")
+    def requested_action(self, obj: Approval) -> str:
+        return truncate(obj.reason, 200)
 
     def _decide(self, request: HttpRequest, queryset, approved: bool) -> None:
         done = 0
-        for run in queryset:
+        for approval in queryset:
             try:
-                run_approval_decide(
-                    run=run,
+                approval_decide(
+                    approval=approval,
                     approved=approved,
-                    actor=request.user,
+                    actor=signed_in(request.user),
                     note=f"{'approved' if approved else 'rejected'} in admin",
                 )
                 done += 1

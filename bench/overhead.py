@@ -15,12 +15,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench.common import fmt, setup, timed, write_result
+from bench import scale_data
+from bench.common import fmt, timed, write_result
+from bench.latency import forget_query_vectors
+from conversations.models import Message, Thread
+from usecases.turn.context import build_context
+from usecases.turn.registry import get_agent
 
 
 def specs():
     """The data sets: threads of 100, 10k and 100k messages; 1k and 100k memories."""
-    from bench import scale_data
 
     msgs = scale_data.Spec("bench_msgs", main_threads=(100, 10_000, 100_000), tables=scale_data.TABLES[:3])
     mems = {
@@ -42,16 +46,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    setup()
 
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
-
-    from bench import scale_data
-    from bench.latency import forget_query_vectors
-    from conversations.models import Message, Thread
-    from usecases.turn.context import build_context
-    from usecases.turn.registry import get_agent
 
     sizes = (100, 10_000) if args.quick else (100, 10_000, 100_000)
     repeat = 60 if args.quick else 200
@@ -76,6 +73,9 @@ def main() -> int:
                     request.text = QUERIES[next(counter) % len(QUERIES)]
                     return build_context(thread=thread, agent=agent, user=user, request_message=request)
 
+                # With DEBUG on, every statement of the timed loops is logged too: a full
+                # log (9,000) made the capture of the next size count nothing ("0 SQL queries").
+                connection.queries_log.clear()
                 with CaptureQueriesContext(connection) as queries:
                     ctx = build()
                 t = timed(build, repeat=repeat, warmup=5)
@@ -83,9 +83,9 @@ def main() -> int:
                 results[key] = {
                     **t,
                     "queries": len(queries),
-                    "memories_in_context": len(ctx.info["memory_ids"]),
-                    "window_messages": ctx.info["window_messages"],
-                    "summary_version": ctx.info["summary_version"],
+                    "memories_in_context": len(ctx.report.memory_ids),
+                    "window_messages": ctx.report.window_messages,
+                    "summary_version": ctx.report.summary_version,
                 }
                 table.append((size, n_mem, t, len(queries)))
                 print(f"{size:>7,} messages, {n_mem:>7,} memories: {fmt(t)}, {len(queries)} SQL queries")

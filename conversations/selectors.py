@@ -6,7 +6,9 @@ import uuid
 
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Subquery
+from django.db.models.functions import JSONObject
+from django.utils.dateparse import parse_datetime
 
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from liamemory.errors import NotFound
@@ -79,13 +81,36 @@ def tool_calls_refused(*, run_ids: list) -> set[str]:
     }
 
 
-def message_window(*, thread: Thread, size: int) -> list[Message]:
-    """The last ``size`` rows of the thread, in order (one index scan)."""
-    return Message.objects.last_n(thread, size)
-
-
 def summary_current(*, thread: Thread) -> ThreadSummary | None:
     return ThreadSummary.objects.filter(thread=thread).order_by("-version").first()
+
+
+_SUMMARY_FIELDS = [f.attname for f in ThreadSummary._meta.concrete_fields]
+
+
+def summary_and_window(*, thread: Thread, size: int, with_summary: bool) -> tuple[ThreadSummary | None, list[Message]]:
+    """The thread's current summary (when ``with_summary``) and its last ``size`` messages, in order.
+
+    One statement for what every context reads first: the summary rides on the window's
+    rows as an uncorrelated subquery (computed once), as a JSON object. A thread with no
+    message yet reads the summary on its own.
+    """
+    window = Message.objects.filter(thread=thread).order_by("-sequence")
+    if with_summary:
+        latest = ThreadSummary.objects.filter(thread=thread).order_by("-version")
+        fields = JSONObject(**{name: name for name in _SUMMARY_FIELDS})
+        window = window.annotate(current_summary=Subquery(latest.values(json=fields)[:1]))
+    rows = list(window[:size])
+    rows.reverse()
+    if not with_summary:
+        return None, rows
+    if not rows:
+        return summary_current(thread=thread), rows
+    data = rows[0].current_summary  # type: ignore[attr-defined]
+    if data is None:
+        return None, rows
+    data["created_at"], data["thread_id"] = parse_datetime(data["created_at"]), thread.pk
+    return ThreadSummary.from_db(connection.alias, _SUMMARY_FIELDS, [data[f] for f in _SUMMARY_FIELDS]), rows
 
 
 def message_list(*, thread: Thread) -> QuerySet[Message]:

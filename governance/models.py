@@ -101,6 +101,11 @@ class ErasureRequest(models.Model):
     verification = models.JSONField(default=dict, blank=True)
     # Starts of execution; the reaper resumes an interrupted erasure only a few times.
     attempts = models.PositiveSmallIntegerField(default=0)
+    # When execution was last asked for (the worker's task enqueued, or a person's own
+    # "delete all my data"). A request still ``pending`` long after lost its execution
+    # before the claim committed (a process killed first, or inside it): the reaper finds
+    # it by this. Null: nobody has asked yet (an officer files, then executes).
+    execution_asked_at = models.DateTimeField(null=True, blank=True)
     # When the person, whose account was kept, was told at sign-in what was erased.
     person_notified_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

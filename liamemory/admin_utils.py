@@ -66,9 +66,9 @@ class NoCountPaginator(Paginator):
 class NoCountAdminMixin:
     """A changelist for a big table: no COUNT(*), no facets, no "show all"."""
 
-    show_full_result_count = False
+    show_full_result_count: ClassVar[bool] = False
     show_facets = admin.ShowFacets.NEVER
-    list_max_show_all = 0
+    list_max_show_all: ClassVar[int] = 0
     list_per_page: ClassVar[int] = 50
 
     def get_paginator(self, request: HttpRequest, queryset, per_page, orphans=0, allow_empty_first_page=True):
@@ -182,7 +182,7 @@ class StaffManageMixin:
     def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
         return is_staff(request.user)
 
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return is_staff(request.user)
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:

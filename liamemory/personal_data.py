@@ -10,7 +10,8 @@ a model that points at one of those parents is not declared.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -26,11 +27,23 @@ class Parent(StrEnum):
     ANY_OBJECT = "any_object"
 
 
+class Event(StrEnum):
+    """Why a parent goes: each event has its own audit policy (``memories_delete``)."""
+
+    DELETE = "delete"  # its owner or staff deleted it (audited; the audit keeps the text)
+    FORGET = "forget"  # the person asked to forget it (audited; the audit loses the text)
+    EXPIRE = "expire"  # its retention ran out (gone with its audit)
+    ERASE = "erase"  # the person is erased (no audit row; audit rows stay as tombstones)
+
+
 class OnParent(StrEnum):
     """What happens to the row when its parent goes."""
 
     DELETE = "delete"  # the row goes with it
     UNLINK = "unlink"  # the pointer is cleared; the row is someone else's and stays
+    # The pointer is cleared and the row says its source expired (``Key.flag``), keeping
+    # the parent's id as a plain value where it has a column for it (``Key.ref``).
+    DETACH = "detach"
     SCRUB_HISTORY = "scrub_history"  # an audit row stays as a tombstone, its content emptied
     PSEUDONYMIZE = "pseudonymize"  # the row outlives the person; the named columns are emptied
     KEEP = "keep"  # the row is the record of the erasure itself (emptied when it completes)
@@ -50,9 +63,19 @@ class Key:
 
     field: str
     parent: Parent
+    # What happens when the parent goes, whatever the event (unless ``on`` says otherwise).
     on_parent: OnParent
     # PSEUDONYMIZE: the columns emptied or replaced in the rows that stay.
     scrubs: tuple[str, ...] = ()
+    # Per event, where it differs from ``on_parent``.
+    on: tuple[tuple[Event, OnParent], ...] = ()
+    # DETACH: the boolean column set, and the column that keeps the parent's id.
+    flag: str = ""
+    ref: str = ""
+
+    def action(self, event: Event) -> OnParent:
+        """What this event does to the row."""
+        return dict(self.on).get(event, self.on_parent)
 
 
 @dataclass(frozen=True)
@@ -68,6 +91,13 @@ class Store:
     table: str = ""
     # Plain words for the person's receipt.
     description: str = ""
+    # The app's own deletion of these rows, for stores with an audit to write
+    # (``delete_with(ids=..., event=..., actor=..., reason=...)`` -> counts per store):
+    # it takes what hangs under the rows too, so the engine hands it the ids and stops.
+    delete_with: Callable[..., dict[str, int]] | None = field(default=None, compare=False)
+    # The store whose ``delete_with`` takes these rows too (the checkpointer deletes
+    # its three tables in one call): the engine leaves this one to it.
+    goes_with: str = ""
 
     def __post_init__(self) -> None:
         if bool(self.model) == bool(self.table):

@@ -90,7 +90,7 @@ class Memory(models.Model):
         indexes = [
             # Recall: a user's active memories of some kinds (pinned kinds, caps).
             models.Index(fields=["user", "status", "kind"], name="memory_user_status_kind_idx"),
-            # Recall ranking: trigram similarity of the query against content.
+            # The staff search (``memories_ranked``): trigram word similarity against content.
             GinIndex(fields=["content"], name="memory_content_trgm_idx", opclasses=["gin_trgm_ops"]),
             # The purge: memories whose expiry has passed.
             models.Index(fields=["expires_at"], name="memory_expires_idx", condition=Q(expires_at__isnull=False)),

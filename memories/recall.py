@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import connection
+from django.utils import timezone
 
 from liamemory import embeddings
 from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, query_terms, tsquery_text
@@ -30,44 +31,58 @@ MEMORY_VECTOR_SCAN = 2_000
 MEMORY_COSINE_MARGIN = 0.05
 
 
-# One statement of two parts. The first: the user's visible memories that match a
-# query word (GIN indexes on the stored tsvectors) or the content words by trigram word
-# similarity (the trigram GIN index, through ``<%``), with their lexical signals. The
-# second, when embeddings are on: the newest of their memories whose vector is current
-# (its hash matches the content). A memory may come from both parts; Python merges.
-# Each part keeps the most recently updated rows (there is no index on updated_at, so
-# the planner filters by user and match first and never walks a big index in order).
+# One statement of three parts, each keeping the most recently updated rows (there is no
+# index on updated_at, so the planner filters by user and match first and never walks a
+# big index in order). The first: the user's active memories that match a query word
+# (stored tsvectors) or hold the content words by trigram word similarity, with their
+# lexical signals. The second, when embeddings are on: the newest of their active
+# memories whose vector is current (its hash matches the content). The third, when
+# asked: their superseded memories that match, from which ``_successors`` follows the
+# chain to the current value. Every part returns the memory's own columns, so no second
+# read builds the hits. A memory may come from the first two parts; Python merges.
+# The trigram floor is compared with ``word_similarity`` rather than through ``<%``
+# and its session threshold: the user's filter (``memory_user_status_kind_idx``) leaves
+# a handful of rows to compare, so the trigram index would not serve, and setting the
+# threshold cost a statement of its own (with a transaction around it) on every recall.
 # ts_rank without length normalisation suits facts of similar length.
 MEMORY_VISIBLE = """
-    m.user_id = %(user)s AND m.status = %(status)s
+    m.user_id = %(user)s AND m.status = {status}
     AND (m.expires_at IS NULL OR m.expires_at > clock_timestamp())
     AND (%(kinds)s::text[] IS NULL OR m.kind = ANY (%(kinds)s::text[]))
 """
+_MEMORY_COLUMNS = ", ".join(f"m.{f.column}" for f in Memory._meta.concrete_fields)
+_MEMORY_MATCH = f"""
+SELECT {{part}} AS part, {_MEMORY_COLUMNS},
+       CASE WHEN m.search_stem @@ q.qm THEN ts_rank(m.search_stem, q.qm) ELSE 0 END AS stem,
+       CASE WHEN m.search_simple @@ q.qs THEN ts_rank(m.search_simple, q.qs) ELSE 0 END AS simple,
+       word_similarity(%(qtext)s, m.content) AS trigram,
+       (SELECT count(*) FROM unnest(%(terms)s::text[]) t
+         WHERE m.search_simple @@ to_tsquery('simple', quote_literal(t))
+            OR m.search_stem @@ (to_tsquery('english', quote_literal(t)) || to_tsquery('italian', quote_literal(t)))
+       ) AS coverage,
+       NULL::bytea AS vector
+FROM memories_memory m,
+     (SELECT to_tsquery('simple', %(tsq)s) AS qs,
+             to_tsquery('english', %(tsq)s) || to_tsquery('italian', %(tsq)s) AS qm) q
+WHERE {{visible}}
+  AND (m.search_simple @@ q.qs OR m.search_stem @@ q.qm OR word_similarity(%(qtext)s, m.content) >= %(trigram)s)
+ORDER BY m.updated_at DESC
+LIMIT %(pool)s
+"""
 MEMORY_SQL = f"""
-(SELECT m.id,
-        CASE WHEN m.search_stem @@ q.qm THEN ts_rank(m.search_stem, q.qm) ELSE 0 END AS stem,
-        CASE WHEN m.search_simple @@ q.qs THEN ts_rank(m.search_simple, q.qs) ELSE 0 END AS simple,
-        word_similarity(%(qtext)s, m.content) AS trigram,
-        (SELECT count(*) FROM unnest(%(terms)s::text[]) t
-          WHERE m.search_simple @@ to_tsquery('simple', quote_literal(t))
-             OR m.search_stem @@ (to_tsquery('english', quote_literal(t)) || to_tsquery('italian', quote_literal(t)))
-        ) AS coverage,
-        NULL::bytea AS vector
- FROM memories_memory m,
-      (SELECT to_tsquery('simple', %(tsq)s) AS qs,
-              to_tsquery('english', %(tsq)s) || to_tsquery('italian', %(tsq)s) AS qm) q
- WHERE {MEMORY_VISIBLE}
-   AND (m.search_simple @@ q.qs OR m.search_stem @@ q.qm OR %(qtext)s <%% m.content)
- ORDER BY m.updated_at DESC
- LIMIT %(pool)s)
+({_MEMORY_MATCH.format(part=0, visible=MEMORY_VISIBLE.format(status="%(active)s"))})
 UNION ALL
-(SELECT m.id, 0, 0, 0, 0, e.vector
+(SELECT 1, {_MEMORY_COLUMNS}, 0, 0, 0, 0, e.vector
  FROM memories_memory m JOIN memories_memoryembedding e ON e.memory_id = m.id
- WHERE %(vectors)s AND {MEMORY_VISIBLE}
+ WHERE %(vectors)s AND {MEMORY_VISIBLE.format(status="%(active)s")}
    AND e.model = %(model)s AND e.content_md5 = md5(m.content)
  ORDER BY m.updated_at DESC
  LIMIT %(scan)s)
+UNION ALL
+({_MEMORY_MATCH.format(part=2, visible="%(successors)s AND " + MEMORY_VISIBLE.format(status="%(superseded)s"))})
 """
+# The parts of MEMORY_SQL, by the number each row carries first.
+_LEXICAL, _VECTOR, _SUPERSEDED = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -93,42 +108,62 @@ def _fuse(keys: list, signals: dict[str, dict], weights: dict[str, float]) -> tu
     return fused, ranks
 
 
+@dataclass
+class _Row:
+    """A candidate memory and its signals (``lexical``: a lexical part found it)."""
+
+    memory: Memory
+    stem: float = 0.0
+    simple: float = 0.0
+    trigram: float = 0.0
+    coverage: int = 0
+    lexical: bool = False
+    vector: bytes | None = None
+
+
+_FIELDS = [f.attname for f in Memory._meta.concrete_fields]
+
+
 def _memory_rows(
-    *,
-    user: AbstractBaseUser,
-    terms: list[str],
-    kinds: list[str] | None,
-    vectors: bool,
-    status: str = MemoryStatus.ACTIVE,
-) -> list:
-    """``(id, stem, simple, trigram, coverage, lexical, vector)`` per candidate memory."""
+    *, user: AbstractBaseUser, terms: list[str], kinds: list[str] | None, vectors: bool, successors: bool
+) -> tuple[list[_Row], list[_Row]]:
+    """The active candidates and, when ``successors``, the superseded memories that match: one statement."""
     params = {
         "tsq": tsquery_text(terms),
         "terms": terms,
         "qtext": " ".join(terms),
+        "trigram": MEMORY_TRIGRAM_FLOOR,
         "user": user.pk,
-        "status": status,
+        "active": MemoryStatus.ACTIVE,
+        "superseded": MemoryStatus.SUPERSEDED,
+        "successors": successors,
         "kinds": list(kinds) if kinds else None,
         "vectors": vectors,
         "model": embeddings.MODEL_NAME,
         "pool": CANDIDATE_POOL,
         "scan": MEMORY_VECTOR_SCAN,
     }
-    # One transaction (no savepoint, so no extra query inside a caller's): the threshold
-    # is set for it only (SET LOCAL), never left on a connection a pooler hands on.
-    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-        # The threshold of ``<%``: our floor, so the trigram index filters for us.
-        cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, true)", [str(MEMORY_TRIGRAM_FLOOR)])
+    with connection.cursor() as cursor:
         cursor.execute(MEMORY_SQL, params)
         parts = cursor.fetchall()
-    rows: dict[int, list] = {}
-    for pk, stem, simple, trigram, coverage, vector in parts:
-        row = rows.setdefault(pk, [pk, 0.0, 0.0, 0.0, 0, False, None])
-        if vector is None:
-            row[1:6] = [float(stem), float(simple), float(trigram), int(coverage), True]
+    n = len(_FIELDS)
+    active: dict[int, _Row] = {}
+    superseded: list[_Row] = []
+    for part, *values in parts:
+        fields, (stem, simple, trigram, coverage, vector) = values[:n], values[n:]
+        if part == _SUPERSEDED:
+            memory = Memory.from_db(connection.alias, _FIELDS, fields)
+            superseded.append(_Row(memory, float(stem), float(simple), float(trigram), int(coverage), True))
+            continue
+        row = active.get(fields[0])
+        if row is None:
+            row = active[fields[0]] = _Row(Memory.from_db(connection.alias, _FIELDS, fields))
+        if part == _LEXICAL:
+            row.stem, row.simple, row.trigram = float(stem), float(simple), float(trigram)
+            row.coverage, row.lexical = int(coverage), True
         else:
-            row[6] = bytes(vector)
-    return list(rows.values())
+            row.vector = bytes(vector)
+    return list(active.values()), superseded
 
 
 def search_memories(
@@ -138,9 +173,11 @@ def search_memories(
 
     Fused ranks of stemmed and exact full-text rank, trigram word similarity, word
     coverage and embedding cosine; importance, then recency, break ties. A memory
-    that only the embedding found must stand out (``MEMORY_COSINE_MARGIN``). Three
-    queries (the trigram threshold, the ranking, the rows), and the query's embedding
-    when the user has embedded memories (cached per process: a turn pays for it once).
+    that only the embedding found must stand out (``MEMORY_COSINE_MARGIN``). One
+    statement (``MEMORY_SQL``: the candidates, their rows and the superseded ones the
+    successors come from; following a chain of supersessions reads more), and the
+    query's embedding when the user has embedded memories (cached per process: a turn
+    pays for it once).
     """
     query = (query or "")[:MAX_QUERY_CHARS]
     terms = query_terms(query)
@@ -149,37 +186,37 @@ def search_memories(
     vectors = embeddings.enabled()
     # Embedded in another thread while the ranking statement runs (cached per process).
     future = embeddings.query_vector_soon(query) if vectors else None
-    rows = _memory_rows(user=user, terms=terms, kinds=kinds, vectors=vectors)
+    rows, superseded = _memory_rows(user=user, terms=terms, kinds=kinds, vectors=vectors, successors=True)
     cosine: dict[int, float] = {}
     floor = 1.0
-    embedded = [r for r in rows if r[6] is not None]
+    embedded = [r for r in rows if r.vector is not None]
     if embedded and future is not None:
         question = future.result()
-        sims = embeddings.from_bytes([r[6] for r in embedded]) @ question
-        cosine = {r[0]: float(v) for r, v in zip(embedded, sims, strict=True)}
+        sims = embeddings.from_bytes([r.vector for r in embedded if r.vector is not None]) @ question
+        cosine = {r.memory.pk: float(v) for r, v in zip(embedded, sims, strict=True)}
         floor = embeddings.unrelated_similarity(question) + MEMORY_COSINE_MARGIN
-    rows = [r for r in rows if r[5] or cosine.get(r[0], 0.0) >= floor]
+    rows = [r for r in rows if r.lexical or cosine.get(r.memory.pk, 0.0) >= floor]
     if not rows:
-        return _successors(user=user, terms=terms, kinds=kinds, found=set(), limit=limit, score=0.0)
-    keys = [r[0] for r in rows]
+        return _successors(user=user, superseded=superseded, kinds=kinds, found=set(), limit=limit, score=0.0)
+    keys = [r.memory.pk for r in rows]
     signals = {
-        "stem": {r[0]: float(r[1]) for r in rows},
-        "simple": {r[0]: float(r[2]) for r in rows},
-        "trigram": {r[0]: float(r[3]) for r in rows},
-        "coverage": {r[0]: float(r[4]) for r in rows},
+        "stem": {r.memory.pk: r.stem for r in rows},
+        "simple": {r.memory.pk: r.simple for r in rows},
+        "trigram": {r.memory.pk: r.trigram for r in rows},
+        "coverage": {r.memory.pk: float(r.coverage) for r in rows},
         "cosine": {k: cosine.get(k, 0.0) for k in keys},
     }
     fused, _ = _fuse(keys, signals, MEMORY_WEIGHTS)
-    memories = Memory.objects.in_bulk(keys)
+    memories = {r.memory.pk: r.memory for r in rows}
     order = sorted(
-        (k for k in keys if k in memories),
+        keys,
         key=lambda k: (-round(fused[k], 9), -memories[k].importance, -memories[k].updated_at.timestamp(), -k),
     )[:limit]
     hits = [MemoryHit(memory=memories[k], score=fused[k]) for k in order]
     if len(hits) < limit:
         lowest = min((h.score for h in hits), default=0.0)
         more = limit - len(hits)
-        hits += _successors(user=user, terms=terms, kinds=kinds, found=set(order), limit=more, score=lowest)
+        hits += _successors(user=user, superseded=superseded, kinds=kinds, found=set(order), limit=more, score=lowest)
     return hits
 
 
@@ -188,26 +225,37 @@ SUCCESSOR_STEPS = 10
 
 
 def _successors(
-    *, user: AbstractBaseUser, terms: list[str], kinds: list[str] | None, found: set[int], limit: int, score: float
+    *,
+    user: AbstractBaseUser,
+    superseded: list[_Row],
+    kinds: list[str] | None,
+    found: set[int],
+    limit: int,
+    score: float,
 ) -> list[MemoryHit]:
-    """The current memories that replaced superseded ones matching the query words.
+    """The current memories that replaced the superseded ones matching the query words.
 
     "Where do I live?" names what "I live in Rome" was about, not "I moved from Rome to
     Turin", which superseded it: the question still reaches the newest statement, never
-    the old one. Ranked after the direct hits.
+    the old one. Ranked after the direct hits. ``superseded`` comes with the recall's
+    statement; each step along a chain is one more read (rare: only a superseded
+    memory that matches the words leads here).
     """
     if limit <= 0:
         return []
-    rows = _memory_rows(user=user, terms=terms, kinds=kinds, vectors=False, status=MemoryStatus.SUPERSEDED)
-    matched = sorted((r for r in rows if r[5]), key=lambda r: -(r[1] + r[2] + r[3]))
+    matched = sorted(superseded, key=lambda r: -(r.stem + r.simple + r.trigram))
     out: list[MemoryHit] = []
     for row in matched:
-        memory = Memory.objects.for_user(user).filter(pk=row[0]).first()
+        memory: Memory | None = row.memory
         for _ in range(SUCCESSOR_STEPS):
             if memory is None or memory.status != MemoryStatus.SUPERSEDED or memory.superseded_by_id is None:
                 break
             memory = Memory.objects.for_user(user).filter(pk=memory.superseded_by_id).first()
-        current = memory is not None and Memory.objects.active().filter(pk=memory.pk).exists()
+        current = (
+            memory is not None
+            and memory.status == MemoryStatus.ACTIVE
+            and (memory.expires_at is None or memory.expires_at > timezone.now())
+        )
         if current and memory is not None and memory.pk not in found and (not kinds or memory.kind in kinds):
             found.add(memory.pk)
             out.append(MemoryHit(memory=memory, score=score / 2))

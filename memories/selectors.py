@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.postgres.search import TrigramWordSimilarity
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from liamemory.errors import NotFound
 from memories.models import Memory, MemoryPreference
@@ -116,16 +118,17 @@ def forgotten_source_messages(*, user: User) -> set[int]:
     )
 
 
-def memory_chain_ids(*, memory: Memory) -> list[int]:
-    """The memory and every older version of it (what it superseded, and so on), newest
-    first: what forgetting or erasing it takes along, so no older value comes back. Only
-    the same person's memories: a chain never crosses people."""
-    ids, frontier = [memory.pk], [memory.pk]
+def memory_chain_ids(*, ids: Sequence[int]) -> list[int]:
+    """These memories and every older version of them (what they superseded, and so on),
+    newest first: what forgetting or erasing them takes along, so no older value comes
+    back. The one walk of the supersession chain. Only the same person's memories: a
+    chain never crosses people."""
+    found, frontier = list(dict.fromkeys(ids)), list(ids)
     while frontier:
         frontier = list(
-            Memory.objects.filter(user_id=memory.user_id, superseded_by_id__in=frontier)
-            .exclude(pk__in=ids)
+            Memory.objects.filter(superseded_by_id__in=frontier, user_id=F("superseded_by__user_id"))
+            .exclude(pk__in=found)
             .values_list("pk", flat=True)
         )
-        ids += frontier
-    return ids
+        found += frontier
+    return found

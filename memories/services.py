@@ -24,13 +24,14 @@ from django.utils import timezone
 
 from liamemory import embeddings
 from liamemory.errors import ApplicationError, Conflict
+from liamemory.personal_data import Event
 from liamemory.retention import memory_expires_at
 from memories.contradiction_model import model_enabled, model_replaced
+from memories.deletion import memories_delete
 from memories.embedding_services import content_md5
 from memories.matching import Verdict
 from memories.matching.change import choose, close_candidates
 from memories.models import Memory, MemoryEmbedding, MemoryKind, MemoryPreference, MemoryStatus, WriterType
-from memories.selectors import memory_chain_ids
 from memories.text import memory_text
 from memories.write_rules import (
     REVIEWED_WRITERS,
@@ -323,12 +324,7 @@ def memory_forget(*, user: User, memory_id: int | str, reason: str = "forgotten 
     except (Memory.DoesNotExist, ValueError, TypeError):
         return False
     with transaction.atomic():
-        ids = memory_chain_ids(memory=memory)
-        chain = list(Memory.objects.filter(pk__in=ids))
-        for item in chain:
-            audit(item, actor=user, reason=reason)
-            item.delete()
-        Memory.history.model.objects.filter(id__in=ids).update(content="")
+        memories_delete(ids=[memory.pk], event=Event.FORGET, actor=user, reason=reason)
     return True
 
 
@@ -447,8 +443,10 @@ def memory_expire_now(*, actor: User, memory: Memory) -> Memory:
 
 def memory_delete(*, actor: User, memory: Memory) -> None:
     memory = concrete(memory)
-    audit(memory, actor=actor, reason=f"deleted by {_writer_for(actor, memory)}")
-    memory.delete()
+    with transaction.atomic():
+        memories_delete(
+            ids=[memory.pk], event=Event.DELETE, actor=actor, reason=f"deleted by {_writer_for(actor, memory)}"
+        )
 
 
 def memory_touch_used(*, memory_ids: list[int]) -> int:

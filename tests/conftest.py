@@ -9,6 +9,9 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
 
+from agents.checkpointer import close_shared_saver
+from agents.streaming import stop_listener
+from config.celery import app
 from liamemory.roles import COMPLIANCE_GROUP
 from tests.factories import UserFactory
 from tests.fake_anthropic import FakeAnthropicServer
@@ -19,8 +22,6 @@ from tests.worker import WorkerProcess
 def _close_checkpointer_pool(django_db_setup):
     """The checkpointer's pool must let go of the test database before it is dropped."""
     yield
-    from agents.checkpointer import close_shared_saver
-    from agents.streaming import stop_listener
 
     close_shared_saver()
     stop_listener()
@@ -69,16 +70,40 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(skip)
 
 
+_SESSION_WORKERS: list[WorkerProcess] = []
+
+
 @pytest.fixture(scope="session")
 def worker_process(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[WorkerProcess]:
     """One real Celery worker (-P solo) for the session, on the test database."""
-    from config.celery import app
 
     with django_db_blocker.unblock():
         app.control.purge()
         proc = WorkerProcess(tmp_path_factory.mktemp("worker") / "worker.log").start()
+    _SESSION_WORKERS.append(proc)
     yield proc
+    _SESSION_WORKERS.remove(proc)
     proc.stop()
+
+
+def _commits_rows(item: pytest.Item) -> bool:
+    marker = item.get_closest_marker("django_db")
+    if marker is not None and marker.kwargs.get("transaction"):
+        return True
+    return bool({"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ())))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Let the session's worker finish before a transactional test's tables are truncated.
+
+    Such a test may enqueue tasks without asking for the ``worker`` fixture (a memory's
+    embedding after ``memory_remember``); once an earlier test started the session worker,
+    it runs them, and a task holding row locks while the flush truncates deadlocks the flush.
+    This runs before any fixture is torn down.
+    """
+    if _SESSION_WORKERS and _commits_rows(item):
+        _SESSION_WORKERS[0].wait_idle()
 
 
 @pytest.fixture

@@ -7,6 +7,8 @@ The execution (resumable batches, the scan, the receipt) is
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -129,7 +131,9 @@ def _join(subject: User, *, delete_account: bool) -> ErasureRequest | None:
         return None
     changes: dict[str, object] = {}
     if existing.status == ErasureStatus.FAILED:
-        changes["status"] = ErasureStatus.PENDING
+        # Pending again, waiting for an officer's "execute": not an execution the reaper
+        # should find lost.
+        changes.update(status=ErasureStatus.PENDING, execution_asked_at=None)
     if delete_account and not existing.delete_account:
         changes["delete_account"] = True  # the wider request wins
     if changes:
@@ -150,17 +154,34 @@ def erasure_dry_run(*, request: ErasureRequest) -> dict[str, int]:
 
 def erasure_enqueue(*, request: ErasureRequest) -> None:
     """Start execution in the worker once the caller's transaction commits."""
+    _execution_asked(request)
     execute_erasure.delay_on_commit(str(request.pk))
+
+
+def _execution_asked(request: ErasureRequest) -> None:
+    """Note that execution was asked for: if it is lost before its claim commits (the
+    worker or web process killed), the reaper finds the request still pending by this."""
+    request.execution_asked_at = timezone.now()
+    ErasureRequest.objects.filter(pk=request.pk).update(execution_asked_at=request.execution_asked_at)
 
 
 # --- telling the person ----------------------------------------------------------
 
 
-def erasure_notice_take(*, user: User) -> str:
+@dataclass(frozen=True)
+class ErasureNotice:
+    """What a person is told, once, of an erasure a compliance officer ran on them."""
+
+    text: str
+    erased_at: datetime | None
+
+
+def erasure_notice_take(*, user: User) -> ErasureNotice | None:
     """What was erased of this person and when, in plain words, once: at their first
-    sign-in after an erasure a compliance officer ran and that kept their account.
-    Empty when there is nothing new to tell. The request no longer names the person;
-    it is found by the receipt's pseudonym of their id."""
+    sign-in (the web's landing page, or the API's ``GET /api/me``) after an erasure a
+    compliance officer ran and that kept their account. None when there is nothing new
+    to tell. The request no longer names the person; it is found by the receipt's
+    pseudonym of their id."""
     request = (
         ErasureRequest.objects.filter(
             subject_ref=subject_ref_for(user.pk),
@@ -177,14 +198,15 @@ def erasure_notice_take(*, user: User) -> str:
     if request is None or not ErasureRequest.objects.filter(pk=request.pk, person_notified_at__isnull=True).update(
         person_notified_at=timezone.now()
     ):
-        return ""
+        return None
     readable = receipt_readable(request.receipt.body)
     erased = "; ".join(f"{row['plain']}: {row['count']}" for row in readable["erased"])
     when = request.finished_at.strftime("%Y-%m-%d %H:%M UTC") if request.finished_at else "recently"
-    return (
+    text = (
         f"On {when}, at the request of a compliance officer, all your data was erased ({erased}). "
         f"{readable['account']} What you do from now on is stored as before."
     )
+    return ErasureNotice(text=text, erased_at=request.finished_at)
 
 
 # --- legal holds -----------------------------------------------------------------
@@ -230,11 +252,13 @@ def erasure_self_service(*, user: User, delete_account: bool = False) -> Erasure
     request = erasure_request_create(
         subject=user, requested_by=user, delete_account=delete_account, self_service=True, reason="self-service"
     )
+    _execution_asked(request)
     return erasure_execute(request_id=request.pk)
 
 
 __all__ = [
     "ErasureForbidden",
+    "ErasureNotice",
     "ErasureRefused",
     "erasure_dry_run",
     "erasure_execute",

@@ -21,22 +21,24 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
 from django.db import DatabaseError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
-from agents.models import Run, RunStatus
+from agents.models import RunStatus
 from agents.state_machine import runs_move
 from governance.models import ErasureReceipt, ErasureRequest, ErasureStatus, LegalHold
 from liamemory.errors import Conflict, Forbidden
 from liamemory.models import StaffAccessLog
+from liamemory.personal_data import Event, Parent
 from liamemory.roles import is_compliance_officer
-from memories.models import Memory, MemoryPreference
-from memories.selectors import memory_chain_ids
+from memories.deletion import memory_history_scrub
+from memories.models import Memory
 from usecases import erasure_scan as scan
 from usecases import erasure_selectors as sel
 from usecases.erasure_receipts import receipt_build, receipt_hash
-from usecases.erasure_statistics import statistics_rebuild
-from usecases.personal_data import store_tables
+from usecases.erasure_statistics import statistics_not_rebuildable, statistics_rebuild
+from usecases.personal_data import person_store_rows, store_tables
+from usecases.personal_data_plan import deletion_plan
 from usecases.thread_deletion import threads_delete
 
 logger = logging.getLogger(__name__)
@@ -107,41 +109,15 @@ def _in_batches(
 
 
 def _erase_memories(ids: list[int]) -> dict[str, int]:
-    # Raw DELETE: the ORM's delete would write a "deleted" audit row holding the
-    # content we are erasing. Pointers from other memories are cleared first.
-    # Their embeddings would go by the database's cascade; deleted first to be counted.
-    Memory.objects.filter(superseded_by_id__in=ids).exclude(id__in=ids).update(superseded_by=None)
-    with connection.cursor() as cur:
-        cur.execute("DELETE FROM memories_memoryembedding WHERE memory_id = ANY(%s)", [ids])
-        embeddings = cur.rowcount
-        cur.execute("DELETE FROM memories_memory WHERE id = ANY(%s)", [ids])
-        return {"memories": cur.rowcount, "embeddings": embeddings}
+    return deletion_plan(event=Event.ERASE, parent=Parent.MEMORY, ids=ids).execute()
 
 
 def _scrub_history(history_ids: list[int]) -> dict[str, int]:
-    # Tombstones keep history_id, the memory id, kind, history_type, actor and time.
-    model = Memory.history.model
-    n = model.objects.filter(history_id__in=history_ids).update(
-        content="",
-        user=None,
-        writer_name="",
-        source_thread=None,
-        source_thread_ref=None,
-        source_message=None,
-        source_run=None,
-        superseded_by=None,
-        history_change_reason=None,
-    )
-    return {"memory_history_scrubbed": n}
+    return {"memory_history_scrubbed": memory_history_scrub(history_ids=history_ids)}
 
 
 def _delete_runs(ids: list[uuid.UUID]) -> dict[str, int]:
-    _, per_model = Run.objects.filter(id__in=ids).delete()
-    return {
-        "runs": per_model.get("agents.Run", 0),
-        "trace_events": per_model.get("agents.TraceEvent", 0),
-        "run_transitions": per_model.get("agents.RunTransition", 0),
-    }
+    return deletion_plan(event=Event.ERASE, parent=Parent.RUN, ids=ids).execute()
 
 
 def _pseudonymize_staff_access(user_id: int, subject_ref: str) -> int:
@@ -204,6 +180,17 @@ def _subject_id(request: ErasureRequest) -> int:
     return request.subject_id
 
 
+def _next(uid: int, store: str, size: int) -> list[Any]:
+    """The next batch of the person's rows of a store, found by the map's keys."""
+    rows = person_store_rows(user_id=uid, names=(store,))[store]
+    return list(rows.order_by("pk").values_list("pk", flat=True)[:size])
+
+
+def _delete_rows(uid: int, stores: tuple[str, ...]) -> dict[str, int]:
+    """The person's rows of stores nothing hangs under, found by the map's keys."""
+    return {name: rows.delete()[0] for name, rows in person_store_rows(user_id=uid, names=stores).items()}
+
+
 def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> None:
     """Every deletion of the erasure, store by store in batches, counted on the request.
     The dry run is this same function in a transaction that is rolled back."""
@@ -216,7 +203,7 @@ def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> N
     )
     _in_batches(
         rid,
-        lambda: list(Memory.objects.filter(user_id=uid).order_by("id").values_list("id", flat=True)[:size]),
+        lambda: _next(uid, "memories", size),
         _erase_memories,
         hold_check=hold_check,
     )
@@ -238,13 +225,13 @@ def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> N
     )
     _in_batches(
         rid,
-        lambda: list(sel.subject_threads(user_id=uid).order_by("id").values_list("id", flat=True)[:size]),
-        lambda ids: threads_delete(thread_ids=ids),
+        lambda: _next(uid, "threads", size),
+        lambda ids: threads_delete(thread_ids=ids, event=Event.ERASE),
         hold_check=hold_check,
     )
     _in_batches(
         rid,
-        lambda: list(sel.subject_runs(user_id=uid).values_list("id", flat=True)[:size]),
+        lambda: _next(uid, "runs", size),
         _delete_runs,
         hold_check=hold_check,
     )
@@ -253,8 +240,7 @@ def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> N
         _add_counts(
             rid,
             {
-                "memory_preferences": MemoryPreference.objects.filter(user_id=uid).delete()[0],
-                "api_tokens": Token.objects.filter(user_id=uid).delete()[0],
+                **_delete_rows(uid, ("memory_preferences", "api_tokens")),
                 "sessions": Session.objects.filter(session_key__in=list(sel.subject_sessions(user_id=uid))).delete()[0],
                 "legal_holds_lifted": LegalHold.objects.filter(user_id=uid, lifted_at__isnull=False).delete()[0],
                 "references_cleared": refs["holds_placed"].update(placed_by=None)
@@ -316,10 +302,21 @@ def _finish(request_id: uuid.UUID) -> ErasureRequest:
             failure = NOT_VERIFIED
         else:
             failure = ""
+            # In the receipt's own transaction (ANALYZE may run in one, and counts the rows
+            # this transaction deleted as gone): a receipt exists only with the statistics
+            # rebuilt. Run after the commit, a worker killed between the two left a
+            # completed erasure whose words stayed in pg_stats, and nobody to redo it.
+            _refresh_statistics()
             counts = dict(request.executed_counts)
             counts["account"] = account
             now = timezone.now()
-            body = receipt_build(request=request, counts=counts, verification=findings.summary(), finished_at=now)
+            body = receipt_build(
+                request=request,
+                counts=counts,
+                verification=findings.summary(),
+                finished_at=now,
+                statistics_not_rebuilt=statistics_not_rebuildable(tables=store_tables()),
+            )
             ErasureReceipt.objects.create(request=request, body=body, sha256=receipt_hash(body))
             ErasureRequest.objects.filter(pk=request.pk).update(
                 status=ErasureStatus.COMPLETED,
@@ -337,10 +334,11 @@ def _finish(request_id: uuid.UUID) -> ErasureRequest:
 
 def _refresh_statistics() -> None:
     """Rebuild the planner statistics of every declared store, so none keeps a sample of
-    the person's values. A failure leaves the erasure completed (the rows are gone; the
-    receipt says statistics are refreshed by the next ANALYZE at the latest)."""
+    the person's values. A database error is logged and leaves the erasure to complete
+    (the rows are gone; the next ANALYZE refreshes them)."""
     try:
-        statistics_rebuild(tables=store_tables())
+        with transaction.atomic():
+            statistics_rebuild(tables=store_tables())
     except DatabaseError:
         logger.warning("erasure: refreshing the planner statistics failed; the next ANALYZE refreshes them")
 
@@ -371,8 +369,6 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
             )
             return ErasureRequest.objects.get(pk=request_id)
         result = _finish(request_id)
-        if result.status == ErasureStatus.COMPLETED:
-            _refresh_statistics()
         logger.info("erasure %s finished: %s", request_id, result.status)
         return result
     except Exception:
@@ -389,22 +385,31 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
 
 
 def erasures_reap_interrupted() -> list[uuid.UUID]:
-    """The ``running`` requests nobody executes any more, now ``failed`` and resumable.
+    """The erasures nobody executes any more, now ``failed`` and resumable: ``running``
+    ones, and ``pending`` ones whose execution was asked for a while ago
+    (``ERASURE_START_STALE_AFTER``) and never claimed.
 
     An execution holds its request's advisory lock for as long as it runs, on its own
     database session; a worker killed mid-erasure loses the session and the lock with it,
     while the row still says ``running`` (the broker redelivers its task only much later,
-    if ever). Taking the lock here proves nobody holds it; the update is conditional on
-    the row still being ``running``, so an execution that just finished is left alone.
+    if ever). Killed before its claim committed (a task received but not started, or the
+    claim's transaction cut), the row still says ``pending``. Taking the lock here proves
+    nobody holds it; the update is conditional on the row's state not having moved, so an
+    execution that just claimed or finished it is left alone.
     """
+    lost_before_claim = Q(
+        status=ErasureStatus.PENDING,
+        execution_asked_at__lt=timezone.now() - settings.ERASURE_START_STALE_AFTER,
+    )
+    stale = Q(status=ErasureStatus.RUNNING) | lost_before_claim
     reaped = []
-    for request_id in ErasureRequest.objects.filter(status=ErasureStatus.RUNNING).values_list("pk", flat=True):
+    for request_id in ErasureRequest.objects.filter(stale).values_list("pk", flat=True):
         with connection.cursor() as cur:
             cur.execute("SELECT pg_try_advisory_lock(%s)", [lock_key(request_id)])
             if not cur.fetchone()[0]:
                 continue
         try:
-            stopped = ErasureRequest.objects.filter(pk=request_id, status=ErasureStatus.RUNNING).update(
+            stopped = ErasureRequest.objects.filter(stale, pk=request_id).update(
                 status=ErasureStatus.FAILED, error_message=INTERRUPTED
             )
         finally:
@@ -433,9 +438,6 @@ def memory_erase(*, memory: Memory, actor: User) -> dict[str, int]:
     if not is_compliance_officer(actor):
         raise ErasureForbidden("Only compliance officers can erase; staff can delete, which keeps the audit.")
     with transaction.atomic():
-        ids = memory_chain_ids(memory=memory)
-        counts = _erase_memories(ids)
-        history = list(Memory.history.model.objects.filter(id__in=ids).values_list("history_id", flat=True))
-        counts.update(_scrub_history(history))
-    logger.info("memories %s of user %s erased by user %s", ids, memory.user_id, actor.pk)
+        counts = _erase_memories([memory.pk])
+    logger.info("memory %s of user %s (and what it replaced) erased by user %s", memory.pk, memory.user_id, actor.pk)
     return counts

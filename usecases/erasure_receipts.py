@@ -19,7 +19,7 @@ from usecases.erasure_selectors import STORES
 from usecases.personal_data import describe
 
 RECEIPT_FORMAT = "liamemory.erasure-receipt"
-RECEIPT_VERSION = 2
+RECEIPT_VERSION = 3  # 3: verification.statistics_not_rebuilt
 
 # What lies outside the database. Stated in every receipt so the person knows.
 OUTSIDE_DATABASE = [
@@ -27,11 +27,6 @@ OUTSIDE_DATABASE = [
         "store": "database backups",
         "holds": "copies taken before the erasure",
         "lingers": "until the operator's backup rotation removes them; restoring one requires re-running erasures",
-    },
-    {
-        "store": "database statistics",
-        "holds": "samples of column values the query planner keeps (pg_stats), taken before the erasure",
-        "lingers": "refreshed (ANALYZE) right after the erasure; a table it emptied has its statistics removed",
     },
     {
         "store": "deleted row versions",
@@ -53,6 +48,30 @@ OUTSIDE_DATABASE = [
 ]
 
 
+_STATISTICS_HOLD = "samples of column values the query planner keeps (pg_stats), taken before the erasure"
+
+
+def statistics_statement(not_rebuilt: list[str]) -> dict[str, str]:
+    """What the receipt says of the planner's statistics: rebuilt, or, when the database
+    role may not analyse some tables (it owns neither them nor the database and is no
+    superuser; PostgreSQL then skips them), which ones keep their samples."""
+    if not not_rebuilt:
+        return {
+            "store": "database statistics",
+            "holds": _STATISTICS_HOLD,
+            "lingers": "refreshed (ANALYZE) right after the erasure; a table it emptied has its statistics removed",
+        }
+    return {
+        "store": "database statistics",
+        "holds": f"{_STATISTICS_HOLD}; NOT refreshed for {len(not_rebuilt)} tables: {', '.join(not_rebuilt)}",
+        "lingers": (
+            "the database role the service runs as does not own those tables, so it may not refresh them: "
+            "they may hold samples of your data until their owner runs ANALYZE (or autovacuum does, after "
+            "enough changes)"
+        ),
+    }
+
+
 def subject_ref_for(user_id: int) -> str:
     """A stable pseudonym of a user id: HMAC-SHA256 with SECRET_KEY (not reversible without it)."""
     key = settings.SECRET_KEY.encode()
@@ -60,9 +79,17 @@ def subject_ref_for(user_id: int) -> str:
 
 
 def receipt_build(
-    *, request: ErasureRequest, counts: dict[str, int], verification: dict[str, Any], finished_at
+    *,
+    request: ErasureRequest,
+    counts: dict[str, int],
+    verification: dict[str, Any],
+    finished_at,
+    statistics_not_rebuilt: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The receipt body: counts, times, pseudonymous references; no personal data."""
+    """The receipt body: counts, times, pseudonymous references; no personal data.
+    ``statistics_not_rebuilt``: the tables whose planner statistics the erasure may not
+    rebuild; the receipt names them and does not call the erasure clean."""
+    not_rebuilt = sorted(statistics_not_rebuilt or [])
     requester: dict[str, str | None]
     if request.self_service:
         requester = {"role": "self_service", "ref": request.subject_ref}
@@ -85,8 +112,8 @@ def receipt_build(
         "started_at": request.started_at.isoformat() if request.started_at else None,
         "finished_at": finished_at.isoformat(),
         "counts": {store: int(counts.get(store, 0)) for store in STORES},
-        "verification": verification,
-        "outside_database": OUTSIDE_DATABASE,
+        "verification": {**verification, "statistics_not_rebuilt": not_rebuilt},
+        "outside_database": [OUTSIDE_DATABASE[0], statistics_statement(not_rebuilt), *OUTSIDE_DATABASE[1:]],
     }
 
 
@@ -129,6 +156,9 @@ def receipt_readable(body: dict[str, Any]) -> dict[str, Any]:
         "account": "Your account was deleted." if account == "deleted" else "Your account was kept, empty.",
         "erased": [row for row in rows if row["count"]],
         "untouched": [row for row in rows if not row["count"]],
-        "clean": bool(body.get("verification", {}).get("clean")),
+        # Clean only when no table or statistic was left holding anything of the person.
+        "clean": bool(body.get("verification", {}).get("clean"))
+        and not body.get("verification", {}).get("statistics_not_rebuilt"),
+        "statistics_not_rebuilt": body.get("verification", {}).get("statistics_not_rebuilt", []),
         "outside_database": body.get("outside_database", []),
     }

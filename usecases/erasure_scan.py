@@ -115,24 +115,33 @@ def _shared_with_others(tokens: set[str], *, user_id: int) -> set[str]:
     shared: set[str] = set()
     catalogue = _catalogue()
     for table in persons:
+        # The person's whole rows are left out of the scan once, in its WHERE; a row that is
+        # theirs only in some columns (history scrubbed) has those cells read as NULL.
+        whole = [(sql, p) for sql, p, columns in persons[table] if columns is None]
+        pk = qn(pk_columns[table])
         reads: list[str] = []
         params: list[Any] = []
         for column, data_type in catalogue.get(table, []):
             if data_type not in _TEXT_TYPES:
                 continue
-            value = f"lower({qn(column)}::text)"
-            gone = [(sql, p) for sql, p, columns in persons.get(table, []) if columns is None or column in columns]
+            value = f"lower(t.{qn(column)}::text)"
+            gone = [(sql, p) for sql, p, columns in persons[table] if columns is not None and column in columns]
             if gone:
-                pk = qn(pk_columns[table])
-                value = f"CASE WHEN {' OR '.join(f'{pk} IN ({sql})' for sql, _ in gone)} THEN NULL ELSE {value} END"
+                value = f"CASE WHEN {' OR '.join(f't.{pk} IN ({sql})' for sql, _ in gone)} THEN NULL ELSE {value} END"
                 params += [v for _, p in gone for v in p]
-            reads.append(value)
+            reads.append(f"({value})")
         if not reads:
             continue
-        cells = " UNION ALL ".join(f"SELECT {r} FROM {qn(table)}" for r in reads)
-        # The person's query parameters appear once per column read, in order.
+        where = ""
+        if whole:
+            where = f" WHERE NOT ({' OR '.join(f't.{pk} IN ({sql})' for sql, _ in whole)})"
+            params += [v for _, p in whole for v in p]
+        # One pass over the table: each row's text cells unpivoted (LATERAL VALUES), in a
+        # subquery the planner may not flatten (OFFSET 0); the person's query parameters
+        # appear in the order of the SQL text.
         sql = (
-            f"SELECT DISTINCT n FROM (SELECT v FROM ({cells}) AS c(v) WHERE v IS NOT NULL OFFSET 0) AS r,"
+            f"SELECT DISTINCT n FROM (SELECT c.v FROM {qn(table)} AS t"
+            f" CROSS JOIN LATERAL (VALUES {', '.join(reads)}) AS c(v){where} OFFSET 0) AS r,"
             " unnest(%s::text[]) AS n WHERE strpos(r.v, n) > 0"
         )
         with connection.cursor() as cur:

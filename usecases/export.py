@@ -22,11 +22,28 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
-from agents.models import Run, TraceEvent
-from conversations.models import Message, Thread, ThreadSummary
+from agents.context_report import context_report_read
+from agents.models import Approval, Run, TraceEvent
+from conversations.models import Message, ThreadSummary
 from memories.models import Memory
 from memories.selectors import memory_preference_for
+from usecases.personal_data import exported_rows
 
+# The declared stores (``exported=True``) the document carries: the person and their
+# preference, the threads with messages, summaries and runs with their steps, the
+# memories with the history of their changes. A test holds the declarations to it.
+EXPORTED_STORES = (
+    "account",
+    "memory_preferences",
+    "threads",
+    "messages",
+    "summaries",
+    "runs",
+    "trace_events",
+    "approvals",
+    "memories",
+    "memory_history_scrubbed",
+)
 EXPORT_FORMAT = "liamemory.export"
 EXPORT_VERSION = 1
 SCHEMA_PATH = Path(settings.BASE_DIR) / "docs" / "export.schema.json"
@@ -35,6 +52,11 @@ SCHEMA_PATH = Path(settings.BASE_DIR) / "docs" / "export.schema.json"
 def export_schema() -> dict[str, Any]:
     """The committed JSON Schema of the export document."""
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def _context_report(r: Run) -> dict[str, Any] | None:
+    report = context_report_read(r.context_report)
+    return report.as_json() if report else None
 
 
 def _ts(value: datetime | None) -> str | None:
@@ -82,7 +104,22 @@ def _trace(e: TraceEvent) -> dict[str, Any]:
     }
 
 
-def _run(r: Run, sequences: dict[int, int], trace: list[dict[str, Any]]) -> dict[str, Any]:
+def _approval(a: Approval) -> dict[str, Any]:
+    # Who decided is a staff member's identity, not the person's data: only whether staff did.
+    return {
+        "action": a.action,
+        "reason": a.reason,
+        "amount": str(a.amount) if a.amount is not None else None,
+        "requested_at": _ts(a.requested_at),
+        "decision": a.decision,
+        "decided_at": _ts(a.decided_at),
+        "note": a.note,
+    }
+
+
+def _run(
+    r: Run, sequences: dict[int, int], trace: list[dict[str, Any]], approvals: list[dict[str, Any]]
+) -> dict[str, Any]:
     return {
         "id": str(r.id),
         "status": r.status,
@@ -98,7 +135,8 @@ def _run(r: Run, sequences: dict[int, int], trace: list[dict[str, Any]]) -> dict
         "tokens_cache_write": r.tokens_cache_write,
         "latency_ms": r.latency_ms,
         "attempts": r.attempts,
-        "context_info": r.context_info,
+        "context_report": _context_report(r),
+        "approvals": approvals,
         "created_at": _ts(r.created_at),
         "started_at": _ts(r.started_at),
         "finished_at": _ts(r.finished_at),
@@ -165,15 +203,17 @@ def person_export(*, user: User) -> dict[str, Any]:
 
 
 def _collect(user: User) -> dict[str, Any]:
-    threads = list(Thread.objects.filter(owner=user).order_by("created_at", "id"))
-    messages = list(Message.objects.filter(thread__owner=user).order_by("thread_id", "sequence"))
-    summaries = list(ThreadSummary.objects.filter(thread__owner=user).order_by("thread_id", "version"))
-    runs = list(Run.objects.filter(user=user).order_by("created_at", "id"))
-    events = list(TraceEvent.objects.filter(run__user=user).order_by("run_id", "id"))
-    memories = list(Memory.objects.filter(user=user).order_by("created_at", "id"))
-    history = list(
-        Memory.history.model.objects.filter(user_id=user.pk).select_related("history_user").order_by("history_id")
-    )
+    # The person's rows in every exported store, found through the declared keys (the
+    # rows an erasure takes whole); one query each.
+    rows = exported_rows(user_id=user.pk)
+    threads = list(rows["threads"].order_by("created_at", "id"))
+    messages = list(rows["messages"].order_by("thread_id", "sequence"))
+    summaries = list(rows["summaries"].order_by("thread_id", "version"))
+    runs = list(rows["runs"].order_by("created_at", "id"))
+    events = list(rows["trace_events"].order_by("run_id", "id"))
+    approvals = list(rows["approvals"].order_by("run_id", "requested_at", "id"))
+    memories = list(rows["memories"].order_by("created_at", "id"))
+    history = list(rows["memory_history_scrubbed"].select_related("history_user").order_by("history_id"))
     preference = memory_preference_for(user=user)
 
     run_ids = {r.id for r in runs}
@@ -187,8 +227,11 @@ def _collect(user: User) -> dict[str, Any]:
     trace_by_run: dict[Any, list] = defaultdict(list)
     for e in events:
         trace_by_run[e.run_id].append(_trace(e))
+    approvals_by_run: dict[Any, list] = defaultdict(list)
+    for a in approvals:
+        approvals_by_run[a.run_id].append(_approval(a))
     for r in runs:
-        by_thread[r.thread_id]["runs"].append(_run(r, sequences, trace_by_run[r.id]))
+        by_thread[r.thread_id]["runs"].append(_run(r, sequences, trace_by_run[r.id], approvals_by_run[r.id]))
 
     return {
         "format": EXPORT_FORMAT,

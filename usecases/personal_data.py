@@ -9,18 +9,19 @@ model against.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from django.apps import apps
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
-from django.db.models import Field, Model, Q, QuerySet
+from django.db.models import Field, Model, Q, QuerySet, TextField
+from django.db.models.functions import Cast
 
 from agents import personal_data as agents_data
 from conversations import personal_data as conversations_data
 from governance import personal_data as governance_data
-from liamemory.personal_data import FRAMEWORK_STORES, Key, OnParent, Parent, Store
+from liamemory.personal_data import FRAMEWORK_STORES, Event, Key, OnParent, Parent, Store
 from memories import personal_data as memories_data
 
 STORES: tuple[Store, ...] = (
@@ -80,7 +81,7 @@ def _parent_ids(user_id: int) -> dict[Parent, QuerySet]:
                 continue
             for key in store.keys:
                 target = PARENT_MODELS.get(key.parent)
-                if key.on_parent is OnParent.DELETE and key.parent in found and target != label:
+                if key.action(Event.ERASE) is OnParent.DELETE and key.parent in found and target != label:
                     q |= Q(**{f"{_field(model, key.field).attname}__in": found[key.parent]})
         found[parent] = model.objects.filter(q).values("pk") if q else model.objects.none().values("pk")
     return found
@@ -89,9 +90,9 @@ def _parent_ids(user_id: int) -> dict[Parent, QuerySet]:
 def _any_object(parents: dict[Parent, QuerySet], *, id_field: str, content_type: str | None) -> Q:
     q = Q()
     for parent, label in PARENT_MODELS.items():
-        ids = [str(i) for i in parents[parent].values_list("pk", flat=True)]
-        if not ids:
-            continue
+        # A subquery, not a list: a person with 10,000 messages made a 10,000-value IN
+        # list that took longer to send and plan than the scan it served.
+        ids = parents[parent].values(as_text=Cast("pk", output_field=TextField()))
         where: dict[str, Any] = {f"{id_field}__in": ids}
         if content_type:
             where[content_type] = ContentType.objects.get_for_model(apps.get_model(label))
@@ -105,6 +106,22 @@ def _self_reference(model: type[Model], store: Store, key: Key) -> bool:
     return PARENT_MODELS.get(key.parent) == store.model and not _field(model, key.field).primary_key
 
 
+def _key_filter(model: type[Model], store: Store, key: Key, parents: dict[Parent, QuerySet]) -> tuple[Q, OnParent]:
+    """The rows of ``store`` that ``key`` ties to the person (an empty Q: none it can
+    read), and what an erasure does to them."""
+    action = key.action(Event.ERASE)
+    if action is OnParent.UNLINK or _self_reference(model, store, key):
+        return Q(), action
+    if key.parent is Parent.ANY_OBJECT:
+        ct = "content_type" if any(f.name == "content_type" for f in model._meta.get_fields()) else None
+        return _any_object(parents, id_field=key.field, content_type=ct), action
+    if not _filterable(model, key):
+        return Q(), action
+    field = _field(model, key.field)
+    lookup = "pk" if field.primary_key else field.attname
+    return Q(**{f"{lookup}__in": parents[key.parent]}), action
+
+
 def person_rows(*, user_id: int) -> Iterator[tuple[type[Model], QuerySet, tuple[str, ...] | None]]:
     """(model, the person's rows, the columns emptied there or None for the whole row),
     per declared key that reaches the person. Rows that only point at the person's data
@@ -116,21 +133,37 @@ def person_rows(*, user_id: int) -> Iterator[tuple[type[Model], QuerySet, tuple[
         if model is None:
             continue
         for key in store.keys:
-            if key.on_parent is OnParent.UNLINK or _self_reference(model, store, key):
-                continue
-            if key.parent is Parent.ANY_OBJECT:
-                ct = "content_type" if any(f.name == "content_type" for f in model._meta.get_fields()) else None
-                q = _any_object(parents, id_field=key.field, content_type=ct)
-            elif _filterable(model, key):
-                field = _field(model, key.field)
-                lookup = "pk" if field.primary_key else field.attname
-                q = Q(**{f"{lookup}__in": parents[key.parent]})
-            else:
-                continue
+            q, action = _key_filter(model, store, key, parents)
             if not q:
                 continue
-            columns = None if key.on_parent in _ROW_GOES else key.scrubs
+            columns = None if action in _ROW_GOES else key.scrubs
             yield model, model._default_manager.filter(q), columns
+
+
+def person_store_rows(*, user_id: int, names: Collection[str]) -> dict[str, QuerySet]:
+    """Per named store (with a model), the person's rows: the rows an erasure takes
+    whole, found through the declared keys (a store reached by several: their union).
+    Querysets, unevaluated: a reader reads each in one query."""
+    parents = _parent_ids(user_id)
+    found: dict[str, QuerySet] = {}
+    for store in STORES:
+        model = store_model(store)
+        if model is None or store.name not in names:
+            continue
+        assert store.name not in found, f"two stores named {store.name}"
+        q = Q()
+        for key in store.keys:
+            key_q, action = _key_filter(model, store, key, parents)
+            if key_q and action in _ROW_GOES:
+                q |= key_q
+        found[store.name] = model._default_manager.filter(q) if q else model._default_manager.none()
+    return found
+
+
+def exported_rows(*, user_id: int) -> dict[str, QuerySet]:
+    """Per exported store, the person's rows: what the erasure would delete is what
+    the export carries."""
+    return person_store_rows(user_id=user_id, names={store.name for store in STORES if store.exported})
 
 
 def declared_keys() -> dict[str, set[str]]:

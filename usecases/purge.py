@@ -8,37 +8,32 @@ from collections.abc import Callable
 from datetime import datetime
 
 import psycopg
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, transaction
 from django.db.models import F, Q
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agents.checkpointer import CHECKPOINT_TABLES
-from agents.models import Run, RunTransition, TraceEvent
+from agents.models import Run
 from agents.state_machine import WORKING
-from conversations.models import Message, Thread
+from conversations.models import Thread
 from governance.models import LegalHold, PurgeRecord
 from liamemory.models import RetentionScope
+from liamemory.personal_data import Event, Parent
 from liamemory.retention import lifetime
-from memories.models import Memory, MemoryEmbedding, MemoryKind
+from memories.models import Memory, MemoryKind
+from usecases.personal_data_plan import deletion_plan
 from usecases.thread_deletion import threads_delete
 
 logger = logging.getLogger(__name__)
 
 PURGE_BATCH_SIZE = 500
+# What a purge of threads counts (the plan counts the memories' vectors too: none here).
+THREAD_COUNTS = ("threads", "trace_events", "run_transitions", "embeddings", "messages", "summaries", "runs")
 
 
 def _held_users():
     """Users under a legal hold in force, as a subquery (re-read by every batch)."""
     return LegalHold.objects.in_force().values("user_id")
-
-
-def _delete(table: str, where: str, ids: list) -> int:
-    """One plain DELETE. Used where Django's collector would load every row into memory
-    (messages with their content) to emulate cascades we perform explicitly instead."""
-    with connection.cursor() as cur:
-        cur.execute(f"DELETE FROM {table} WHERE {where}", [ids])
-        return cur.rowcount
 
 
 def _claim(queryset, limit: int) -> list:
@@ -65,21 +60,12 @@ def _purge_thread_batch(*, now: datetime, limit: int) -> Counter | None:
         )
         if not ids:
             return None
-        counts: Counter = Counter(threads=len(ids))
         # Long-term memories outlive the thread (they have their own retention); their
         # provenance keeps the thread id as a plain value and says it expired.
-        counts["memories_source_expired"] = Memory.objects.filter(source_thread_id__in=ids).update(
-            source_expired=True,
-            source_thread_ref=Coalesce(F("source_thread_ref"), F("source_thread_id")),
-            source_thread=None,
-        )
-        Memory.objects.filter(source_message__thread_id__in=ids).update(source_message=None, source_expired=True)
-        Memory.objects.filter(source_run__thread_id__in=ids).update(source_run=None, source_expired=True)
-        deleted = threads_delete(thread_ids=ids)
-        counts.update(
-            {k: deleted[k] for k in ("trace_events", "run_transitions", "embeddings", "messages", "summaries", "runs")}
-        )
-        counts["checkpoint_rows"] = sum(deleted[t] for t in CHECKPOINT_TABLES[:3])
+        deleted = threads_delete(thread_ids=ids, event=Event.EXPIRE)
+        counts: Counter = Counter({k: deleted.get(k, 0) for k in THREAD_COUNTS})
+        counts["memories_source_expired"] = deleted.get("memories_source_expired", 0)
+        counts["checkpoint_rows"] = sum(deleted.get(t, 0) for t in CHECKPOINT_TABLES[:3])
     return counts
 
 
@@ -91,13 +77,7 @@ def _purge_run_batch(*, now: datetime, limit: int) -> Counter | None:
         )
         if not ids:
             return None
-        Message.objects.filter(run_id__in=ids).update(run=None)
-        Memory.objects.filter(source_run_id__in=ids).update(source_run=None)
-        Run.objects.filter(retry_of_id__in=ids).update(retry_of=None)
-        counts: Counter = Counter()
-        counts["trace_events"] = _delete(TraceEvent._meta.db_table, "run_id = ANY(%s)", ids)
-        counts["run_transitions"] = _delete(RunTransition._meta.db_table, "run_id = ANY(%s)", ids)
-        counts["runs"] = _delete(Run._meta.db_table, "id = ANY(%s)", ids)
+        counts: Counter = Counter(deletion_plan(event=Event.EXPIRE, parent=Parent.RUN, ids=ids).execute())
     return counts
 
 
@@ -107,11 +87,7 @@ def _purge_memory_batch(*, now: datetime, limit: int) -> Counter | None:
         ids = _claim(Memory.objects.expired(now).exclude(user_id__in=_held_users()), limit)
         if not ids:
             return None
-        Memory.objects.filter(superseded_by_id__in=ids).update(superseded_by=None)
-        counts: Counter = Counter()
-        counts["memory_history"] = _delete(Memory.history.model._meta.db_table, "id = ANY(%s)", ids)
-        counts["embeddings"] = _delete(MemoryEmbedding._meta.db_table, "memory_id = ANY(%s)", ids)
-        counts["memories"] = _delete(Memory._meta.db_table, "id = ANY(%s)", ids)
+        counts: Counter = Counter(deletion_plan(event=Event.EXPIRE, parent=Parent.MEMORY, ids=ids).execute())
     return counts
 
 

@@ -74,7 +74,8 @@ def execute_erasure(request_id: str) -> dict[str, str]:
 # Periodic (django-celery-beat, governance migration 0006).
 @shared_task(name="governance.reap_stale_erasures", soft_time_limit=60, time_limit=90, ignore_result=True)
 def reap_stale_erasures() -> dict[str, int]:
-    """Find erasures a dead worker left ``running``: failed, and resumed in the worker
+    """Find erasures a dead worker left ``running``, or lost before their claim (still
+    ``pending`` a while after execution was asked for): failed, and resumed in the worker
     unless they were already started a few times."""
     reaped = erasures_reap_interrupted()
     for request in ErasureRequest.objects.filter(pk__in=reaped, attempts__lt=AUTOMATIC_ATTEMPTS):

@@ -3,12 +3,11 @@
 ``threads_delete`` is the one place that deletes a thread with everything under it
 (messages and their embeddings, summaries, runs and their trace events, checkpoints):
 the owner's delete below, the retention purge, the erasure and the runner (a thread
-deleted while its run was writing) all call it. It is a use case because those rows
-belong to three apps (conversations, agents and its checkpoints); memories are left
-to the callers' rules.
-
-A thread deleted by its owner or staff takes with it the memories whose only source
-it was.
+deleted while its run was writing) all call it. What goes and what is unlinked is the
+map of personal data's plan (``usecases/personal_data_plan.py``), per event: a thread
+deleted by its owner or staff takes the memories drawn from it (audited, by who
+deleted), an expired one leaves them saying their source expired, an erased one
+leaves them to the erasure.
 """
 
 from __future__ import annotations
@@ -18,15 +17,14 @@ import uuid
 from collections.abc import Sequence
 
 from django.contrib.auth.models import User
-from django.db import connection, transaction
-from django.db.models import Q
+from django.db import transaction
 
-from agents import checkpointer
-from agents.models import Run, RunTransition, TraceEvent
-from conversations.models import Message, MessageEmbedding, Thread, ThreadSummary
+from agents.models import Run
+from conversations.models import Thread
 from liamemory.errors import Forbidden
+from liamemory.personal_data import Event, Parent
 from liamemory.roles import is_staff
-from memories.models import Memory
+from usecases.personal_data_plan import deletion_plan
 
 logger = logging.getLogger(__name__)
 
@@ -40,52 +38,20 @@ def _check_actor(*, owner_id: int, actor: User) -> None:
         raise DeletionForbidden("Only the owner or staff can delete this.")
 
 
-def _delete_memories_audited(memories, actor: User) -> int:
-    """Delete one by one so the audit history records who did it (an erasure leaves no audit content)."""
-    n = 0
-    for memory in memories:
-        memory._history_user = actor
-        memory.delete()
-        n += 1
-    return n
+def threads_delete(
+    *, thread_ids: Sequence[uuid.UUID | str], event: Event, actor: User | None = None
+) -> dict[str, int]:
+    """Delete these threads and everything under them; counts per store.
 
-
-def threads_delete(*, thread_ids: Sequence[uuid.UUID | str]) -> dict[str, int]:
-    """Delete these threads and everything under them, in plain SQL; counts per store.
-
-    Call inside a transaction (foreign keys are checked at commit). Memories are not
-    deleted here: any still pointing at these threads, their messages or runs lose
-    the pointer, as the ORM's SET_NULL would. Plain DELETEs, because Django's
-    collector would load every message into memory to emulate cascades.
+    Call inside a transaction (foreign keys are checked at commit). Memories drawn
+    from the threads go (``delete``, audited with ``actor``) or stay without the
+    pointer (``expire``: marked expired; ``erase``), as the map declares.
     """
     ids = [str(i) for i in thread_ids]
-    counts: dict[str, int] = {}
     if not ids:
-        return counts
+        return {}
     _lock_runs(ids)
-    memory, message, run = Memory._meta.db_table, Message._meta.db_table, Run._meta.db_table
-    thread_messages = f"SELECT id FROM {message} WHERE thread_id = ANY(%s::uuid[])"
-    thread_runs = f"SELECT id FROM {run} WHERE thread_id = ANY(%s::uuid[])"
-    with connection.cursor() as cur:
-        cur.execute(f"UPDATE {memory} SET source_thread_id = NULL WHERE source_thread_id = ANY(%s::uuid[])", [ids])
-        cur.execute(
-            f"UPDATE {memory} SET source_message_id = NULL WHERE source_message_id IN ({thread_messages})", [ids]
-        )
-        cur.execute(f"UPDATE {memory} SET source_run_id = NULL WHERE source_run_id IN ({thread_runs})", [ids])
-        for store, table, where in (
-            ("trace_events", TraceEvent._meta.db_table, f"run_id IN ({thread_runs})"),
-            ("run_transitions", RunTransition._meta.db_table, f"run_id IN ({thread_runs})"),
-            ("embeddings", MessageEmbedding._meta.db_table, "thread_id = ANY(%s::uuid[])"),
-            ("messages", message, "thread_id = ANY(%s::uuid[])"),
-            ("summaries", ThreadSummary._meta.db_table, "thread_id = ANY(%s::uuid[])"),
-            ("runs", run, "thread_id = ANY(%s::uuid[])"),
-            ("threads", Thread._meta.db_table, "id = ANY(%s::uuid[])"),
-        ):
-            cur.execute(f"DELETE FROM {table} WHERE {where}", [ids])
-            counts[store] = cur.rowcount
-    # Checkpoints are keyed by the thread id with no foreign key: deleted explicitly.
-    counts.update(checkpointer.delete_checkpoints(ids))
-    return counts
+    return deletion_plan(event=event, parent=Parent.THREAD, ids=ids).execute(actor=actor)
 
 
 def _lock_runs(thread_ids: Sequence[str]) -> None:
@@ -105,16 +71,8 @@ def thread_delete(*, thread: Thread, actor: User) -> dict[str, int]:
     """Delete a thread and what was derived only from it. Returns counts per store."""
     _check_actor(owner_id=thread.owner_id, actor=actor)
     with transaction.atomic():
-        _lock_runs([str(thread.pk)])
         # Memories can only have one source, so "only source" means "this source":
         # drawn from the thread, one of its messages or one of its runs.
-        derived = Memory.objects.filter(
-            Q(source_thread=thread)
-            | Q(source_thread_ref=thread.pk)
-            | Q(source_message__thread=thread)
-            | Q(source_run__thread=thread)
-        ).distinct()
-        memories = _delete_memories_audited(list(derived), actor)
-        counts = threads_delete(thread_ids=[thread.pk])
+        counts = threads_delete(thread_ids=[thread.pk], event=Event.DELETE, actor=actor)
     logger.info("thread %s deleted by user %s", thread.pk, actor.pk)
-    return {**counts, "memories": memories}
+    return counts

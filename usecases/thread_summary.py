@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 
 from agents.models import TraceKind
-from agents.run_lifecycle import trace_on_ended_run
+from agents.run_lifecycle import RunNoLongerActive, trace_record
+from agents.selectors import run_get_by_id
 from conversations.summary_services import SummaryOutcome, thread_summary_update
 
 
@@ -24,14 +26,15 @@ def thread_summarize(
     Raises ``liamemory.llm.ModelError`` when the fast model fails; nothing is written.
     """
     outcome = thread_summary_update(thread_id=thread_id, force=force, use_model=use_model, claim=claim)
-    if run_id and outcome.trace is not None:
-        trace_on_ended_run(
-            run_id=run_id,
-            kind=TraceKind.SUMMARY,
-            name="summarize_thread",
-            payload=outcome.trace.payload,
-            tokens_in=outcome.trace.tokens_in,
-            tokens_out=outcome.trace.tokens_out,
-            duration_ms=outcome.trace.duration_ms,
-        )
+    if run_id and outcome.trace is not None and run_get_by_id(run_id=run_id) is not None:
+        with contextlib.suppress(RunNoLongerActive):  # deleted with its thread meanwhile
+            trace_record(
+                run_id=run_id,
+                kind=TraceKind.SUMMARY,
+                name="summarize_thread",
+                payload=outcome.trace.payload,
+                tokens_in=outcome.trace.tokens_in,
+                tokens_out=outcome.trace.tokens_out,
+                duration_ms=outcome.trace.duration_ms,
+            )
     return outcome

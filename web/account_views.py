@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from itertools import groupby
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.contrib.auth.models import User
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -17,8 +19,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from conversations.selectors import thread_list_for_user
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError
+from liamemory.roles import AuthenticatedHttpRequest
 from memories import services as memory_services
-from memories.models import MemoryKind, MemoryStatus
+from memories.models import Memory, MemoryKind, MemoryStatus
 from memories.selectors import MemoryNotFound, long_term_enabled_for, memory_get_for_user, memory_list_for_user
 from usecases.erasure import erasure_self_service
 from usecases.export import person_export
@@ -28,33 +31,42 @@ from web.forms import EraseForm, MemoryCorrectForm, MemorySwitchForm
 KIND_ORDER = {kind: i for i, kind in enumerate(MemoryKind.values)}
 
 
-def _memory_groups(user) -> list[dict]:
-    """Active and pending memories grouped by kind, in the kinds' declared order.
+@dataclass(frozen=True)
+class MemoryShown:
+    """A memory on the page, with ``older_versions``: the memories it superseded, directly
+    or down the chain, newest first (what it used to say, kept as history, never recalled)."""
 
-    Each carries ``older_versions``: the memories it superseded, directly or down the
-    chain, newest first (what it used to say, kept as history and never recalled).
-    """
+    memory: Memory
+    older_versions: list[Memory]
+
+
+def _memory_groups(user: User) -> list[dict]:
+    """Active and pending memories (``MemoryShown``) grouped by kind, in the kinds' declared order."""
     every = list(memory_list_for_user(user=user))
-    replaced_by: dict[int, list] = {}
+    replaced_by: dict[int, list[Memory]] = {}
     for m in every:
         if m.status == MemoryStatus.SUPERSEDED and m.superseded_by_id:
             replaced_by.setdefault(m.superseded_by_id, []).append(m)
     rows = [m for m in every if m.status in (MemoryStatus.ACTIVE, MemoryStatus.PENDING)]
+    rows.sort(key=lambda m: (KIND_ORDER.get(m.kind, 99), -m.importance, -m.pk))
+    shown = []
     for m in rows:
-        older, frontier = [], [m.pk]
+        older: list[Memory] = []
+        frontier = [m.pk]
         while frontier:
             step = [o for pk in frontier for o in replaced_by.get(pk, [])]
             older.extend(step)
             frontier = [o.pk for o in step]
-        m.older_versions = sorted(older, key=lambda o: o.pk, reverse=True)
-    rows.sort(key=lambda m: (KIND_ORDER.get(m.kind, 99), -m.importance, -m.pk))
+        shown.append(MemoryShown(memory=m, older_versions=sorted(older, key=lambda o: o.pk, reverse=True)))
     return [
         {"kind": kind, "label": MemoryKind(kind).label, "memories": list(items)}
-        for kind, items in groupby(rows, key=lambda m: m.kind)
+        for kind, items in groupby(shown, key=lambda row: row.memory.kind)
     ]
 
 
-def _render_memory(request: HttpRequest, *, form_errors: dict | None = None, status: int = 200) -> HttpResponse:
+def _render_memory(
+    request: AuthenticatedHttpRequest, *, form_errors: dict | None = None, status: int = 200
+) -> HttpResponse:
     context = {
         "groups": _memory_groups(request.user),
         "enabled": long_term_enabled_for(user=request.user),
@@ -67,13 +79,13 @@ def _render_memory(request: HttpRequest, *, form_errors: dict | None = None, sta
 
 @login_required
 @require_GET
-def memory_page(request: HttpRequest) -> HttpResponse:
+def memory_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     return _render_memory(request)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def memory_delete(request: HttpRequest, memory_id: int) -> HttpResponse:
+def memory_delete(request: AuthenticatedHttpRequest, memory_id: int) -> HttpResponse:
     """GET asks first (a page, no script: the CSP allows none inline); POST forgets."""
     if request.method != "POST":
         try:
@@ -91,7 +103,7 @@ def memory_delete(request: HttpRequest, memory_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def memory_correct_view(request: HttpRequest, memory_id: int) -> HttpResponse:
+def memory_correct_view(request: AuthenticatedHttpRequest, memory_id: int) -> HttpResponse:
     try:
         memory = memory_get_for_user(user=request.user, memory_id=memory_id)
     except MemoryNotFound as exc:
@@ -109,7 +121,7 @@ def memory_correct_view(request: HttpRequest, memory_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def memory_switch(request: HttpRequest) -> HttpResponse:
+def memory_switch(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = MemorySwitchForm(request.POST)
     form.is_valid()
     enabled = bool(form.cleaned_data.get("enabled"))
@@ -122,14 +134,14 @@ def memory_switch(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def privacy_page(request: HttpRequest) -> HttpResponse:
+def privacy_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     threads = list(thread_list_for_user(user=request.user)[:200])
     return render(request, "web/privacy.html", {"threads": threads, "erase_form": EraseForm()})
 
 
 @login_required
 @require_GET
-def privacy_export(request: HttpRequest) -> HttpResponse:
+def privacy_export(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The person's whole data as one JSON file (the export format, with its committed schema)."""
     document = person_export(user=request.user)
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
@@ -140,7 +152,7 @@ def privacy_export(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def privacy_erase(request: HttpRequest) -> HttpResponse:
+def privacy_erase(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = EraseForm(request.POST)
     if not form.is_valid():
         threads = list(thread_list_for_user(user=request.user)[:200])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -30,6 +30,7 @@ from conversations.selectors import (
 from conversations.services import thread_rename
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError
+from liamemory.roles import AuthenticatedHttpRequest
 from memories.selectors import long_term_enabled_for
 from usecases import turns as run_services
 from usecases.erasure import erasure_notice_take
@@ -41,7 +42,7 @@ from web.forms import ChatUpdateForm, MessageForm, NewConversationForm, RenameFo
 LIST_LIMIT = 200
 
 
-def _thread_or_404(request: HttpRequest, thread_id):
+def _thread_or_404(request: AuthenticatedHttpRequest, thread_id):
     try:
         return thread_get_for_user(user=request.user, thread_id=thread_id)
     except ThreadNotFound as exc:
@@ -50,16 +51,16 @@ def _thread_or_404(request: HttpRequest, thread_id):
 
 @login_required
 @require_GET
-def conversation_list(request: HttpRequest) -> HttpResponse:
+def conversation_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     # The landing page after sign-in: a person whose data was erased (account kept)
     # learns here, once, what went and when, instead of finding an empty account.
     notice = erasure_notice_take(user=request.user)
     if notice:
-        messages.info(request, notice)
+        messages.info(request, notice.text)
     return _render_list(request, NewConversationForm())
 
 
-def _render_list(request: HttpRequest, form: NewConversationForm, status: int = 200) -> HttpResponse:
+def _render_list(request: AuthenticatedHttpRequest, form: NewConversationForm, status: int = 200) -> HttpResponse:
     threads = list(thread_list_for_user(user=request.user)[:LIST_LIMIT])
     context = {"threads": threads, "form": form}
     return render(request, "web/conversation_list.html", context, status=status)
@@ -67,7 +68,7 @@ def _render_list(request: HttpRequest, form: NewConversationForm, status: int = 
 
 @login_required
 @require_POST
-def conversation_create(request: HttpRequest) -> HttpResponse:
+def conversation_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = NewConversationForm(request.POST)
     if not form.is_valid():
         return _render_list(request, form, status=400)
@@ -83,13 +84,17 @@ def conversation_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def chat(request: HttpRequest, thread_id) -> HttpResponse:
+def chat(request: AuthenticatedHttpRequest, thread_id) -> HttpResponse:
     thread = _thread_or_404(request, thread_id)
     return _render_chat(request, thread, MessageForm())
 
 
 def _render_chat(
-    request: HttpRequest, thread, form: MessageForm, status: int = 200, correction_errors: dict | None = None
+    request: AuthenticatedHttpRequest,
+    thread,
+    form: MessageForm,
+    status: int = 200,
+    correction_errors: dict | None = None,
 ) -> HttpResponse:
     state = _turn_state(thread)
     rows = message_list_for_display(thread=thread)
@@ -130,7 +135,7 @@ def _turn_state(thread) -> dict:
 
 @login_required
 @require_GET
-def chat_update(request: HttpRequest, thread_id) -> HttpResponse:
+def chat_update(request: AuthenticatedHttpRequest, thread_id) -> HttpResponse:
     """The chat page's messages numbered after ``after`` (through ``through``), its status box,
     tokens and title, rendered by the page's own templates for its script to put in place."""
     thread = _thread_or_404(request, thread_id)
@@ -150,7 +155,7 @@ def chat_update(request: HttpRequest, thread_id) -> HttpResponse:
 
 @login_required
 @require_POST
-def message_correct_view(request: HttpRequest, thread_id, sequence: int) -> HttpResponse:
+def message_correct_view(request: AuthenticatedHttpRequest, thread_id, sequence: int) -> HttpResponse:
     """ "Correct" on a message: a correction note after it, memories drawn from it superseded."""
     thread = _thread_or_404(request, thread_id)
     message = message_get_by_sequence(thread=thread, sequence=sequence)
@@ -171,7 +176,7 @@ def message_correct_view(request: HttpRequest, thread_id, sequence: int) -> Http
 
 @login_required
 @require_POST
-def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
+def chat_send(request: AuthenticatedHttpRequest, thread_id) -> HttpResponse:
     """Send without the page's script (which posts to ``/api/threads/<id>/messages``)."""
     thread = _thread_or_404(request, thread_id)
     form = MessageForm(request.POST)
@@ -187,7 +192,7 @@ def chat_send(request: HttpRequest, thread_id) -> HttpResponse:
 
 @login_required
 @require_POST
-def conversation_rename(request: HttpRequest, thread_id) -> HttpResponse:
+def conversation_rename(request: AuthenticatedHttpRequest, thread_id) -> HttpResponse:
     thread = _thread_or_404(request, thread_id)
     form = RenameForm(request.POST)
     if not form.is_valid() or not form.cleaned_data["title"].strip():
@@ -199,7 +204,7 @@ def conversation_rename(request: HttpRequest, thread_id) -> HttpResponse:
 
 
 @login_required
-def conversation_delete(request: HttpRequest, thread_id) -> HttpResponse:
+def conversation_delete(request: AuthenticatedHttpRequest, thread_id) -> HttpResponse:
     thread = _thread_or_404(request, thread_id)
     if request.method != "POST":
         return render(request, "web/conversation_delete.html", {"thread": thread})
@@ -210,7 +215,7 @@ def conversation_delete(request: HttpRequest, thread_id) -> HttpResponse:
 
 @login_required
 @require_GET
-def search(request: HttpRequest) -> HttpResponse:
+def search(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = SearchForm(request.GET) if request.GET else SearchForm()
     results = []
     if form.is_bound and form.is_valid():

@@ -6,7 +6,7 @@ client does; a question marked ``new_thread`` is asked in a brand-new thread of 
 same person, and the chat then goes on in its own thread. Between turns the replay
 waits for the background queues (embeddings, summary) to empty, as a person's typing
 time would let them. What each run's context held is read from the run's
-``context_info`` and the rows it names, in the database the stack uses.
+context report (``Run.context_report``) and the rows it names, in the database the stack uses.
 """
 
 from __future__ import annotations
@@ -17,7 +17,12 @@ from typing import Any
 
 import httpx
 
+from agents.checkpointer import delete_checkpoints
+from agents.context_report import ContextReport, context_report_read
+from agents.models import Run
 from bench.productchat.data import Chat
+from conversations.models import Message, Thread, ThreadSummary
+from memories.models import Memory
 
 USER_PREFIX = "bench-productchat-"
 RUN_TIMEOUT = 120.0
@@ -29,9 +34,6 @@ def person(chat: Chat) -> str:
     """A fresh person for ``chat`` (earlier runs' threads and memories removed); their API token."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
-
-    from agents.checkpointer import delete_checkpoints
-    from memories.models import Memory
 
     user, _ = get_user_model().objects.get_or_create(username=f"{USER_PREFIX}{chat.id}")
     delete_checkpoints([str(t) for t in user.threads.values_list("id", flat=True)])
@@ -97,54 +99,50 @@ def _follow(http: httpx.Client, run_id: str) -> str:
     return status
 
 
-def _quoted_ids(info: dict[str, Any]) -> dict[str, list[int]]:
-    """Every list of the context report that names messages (``excerpts`` and any other).
+def _quoted_ids(run) -> dict[str, list[int]]:
+    """The messages the run's context quoted: ``excerpts`` of its thread, ``other_threads``
+    for those of the person's other conversations."""
 
-    Excerpts from the person's other conversations go under ``other_threads``.
-    """
+    report = context_report_read(run.context_report)
     out: dict[str, list[int]] = {}
-    for key, value in info.items():
-        if isinstance(value, list) and value and all(isinstance(v, dict) and "message_id" in v for v in value):
-            for v in value:
-                # An excerpt of the person's other conversations names its thread.
-                out.setdefault("other_threads" if v.get("thread_id") else key, []).append(v["message_id"])
+    for e in report.excerpts if report else ():
+        out.setdefault("other_threads" if e.thread_id else "excerpts", []).append(e.message_id)
     return out
 
 
 def _context(run) -> dict[str, Any]:
     """What a question's run had in its context: window range, summary, quoted messages, memories."""
-    from conversations.models import ThreadSummary
-    from memories.models import Memory
 
-    info = run.context_info or {}
+    info = context_report_read(run.context_report) or ContextReport()
     summary = ""
-    if info.get("summary_version"):
+    if info.summary_version:
         summary = (
-            ThreadSummary.objects.filter(thread_id=run.thread_id, version=info["summary_version"])
+            ThreadSummary.objects.filter(thread_id=run.thread_id, version=info.summary_version)
             .values_list("text", flat=True)
             .first()
             or ""
         )
     memories = [
         {"id": m.pk, "content": m.content, "source_message_id": m.source_message_id}
-        for m in Memory.objects.filter(pk__in=info.get("memory_ids") or [])
+        for m in Memory.objects.filter(pk__in=info.memory_ids)
     ]
     return {
-        "window": [info.get("window_first_sequence", 0), info.get("window_last_sequence", -1)],
-        "dropped_for_budget": info.get("dropped_for_budget", 0),
+        "window": [
+            info.window_first_sequence or 0,
+            -1 if info.window_last_sequence is None else info.window_last_sequence,
+        ],
+        "dropped_for_budget": info.dropped_for_budget,
         "summary": summary,
-        "message_ids": _quoted_ids(info),
+        "message_ids": _quoted_ids(run),
         "memories": memories,
     }
 
 
 def _rows(run, turn_index: int, kind_of: dict[int, str]) -> list[dict[str, Any]]:
     """The excerpt rows this run's context quoted (what the chat shows under its reply)."""
-    from agents.models import Run
-    from conversations.models import Message
 
     rows = []
-    for key, ids in _quoted_ids(run.context_info or {}).items():
+    for key, ids in _quoted_ids(run).items():
         found = {m.pk: m for m in Message.objects.filter(pk__in=ids)}
         for message_id in ids:
             m = found.get(message_id)
@@ -153,9 +151,7 @@ def _rows(run, turn_index: int, kind_of: dict[int, str]) -> list[dict[str, Any]]
             blocks = m.content if isinstance(m.content, list) else []
             reply_to = None
             if m.role == "assistant" and m.run_id:
-                reply_to = (
-                    Run.objects.filter(pk=m.run_id).values_list("request_message__text", flat=True).first() or ""
-                )
+                reply_to = Run.objects.filter(pk=m.run_id).values_list("request_message__text", flat=True).first() or ""
             rows.append(
                 {
                     "turn": turn_index,
@@ -173,9 +169,6 @@ def _rows(run, turn_index: int, kind_of: dict[int, str]) -> list[dict[str, Any]]
 
 def replay_chat(base_url: str, chat: Chat, settler: Settler) -> dict[str, Any]:
     """Post every turn of ``chat`` as its person would; the record ``bench.productchat.score`` reads."""
-    from agents.models import Run
-    from conversations.models import Thread
-    from memories.models import Memory
 
     token = person(chat)
     http = httpx.Client(base_url=base_url, headers={"Authorization": f"Token {token}"}, timeout=30)

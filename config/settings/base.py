@@ -192,6 +192,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=256
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 # Rows an erasure deletes per transaction (each batch also records its progress).
 ERASURE_BATCH_SIZE = env.int("ERASURE_BATCH_SIZE", default=500)
+# An erasure whose execution was asked for and still pending this long was lost before its
+# claim (a process killed): the reaper, every minute, fails it resumable and sends it again.
+ERASURE_START_STALE_AFTER = timedelta(seconds=env.int("ERASURE_START_STALE_AFTER_SECONDS", default=60))
 
 # --- REST framework -------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -69,7 +69,14 @@ RECALL_REQUEST = r"remember|recall|remind|mention(?:ed)?|said|say|told|tell me|w
 # The plain requests the offline model answers with a tool (``usecases.turn.offline``):
 # remember this, forget that (``x`` is what), what do you know about me, what did I say
 # about ``x``. Case-insensitive; a dot matches a line break.
-REMEMBER_REQUEST = r"^(?:please\s+|pls\s+)?(?:remember|note|keep in mind)\s+(?:that\s+)?(?P<x>.+)$"
+# "remember that …", "oh before I forget, remember my …", "remember: …", and the polite
+# question that carries the value ("can you remember PO-88213 for me?"); never "remember when …".
+REMEMBER_REQUEST = (
+    r"^(?:[^?]{0,40}?[,.!]\s+)?(?:please\s+|pls\s+)?(?:remember|note|keep in mind)\b"
+    r"(?!\s+(?:when|what|how|where|who|if|why|which|whether)\b)[\s:,-]*(?:that\s+)?(?P<x>\w.+)$",
+    r"^(?:[^?]{0,40}?[,.!]\s+)?(?:can|could|would|will) you (?:please\s+)?(?:remember|note|keep in mind)\b"
+    r"(?=.*\d)\s*(?:that\s+)?(?P<x>\w.+)$",
+)
 FORGET_REQUEST = r"^(?:please\s+)?forget\s+(?:about\s+|that\s+)?(?P<x>.+)$"
 KNOW_ME_QUESTION = r"\bwhat\s+do\s+you\s+(?:know|remember)\s+about\s+me\b"
 SAID_ABOUT_QUESTION = r"\bwhat\s+did\s+i\s+(?:say|tell\s+you|write|mention)\s+(?:about|regarding|on)\s+(?P<x>.+)$"
@@ -160,40 +167,63 @@ _KIN = (
     r"|flatmate|roommate|landlord|landlady|neighbour|neighbor|doctor|dentist|gp|vet|cat|dog|puppy|kitten|pet"
     r"|rabbit|hamster|parrot|horse|tortoise|fish"
 )
+_TITLE = r"(?:prof|professor|dr|doctor|mr|mrs|ms|miss|sir)\.?"
+# A name: a capitalised word that is not a day or a month ("my flight Tuesday").
+_NAME = (
+    r"(?!(?:the|a|an|this|that|and|but|so|then|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|january|february|march|april|june|july|august|september|october|november|december)\b)(?-i:[A-Z][a-z]+)"
+)
+# Lasting states said in the first person: work, home, study, health, diet, favourites.
 STABLE_FACT = (
-    r"\bi(?:'m|’m| am|m) (?:severely |very |badly )?allergic\b|\b(?:an? )?allerg(?:y|ies) to\b",
-    r"\bi (?:work|have worked|'ve worked|’ve worked) (?:at|for|in|as|on)\b",
+    r"\bi(?:'m|’m| am|m) (?:severely |very |badly |properly )?allergic\b|\ballerg(?:y|ies) to\b",
+    r"\b(?:she|he)(?:'s|’s| is) (?:severely |very |badly |properly )?allergic\b",
+    r"\b(?:i|we) (?:work|have worked|'ve worked|’ve worked) (?:at|for|in|as|on)\b",
     r"\bi (?:own|run|rent|manage|teach at|study at|do shifts at|volunteer at)\b",
+    r"\bi(?:'m|’m| am|m)? (?:doing|studying for) (?:my |a |an )?(?:phd|doctorate|masters?|master's|degree)\b",
     r"\bi(?:'m|’m| am|m)? (?:leaving|joining|starting at|quitting|retiring from) (?-i:[A-Z])",
     r"\bi (?:left|joined|quit) (?-i:[A-Z])",
     r"\bi(?:'m|’m| am|m) retired\b",
     r"\bi(?:'m|’m| am|m) (?:a|an) (?!bit\b|little\b|lot\b|fan\b|huge\b|big fan\b)[a-z]+(?: [a-z]+)? (?:at|on|in|for)\b",
-    r"\bi (?:live|have lived|'ve lived|moved|have moved|'ve moved|am moving|'m moving|grew up) (?:in|to|here|from)\b",
-    r"\b(?:is|'s|’s|was|are|were) (?:called|named) (?-i:[A-Z])",
-    r"\b(?:i|we) (?:own|have|run|got|adopted) (?:a|an|our|my) (?:[a-z]+ ){0,2}(?:called|named) (?-i:[A-Z])",
-    r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based|staying) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
+    r"\b(?:i|we) (?:live|have lived|'ve lived|moved|have moved|'ve moved|am moving|'m moving|grew up)"
+    r" (?:in|to|here|from)\b",
+    r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
     r"\bhere in (?-i:[A-Z][a-z]+)",
     r"\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
-    r"\brenamed (?:\w+ ){0,2}(?-i:[A-Z])",
-    rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})(?:'s|’s)? (?:name is |is called |is )?(?-i:[A-Z][a-z]+)",
-    r"\b(?:my|our) (?:new |old )?(?-i:[a-z]+) (?:is )?(?-i:[A-Z][a-z]+)",
-    rf"(?-i:[A-Z][a-z]+),? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
     r"\b(?:my|our) (?:birthday|anniversary|wedding)\b",
     r"\bi(?:'m|’m| am|m) (?:a )?(?:vegetarian|vegan|pescatarian|diabetic|coeliac|celiac|lactose intolerant)\b",
-    r"\bi (?:can't|cannot|can’t|don't|don’t) eat\b",
+    r"\b(?:i|she|he|\w+) (?:can't|cannot|can’t|don't|don’t|doesn't|doesn’t) eat\b",
+)
+# Someone or something named: a possessive and a name, or "called" / "named" and a name.
+# These state a fact also inside a request to the assistant ("draft a message to my
+# editor, Gareth Pryce").
+NAMING = (
+    rf"\b(?:is|'s|’s|was|are|were) (?:called|named) {_NAME}",
+    rf"\b(?:i|we) (?:own|have|run|got|adopted) (?:a|an|our|my) (?:[a-z]+ ){{0,2}}(?:called|named) {_NAME}",
+    rf"\b(?:a|an) (?:[a-z]+ ){{1,3}}(?:called|named) {_NAME}",
+    rf"\brenamed (?:\w+ ){{0,2}}{_NAME}",
+    rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})(?:'s|’s)?,? (?:name is |is called |is )?(?:{_TITLE} )?{_NAME}",
+    rf"\b(?:my|our) (?:new |old )?(?-i:[a-z]+),? (?:is )?(?:{_TITLE} )?{_NAME}",
+    rf"{_NAME},? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
 )
 # An appointment or an identifier: a word for the thing, and beside it a date, a time or
 # a code (``conversations.facts``) — "the dentist is Thursday at 9:15", "invoice INV-2231".
 APPOINTMENT = (
-    r"\b(?:appointment|appt|dentist|doctor|gp|check-?up|meeting|interview|flight|exam|surgery|scan|vet|hairdresser"
-    r"|haircut|physio|therapy|therapist|booking|reservation|deadline|court date)\b"
+    r"\b(?:appointment|appt|dentist|doctor|gp|check-?up|interview|flight|exam|test|surgery|scan|vet|hairdresser"
+    r"|haircut|physio|therapy|therapist|court date)\b"
 )
 IDENTIFIER = (
     r"\b(?:number|no\.|code|id|invoice|order|booking|reservation|reference|ref|ticket|account|policy|plate"
     r"|registration|pin|passport|licen[cs]e|membership|tracking|serial|iban|postcode|zip|car|van|mine's|mine’s)\b"
 )
-# A date with its time ("Friday at 3pm", "April 10 at 2pm") said about oneself is an
-# appointment, whatever it is called.
+# An identifier said as one: a copula or "=" right before the code ("the ref is KX4R9T").
+COPULAS = (r"\b(?:is|are|was)\b", r"(?<=\w)['’]s\b", r"=", r"\bmine['’]s\b")
+# Someone else's: their code is not the person's.
+OTHERS_POSSESSIVES = ("their", "his", "her", "its", "your")
+# A request addressed to the assistant, as it opens: the task's words state nothing about the person.
+TASK_REQUESTS = (
+    r"draft|write|rewrite|tighten|summari[sz]e|translate|outline|recut|update|make|give me|list|tips|ideas"
+    r"|suggest|help me|fix|check|proofread|create|prepare|compose|reply|add that|add|turn this|plan|find"
+)
 CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b"
 # Not a stable fact about the person: an opinion, a hypothesis, a wish.
 NOT_A_FACT = (
@@ -202,6 +232,12 @@ NOT_A_FACT = (
 )
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"
+# What a question asks for (``usecases.turn.offline_context``): a name or a place, a time, a number.
+# Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").
+TITLES = r"prof|dr|mr|mrs|ms|st|no"
+ASKS_FOR_A_NAME = r"\b(?:name|names|called|who|whom|where|city|town|which \w+ (?:do|did|am|was|is))\b"
+ASKS_FOR_A_TIME = r"\b(?:when|what time|which day|what day|what date|how long until)\b"
+ASKS_FOR_A_NUMBER = r"\b(?:number|code|ref|reference|plate|pin|registration|how many|how much)\b"
 # Words of asking, not of what is asked about: left out when a question is matched
 # against what the context holds ("what's my dog's name again?" is about "dog").
 ASKING_WORDS = frozenset(
@@ -251,3 +287,221 @@ END_CUES = (
     r"no longer|not any ?more|any ?more|sold|gave away|cancell?ed|called off|passed away|died|is over|ended"
     r"|closed|expired|broke up|split up|turned \d+|postponed|rescheduled|got moved|was moved|been moved|moved to"
 )
+
+# --- The statement grammar (``memories.matching``) -------------------------------------
+# Words that negate a statement on their own.
+NEGATIONS = frozenset({"cannot", "never", "no", "none", "not", "nothing"})
+# Change or correction cues, removed before a statement is read (regex alternatives, whole words).
+CORRECTION_CUES = (
+    r"actually", r"after all", r"again", r"in fact", r"as of (?:now|today)", r"from now on", r"right now",
+    r"these days", r"nowadays", r"currently", r"recently", r"now", r"instead", r"anymore", r"any more",
+    r"any longer", r"i mean", r"to be precise", r"rather",
+)  # fmt: skip
+# Attribute names for "my X is …" in the slot vocabulary (English, one spelling).
+ATTRIBUTE_ALIASES = {
+    "favorite": "favourite", "fav": "favourite", "color": "colour", "order no": "order number",
+    "order id": "order number", "order": "order number", "phone": "phone number", "mobile": "phone number",
+    "mobile number": "phone number", "cell number": "phone number", "telephone number": "phone number",
+    "email": "email address", "e-mail": "email address", "email address": "email address", "mail": "email address",
+    "home address": "address", "address": "address", "boss": "manager", "supervisor": "manager",
+    "line manager": "manager", "team lead": "manager", "team leader": "manager", "manager": "manager",
+    "kids": "children", "children": "children", "date of birth": "birthday", "first name": "name",
+    "last name": "surname", "family name": "surname", "city": "residence", "hometown": "origin",
+    "home town": "origin", "company": "employer", "employer": "employer", "job": "occupation",
+    "profession": "occupation", "occupation": "occupation", "diet": "diet", "age": "age", "partner": "partner",
+    "girlfriend": "partner", "boyfriend": "partner", "mother tongue": "native language",
+    "first language": "native language", "password": "password", "account number": "account number",
+    "iban": "iban", "number plate": "license plate", "licence plate": "license plate", "budget": "budget",
+    "deadline": "deadline", "timezone": "time zone", "hobby": "hobby", "hobbies": "hobby", "pet": "pet",
+    "languages": "language", "allergy": "allergy", "allergies": "allergy",
+}  # fmt: skip
+# "X preferito": the words after a noun that make it a favourite (the noun in
+# ``FAVOURITE_NOUNS``); English says "favourite X", the slot's own spelling.
+FAVOURITE_AFTER = ""
+FAVOURITE_NOUNS: dict[str, str] = {}
+# One spelling per word of an attribute.
+SPELLINGS = {"movie": "film", "color": "colour", "favorite": "favourite", "tv show": "series", "show": "series"}
+# Adjectives that say "which version", not "which attribute" (regex alternatives).
+ATTRIBUTE_QUALIFIERS = r"new|current|present|old|former|previous|actual|real|correct|right|latest|updated|only"
+# Change verbs and adjectives in the statement itself are cues too ("my new manager").
+CHANGE_WORDS = r"new|moved|relocated|switched|changed|became"
+# "I am X": a diet, a marital status, a job, a faith (value "" stands for any), a chronotype.
+DIETS = {
+    "vegetarian": "vegetarian", "vegan": "vegan", "pescatarian": "pescatarian", "pescetarian": "pescatarian",
+    "omnivore": "omnivore", "carnivore": "omnivore", "flexitarian": "flexitarian", "keto": "keto",
+    "on a diet": "on a diet",
+}  # fmt: skip
+MARITAL_STATUSES = {
+    "single": "single", "married": "married", "divorced": "divorced", "engaged": "engaged", "widowed": "widowed",
+    "separated": "separated", "in a relationship": "in a relationship",
+}  # fmt: skip
+OCCUPATIONS = frozenset(
+    w.strip()
+    for w in """
+    accountant, architect, baker, chef, consultant, cook, data scientist, dentist, designer, developer, doctor,
+    electrician, engineer, farmer, firefighter, freelancer, journalist, lawyer, musician, nurse, pharmacist,
+    photographer, pilot, plumber, police officer, product manager, programmer, project manager, researcher,
+    retired, scientist, software developer, software engineer, student, teacher, translator, unemployed, vet,
+    veterinarian, waiter, waitress, writer
+    """.split(",")  # noqa: SIM905 (a word list reads better as text)
+)
+FAITHS = {
+    "catholic": "catholic", "christian": "christian", "protestant": "protestant", "orthodox": "orthodox",
+    "muslim": "muslim", "jewish": "jewish", "hindu": "hindu", "buddhist": "buddhist", "atheist": "atheist",
+    "an atheist": "atheist", "agnostic": "agnostic", "religious": "", "a believer": "",
+}  # fmt: skip
+CHRONOTYPES = {
+    "morning person": "morning", "a morning person": "morning", "early bird": "morning",
+    "an early bird": "morning", "night owl": "night", "a night owl": "night", "night person": "night",
+    "a night person": "night",
+}  # fmt: skip
+# Irregular plurals of counted things, in the singular.
+PLURALS = {"children": "child", "kids": "child", "kid": "child"}
+# Rewritten before a statement is read, in order (regex → replacement): contractions
+# spelt out, then a statement about "the user" read as the speaker's own.
+CONTRACTIONS = {
+    r"\bi'm\b": "i am", r"\bi've\b": "i have", r"\bwe've\b": "we have", r"\bwe're\b": "we are",
+    r"\bi'd\b": "i would", r"\bi'll\b": "i will", r"\bcan't\b": "can not", r"\bwon't\b": "will not",
+    r"\b(\w+)n't\b": r"\1 not", r"\bcannot\b": "can not",
+}  # fmt: skip
+THIRD_PERSON = {
+    r"^(?:the )?user's\b": "my", r"^(?:the )?user\b": "i", r"^(?:the )?customer's\b": "my",
+    r"^(?:the )?customer\b": "i", r"^(?:he|she|they|we)\b": "i", r"^(?:his|her|their)\b": "my",
+}  # fmt: skip
+# Negations removed from a statement (its polarity is kept apart), in order.
+NEGATION_PHRASES = {
+    r"\bno longer\b": "", r"\bnot any longer\b": "",
+    r"\b(am|is|are|do|does|did|have|has|can|will|was|were)\s+not\b": r"\1", r"\bnever\b": "", r"\bnot\b": "",
+}  # fmt: skip
+# Prepositions of "I work in X" that name a place when X is capitalised (else a field).
+WORK_PLACE_PREPOSITIONS = frozenset({"in"})
+# Words after "I" that are not the verb of a claim ("I also …", "I would …").
+NOT_VERBS = frozenset({"also", "really", "just", "still", "would", "will", "can", "should", "could", "do", "did"})
+# The rest of the grammar, by rule: regex alternatives each rule of ``memories.matching.patterns``
+# puts in its slot ("" when the language has none). The named groups of ``commute`` are each
+# used by one language (v, w, x here; y, z in Italian).
+CLAIM_GRAMMAR = {
+    "subject": r"i",
+    "have": r"have|has",
+    "filler": r"(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?|just so you know|fyi|by the way|btw|oh|well"
+    r"|so|ok|okay|also|and|hey|hi|update|ps",
+    "correcting_opener": r"sorry|correction|quick correction|small correction|oops|wait|hold on|i mean|my mistake",
+    "steady_adverb": r"just|finally|already|also|still|really|truly",
+    "softener": r"really|very much|so much|a lot|too|also|as well|still|just|definitely|totally|absolutely|actually"
+    r"|usually|currently|fully|completely|strictly|mostly",
+    "article": r"the|a|an",
+    "conjunction": r"but|so",
+    "marital_verb": r"got|have got|get",
+    "marital_value": r"married|engaged|divorced|separated",
+    "household_verb": r"live|lives|living|am living",
+    "household_value": r"with .+|alone|on my own|by myself",
+    "name_intro": r"my name is|call me|i am called",
+    "residence_verb": r"live|lives|living|am living|is living|reside|resides|am based|is based|have moved|has moved"
+    r"|moved|move|am moving|is moving|relocated|have relocated|has relocated",
+    "residence_preposition": r"in|to|at|back to|over to|out to",
+    "born_verb": r"was born|were born",
+    "born_preposition": r"in|on|at",
+    "work_verb": r"work|works|working|am working|is working|have worked|started working",
+    "work_preposition": r"in|at|for|with|as",
+    "employer_verb": r"joined|have joined|has joined|got a job at|got a job with|am employed by|is employed by"
+    r"|am employed at",
+    "occupation_intro": "",
+    "age_unit": r"years old|years",
+    "count_verb": r"have|has|own|owns",
+    "count_word": r"an|a|one|two|three|four|five|six",
+    "eat_verb": r"eat|eats",
+    "eaten_food": r"meat|fish|seafood|chicken|beef|pork",
+    "own_verb": r"have|has|own|owns",
+    "own_determiner": r"the|my",
+    "commute": r"(?:take|takes|catch|catches|go|goes|get|travel|commute|commutes) (?P<v>.+?) to work"
+    r"|(?P<w>walk|walks|cycle|cycles|bike|bikes|drive|drives|run|runs) to work"
+    r"|(?:go|goes|get|travel|commute|commutes) to work (?:by|on|in) (?P<x>.+)",
+    "drive_verb": r"drive|drives",
+    "turned_verb": r"turned|have turned|turn",
+    "retire": r"retired|have retired|am retiring",
+    "like_verb": r"like|likes|love|loves|enjoy|enjoys|adore|adores|hate|hates|dislike|dislikes|can stand",
+    "hate_verb": r"hate|hates|dislike|dislikes",
+    "prefer_verb": r"prefer|prefers",
+    "speak_verb": r"speak|speaks",
+    "support_verb": r"support|supports|root for|roots for",
+    "be_verb": r"am|is|are|was",
+    "my": r"my",
+    "my_or_our": r"my|our",
+    "possessive_article": "",
+    "possessive_copula": r"is|are|was|were|is called|are called|has changed to|changed to|has become|became|is now|=",
+    "definite_article": r"the",
+    "identifier_noun": r"number|reference|code|id|address|email|password|iban",
+    "definite_copula": r"is",
+    "inverted_copula": r"is|are",
+    "entity_verb": r"lives|moved|has moved|works|likes|loves|hates|has|drives|speaks|is moving|relocated|resides",
+    "stop_verb": r"quit|stopped|gave up|give up",
+    "leave_verb": r"left|quit",
+    "left_job": r"my job (?:at|with) ",
+    "left_tail": r"in|last|this|a",
+    "sell_verb": r"sold|gave away|got rid of",
+    "sold_determiner": r"my |the |a |an ",
+}
+
+# --- Relative dates (``conversations.relative_dates``) --------------------------------
+# Each phrase by what it resolves to (regex alternatives, whole words, case-insensitive):
+# ``{weekday}`` is a weekday's name, ``{n}`` a count, ``{unit}`` a unit of ``DATE_UNITS``.
+RELATIVE_DATES = {
+    "day_before_yesterday": r"(?:the )?day before yesterday",
+    "day_after_tomorrow": r"(?:the )?day after tomorrow",
+    "yesterday": r"yesterday|last night",
+    "today": r"today|tonight|this (?:morning|afternoon|evening)",
+    "tomorrow": r"tomorrow",
+    "last_weekday": r"(?:last|this past) {weekday}",
+    "next_weekday": r"next {weekday}",
+    "last_weekend": r"last weekend",
+    "this_weekend": r"this weekend",
+    "next_weekend": r"next weekend",
+    "last_week": r"last week",
+    "next_week": r"next week",
+    "this_week": r"this week",
+    "last_month": r"last month",
+    "next_month": r"next month",
+    "this_month": r"this month",
+    "last_year": r"last year",
+    "next_year": r"next year",
+    "this_year": r"this year",
+    "ago": r"{n} {unit} ago",
+    "from_now": r"in {n} {unit}",
+}
+DATE_UNITS = {
+    "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
+    "year": "year", "years": "year",
+}  # fmt: skip
+# How a resolved week or weekend is written ("[week of 2023-05-01]").
+DATE_LABELS = {"week": "week of", "weekend": "weekend of"}
+# Two of these words in a text and its dates are written in this language (English is the default).
+DATE_HINTS: frozenset[str] = frozenset()
+
+# --- The offline model (``usecases.turn.offline``) ------------------------------------
+# Letters only this language writes: each counts towards it when a text's language is guessed.
+LETTERS = ""
+# What opens a question besides a question word.
+ASKING_OPENERS = r"what's|remind me|do you (?:know|remember)"
+# The offline model's replies (``str.format`` fields in braces).
+REPLIES = {
+    "told_you": "From what you told me",
+    "i_remember": "From what I remember",
+    "earlier": "earlier",
+    "could_not_store": "I could not store that: {error}",
+    "pending": "I've noted it; staff will review it before I use it.",
+    "will_remember": "I'll remember that: {content}.",
+    "nothing_about": "I have nothing stored about “{x}”.",
+    "forgotten": "Done, I've forgotten: “{content}”.",
+    "know_nothing": "I don't know anything about you yet.",
+    "what_i_know": "Here is what I know about you:\n",
+    "nothing_found": "I couldn't find anything about “{x}” earlier in this conversation.",
+    "you_said": "Earlier you said:\n",
+    "got_it": "Got it.",
+    "no_information": "I don't have information about that. I can keep notes for you: say “remember that …”.",
+    "noted": "Noted: “{content}”.",
+    "from_memory": "what I remember about you",
+    "summary": "conversation summary",
+    "conversation": "conversation",
+    "message": "message",
+    "this_conversation": "earlier in this conversation",
+}

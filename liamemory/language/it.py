@@ -41,7 +41,12 @@ ACTION_WORDS = (
     r"comprato|deciso|aperto|chiuso"
 )
 PLAN_WORDS = r"\w+(?:erò|irò|arò|eremo|iremo|aremo)|voglio|devo|dobbiamo|pensavo|intendo|prossim\w+|sempre|mai|entro"
-REMEMBER_REQUEST = r"^(?:per favore\s+)?(?:ricorda(?:ti)?|memorizza|tieni a mente)\s+(?:che\s+)?(?P<x>.+)$"
+REMEMBER_REQUEST = (
+    r"^(?:[^?]{0,40}?[,.!]\s+)?(?:per favore\s+)?(?:ricorda(?:ti)?|si ricordi|memorizza|tieni a mente|segnati)\b"
+    r"(?!\s+(?:quando|cosa|come|dove|chi|se|perché|perche)\b)[\s:,-]*(?:che\s+)?(?:una cosa per me[\s:,-]*)?"
+    r"(?:anche\s+)?(?P<x>\w.+)$",
+    r"^(?:[^?]{0,40}?[,.!]\s+)?(?:puoi|potresti) (?:ricordare|ricordarti|segnarti)\b(?=.*\d)\s*(?:che\s+)?(?P<x>\w.+)$",
+)
 FORGET_REQUEST = r"^(?:per favore\s+)?(?:dimentica(?:ti)?|scordati)\s+(?:di\s+|che\s+)?(?P<x>.+)$"
 KNOW_ME_QUESTION = r"\bcosa\s+(?:sai|ricordi)\s+(?:di|su)\s+me\b"
 SAID_ABOUT_QUESTION = (
@@ -111,30 +116,47 @@ _KIN = (
     r"|cugin[oa]|zi[oa]|nonn[oa]|amic[oa]|coinquilin[oa]|vicin[oa]|medico|dentista|veterinari[oa]|gatt[oa]"
     r"|gattin[oa]|cane|cagnolin[oa]|cucciol[oa]|coniglio|criceto|pappagallo|cavallo|tartaruga"
 )
+_TITLE = r"(?:dott\.ssa|dottoressa|dottor|dott|ing|geom|avv|prof|prof\.ssa|sig|sig\.ra|signor|signora)\.?"
+_NAME = (
+    r"(?!(?:la|il|lo|le|gli|i|un|una|uno|e|ma|poi|questo|questa)\b)(?!(?:luned|marted|mercoled|gioved|venerd"
+    r"|sabato|domenica|gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre"
+    r"|dicembre))(?-i:[A-Z][a-z]+)"
+)
 STABLE_FACT = (
-    r"\bsono allergic[oa]\b|\ballergi(?:a|co|ca) (?:a|al|alla|ai|alle|agli)\b",
+    r"\b(?:sono|è|e') (?:\w+ )?allergic[oa]\b|\ballergi(?:a|co|ca) (?:a|al|alla|ai|alle|agli)\b",
     r"\blavoro (?:a|da|per|in|come|presso|al|alla|allo|nel|nella|nello|all')\b",
     r"\bfaccio (?:il|la|l'|l’)\s?[a-z]+",
-    r"\b(?:abito|vivo|sono cresciut[oa]) (?:a|in|da)\b|\bmi sono trasferit[oa]\b|\bci siamo trasferiti\b",
+    r"\bsto facendo (?:il|un|la|una) (?:master|dottorato|specializzazione)\b",
+    r"\b(?:abito|vivo|sono cresciut[oa]|abitiamo|viviamo) (?:a|in|da)\b",
+    r"\bmi sono trasferit[oa]\b|\bci siamo trasferiti\b",
     r"\b(?:ci|mi) trasferi(?:amo|sco|remo|rò)\b|\bqui a (?-i:[A-Z][a-z]+)",
     r"\bsono in pensione\b|\b(?:ero|sono) (?:un |una )?(?:maestr[oa]|insegnante|infermier[ea]|impiegat[oa]"
     r"|ingegnere|avvocat[oa]|architett[oa]|commess[oa]|cuoc[oa]|programmat(?:ore|rice)|sviluppat(?:ore|rice))\b",
     r"\b(?:il mio|la mia|i miei|le mie) (?:\w+ ){0,2}preferit[oaie]\b",
-    r"\bsi chiama(?:va|no)?\s+(?-i:[A-Z])",
-    r"\b(?:l'abbiamo|l’abbiamo|abbiamo) (?:rinominat[oa]|ribattezzat[oa]|chiamat[oa])\b",
-    rf"\b(?:mio|mia|nostro|nostra|mie|miei) (?:{_KIN}) (?:è |si chiama )?(?-i:[A-Z][a-z]+)",
-    rf"(?-i:[A-Z][a-z]+),? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN})\b",
     r"\b(?:il mio|il nostro) (?:compleanno|anniversario|matrimonio)\b",
     r"\bsono (?:vegetarian[oa]|vegan[oa]|celiac[oa]|diabetic[oa]|intollerante)\b",
-    r"\bnon (?:posso )?mangio\b",
+    r"\bnon (?:posso )?mangi(?:o|a|are)\b",
+)
+NAMING = (
+    rf"\bsi chiama(?:va|no)?\s+{_NAME}",
+    r"\b(?:l'abbiamo|l’abbiamo|abbiamo) (?:rinominat[oa]|ribattezzat[oa]|chiamat[oa])\b",
+    rf"\b(?:mio|mia|nostro|nostra|mie|miei) (?:{_KIN}),? (?:è |si chiama )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    rf"\b(?:mio|mia|nostro|nostra) (?-i:[a-z]+),? (?:è )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    rf"{_NAME},? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN}|(?-i:[a-z]+))\b",
 )
 APPOINTMENT = (
-    r"\b(?:appuntamento|dentista|medico|visita|controllo|riunione|colloquio|volo|esame|intervento|veterinario"
-    r"|parrucchiere|fisioterapista|prenotazione|scadenza|udienza)\b"
+    r"\b(?:appuntamento|dentista|medico|visita|controllo|colloquio|volo|esame|intervento|veterinario"
+    r"|parrucchiere|fisioterapista|udienza)\b"
 )
 IDENTIFIER = (
     r"\b(?:numero|codice|fattura|ordine|prenotazione|riferimento|biglietto|conto|polizza|targa|pin|passaporto"
     r"|patente|tessera|pratica|matricola|iban|cap|targat[oa]|macchina|auto)\b"
+)
+COPULAS = (r"\b(?:è|e'|era|sono)(?=\s)",)
+OTHERS_POSSESSIVES = ("suo", "sua", "suoi", "sue", "loro", "tuo", "tua")
+TASK_REQUESTS = (
+    r"scrivi|scrivimi|scrivile|scrivigli|riscrivi|fammi|fai|prepara|preparami|riassumi|traduci|rifai|metti|aggiungi"
+    r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all')|messaggio (?:a|al|alla)|programma"
 )
 CLOCK = r"\balle\s\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}:\d{2}\b"
 NOT_A_FACT = (
@@ -142,6 +164,11 @@ NOT_A_FACT = (
     r"|se io|dovrei|vorrei|chissà)\b"
 )
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS, *MONTHS, "domani", "settimana prossima")) + r")\b"
+# Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").
+TITLES = r"prof|dott|dott\.ssa|ing|geom|avv|sig|sig\.ra|n"
+ASKS_FOR_A_NAME = r"\b(?:nome|chiama|chiamava|chi|dove|città|citta|paese|quale \w+ (?:ho|sono))\b"
+ASKS_FOR_A_TIME = r"\b(?:quando|che ora|a che ora|che giorno|quale giorno|che data)\b"
+ASKS_FOR_A_NUMBER = r"\b(?:numero|codice|targa|pin|quant[io]|quante|riferimento)\b"
 ASKING_WORDS = frozenset(
     """
     nome chiama chiamava chiamato ricordi ricordami ricorda ricordare dimmi detto dire sai sapere già di nuovo
@@ -176,3 +203,206 @@ END_CUES = (
     r"non \S+ più|vendut\w|disdett\w|cancellat\w|annullat\w|mort\w|è mancat\w|ci siamo lasciati|chiuso|finit\w"
     r"|scadut\w|compiuto \d+|rinviat\w|posticipat\w|spostat\w|non è più"
 )
+
+# --- The statement grammar (``memories.matching``; see ``en``) -------------------------
+NEGATIONS = frozenset({"mai", "neanche", "nemmeno", "nessuna", "nessuno", "niente", "no", "non", "nulla"})
+CORRECTION_CUES = (
+    r"di nuovo", r"dopotutto", r"alla fine", r"in realtà", r"in realta", r"invece", r"adesso", r"ora", r"ormai",
+    r"da ora in poi", r"da oggi", r"attualmente", r"ultimamente", r"di recente", r"recentemente", r"anzi",
+    r"veramente", r"per la precisione",
+)  # fmt: skip
+ATTRIBUTE_ALIASES = {
+    "colore": "colour", "colore preferito": "favourite colour", "numero d'ordine": "order number",
+    "numero dell'ordine": "order number", "numero di ordine": "order number", "ordine": "order number",
+    "numero di telefono": "phone number", "telefono": "phone number", "numero di cellulare": "phone number",
+    "cellulare": "phone number", "indirizzo email": "email address", "indirizzo e-mail": "email address",
+    "indirizzo": "address", "capo": "manager", "responsabile": "manager", "sorella": "sister",
+    "fratello": "brother", "moglie": "wife", "marito": "husband", "figlio": "son", "figlia": "daughter",
+    "figli": "children", "cane": "dog", "gatto": "cat", "compleanno": "birthday", "data di nascita": "birthday",
+    "nome": "name", "cognome": "surname", "squadra": "team", "squadra del cuore": "team", "città": "residence",
+    "città natale": "origin", "azienda": "employer", "ditta": "employer", "lavoro": "occupation",
+    "professione": "occupation", "mestiere": "occupation", "dieta": "diet", "età": "age", "fidanzata": "partner",
+    "fidanzato": "partner", "ragazza": "partner", "ragazzo": "partner", "dentista": "dentist", "medico": "doctor",
+    "dottore": "doctor", "banca": "bank", "macchina": "car", "auto": "car", "automobile": "car",
+    "lingua madre": "native language", "numero di conto": "account number", "targa": "license plate",
+    "scadenza": "deadline", "fuso orario": "time zone", "animale": "pet", "animale domestico": "pet",
+    "amico": "friend", "amica": "friend", "migliore amico": "best friend", "migliore amica": "best friend",
+    "collega": "colleague", "cugino": "cousin", "cugina": "cousin", "nipote": "nephew", "zio": "uncle",
+    "zia": "aunt", "lingua": "language", "allergia": "allergy",
+}  # fmt: skip
+FAVOURITE_AFTER = r"preferit[oaie]|del cuore"
+FAVOURITE_NOUNS = {
+    "film": "film", "libro": "book", "cibo": "food", "piatto": "dish", "sport": "sport", "squadra": "team",
+    "bevanda": "drink", "canzone": "song", "gruppo": "band", "cantante": "singer", "città": "city",
+    "stagione": "season", "animale": "animal", "fiore": "flower", "frutto": "fruit", "colore": "colour",
+    "numero": "number", "gelato": "ice cream", "ristorante": "restaurant", "serie": "series",
+    "scrittore": "writer", "autore": "author", "attore": "actor", "vino": "wine", "birra": "beer", "pizza": "pizza",
+}  # fmt: skip
+SPELLINGS: dict[str, str] = {}
+ATTRIBUTE_QUALIFIERS = r"nuov[oaie]|attual[ei]|ver[oaie]|vecchi[oa]?|corrett[oaie]|giust[oaie]|precedente|unic[oa]"
+CHANGE_WORDS = r"nuov[oaie]|trasferit[oaie]|cambiat[oaie]|spostat[oaie]"
+DIETS = {
+    "vegetariano": "vegetarian", "vegetariana": "vegetarian", "vegano": "vegan", "vegana": "vegan",
+    "pescetariano": "pescatarian", "pescetariana": "pescatarian", "onnivoro": "omnivore", "onnivora": "omnivore",
+    "a dieta": "on a diet", "crudista": "raw",
+}  # fmt: skip
+MARITAL_STATUSES = {
+    "sposato": "married", "sposata": "married", "divorziato": "divorced", "divorziata": "divorced",
+    "fidanzato": "engaged", "fidanzata": "engaged", "vedovo": "widowed", "vedova": "widowed",
+    "separato": "separated", "separata": "separated", "celibe": "single", "nubile": "single",
+}  # fmt: skip
+OCCUPATIONS = frozenset(
+    w.strip()
+    for w in """
+    agricoltore, architetto, avvocata, avvocato, cameriera, cameriere, chef, commercialista, consulente, cuoca,
+    cuoco, dentista, designer, disoccupata, disoccupato, farmacista, fotografa, fotografo, freelancer,
+    giornalista, grafica, grafico, in pensione, infermiera, infermiere, ingegnere, insegnante,
+    libero professionista, medico, musicista, panettiere, pensionata, pensionato, pilota, professore,
+    professoressa, programmatore, programmatrice, ricercatore, ricercatrice, scrittore, scrittrice, studente,
+    studentessa, sviluppatore, sviluppatrice, traduttore, traduttrice, veterinaria, veterinario
+    """.split(",")  # noqa: SIM905 (a word list reads better as text)
+)
+FAITHS = {
+    "cattolico": "catholic", "cattolica": "catholic", "cristiano": "christian", "cristiana": "christian",
+    "protestante": "protestant", "ortodosso": "orthodox", "ortodossa": "orthodox", "musulmano": "muslim",
+    "musulmana": "muslim", "ebreo": "jewish", "ebrea": "jewish", "induista": "hindu", "buddista": "buddhist",
+    "ateo": "atheist", "atea": "atheist", "agnostico": "agnostic", "agnostica": "agnostic", "credente": "",
+    "religioso": "", "religiosa": "", "praticante": "",
+}  # fmt: skip
+CHRONOTYPES = {
+    "mattiniero": "morning", "mattiniera": "morning", "nottambulo": "night", "nottambula": "night",
+    "un nottambulo": "night", "una nottambula": "night",
+}  # fmt: skip
+PLURALS = {
+    "figli": "child", "figlio": "child", "figlie": "child", "figlia": "child", "bambini": "child", "cani": "dog",
+    "cane": "dog", "gatti": "cat", "gatto": "cat", "fratelli": "brother", "fratello": "brother",
+    "sorelle": "sister", "sorella": "sister", "macchine": "car", "macchina": "car", "auto": "car",
+    "nipoti": "grandchild",
+}  # fmt: skip
+CONTRACTIONS: dict[str, str] = {}
+THIRD_PERSON = {
+    r"^(il|la|lo|l'|i|gli|le) ?(.+?) (?:dell'utente|del cliente|della cliente) ": r"\1 mio \2 ",
+    r"^l'utente\s+": "",
+    r"^(?:il|la) cliente\s+": "",
+}
+NEGATION_PHRASES = {r"^non\s+": "", r"(?<=\s)non\s+": "", r"\bpiù\b": "", r"\bmai\b": ""}
+WORK_PLACE_PREPOSITIONS = frozenset({"a", "ad"})
+NOT_VERBS: frozenset[str] = frozenset()
+CLAIM_GRAMMAR = {
+    "subject": r"io",
+    "have": r"ho",
+    "filler": r"(?:per favore\s+)?(?:ricorda(?:ti)?|memorizza|tieni a mente)(?:\s+che)?|allora|comunque|ah|ehi"
+    r"|aggiornamento",
+    "correcting_opener": r"scusa|scusami|correzione|aspetta|errata corrige|mi sono sbagliat[oa]",
+    "steady_adverb": r"sempre|anche|ancora|appena|finalmente|già|davvero|proprio",
+    "softener": r"anche|molto|tanto|davvero|proprio|sempre|completamente|del tutto",
+    "article": r"il|lo|la|l'|i|gli|le|un|uno|una|un'|del|della|dei|degli|delle",
+    "conjunction": r"ma|quindi",
+    "marital_verb": r"mi sono|si è",
+    "marital_value": r"sposat[oa]|fidanzat[oa]|separat[oa]",
+    "household_verb": r"vivo|vive|abito|abita",
+    "household_value": r"con .+|da sol[oa]",
+    "name_intro": r"mi chiamo|chiamami|il mio nome è",
+    "residence_verb": r"abito|abita|vivo|vive|risiedo|risiede|sto|mi sono trasferit[oa]|si è trasferit[oa]"
+    r"|mi trasferisco|mi sono spostat[oa]|si è spostat[oa]|sono andat[oa] a vivere|ho traslocato"
+    r"|ci siamo trasferit[ie]|ci siamo spostat[ie]|abitiamo|viviamo",
+    "residence_preposition": r"a|ad|nel|nella|nello|presso",
+    "born_verb": r"sono nat[oa]|è nat[oa]",
+    "born_preposition": r"a|ad|il|nel",
+    "work_verb": r"lavoro|lavora|sto lavorando",
+    "work_preposition": r"a|ad|per|da|presso|con|come|nel|nella",
+    "employer_verb": r"sono stat[oa] assunt[oa] (?:da|in|presso)|sono entrat[oa] in"
+    r"|ho iniziato a lavorare (?:da|per|presso|in)",
+    "occupation_intro": r"faccio il|faccio la|faccio l'",
+    "age_unit": r"anni",
+    "count_verb": r"ho|possiedo",
+    "count_word": r"una|uno|un'|un|due|tre|quattro|cinque|sei",
+    "eat_verb": r"mangio|mangia",
+    "eaten_food": r"carne|pesce|pollo|manzo|maiale",
+    "own_verb": r"ho",
+    "own_determiner": r"la|il|lo|l'|mia|mio",
+    "commute": r"vado al lavoro (?:in|a|con|col|con la|con il) (?P<y>.+)|vado al lavoro (?P<z>a piedi)",
+    "drive_verb": r"guido|guida",
+    "turned_verb": r"ho compiuto|compio|ha compiuto",
+    "retire": r"sono andat[oa] in pensione|vado in pensione",
+    "like_verb": r"sopporto|mi piace|mi piacciono|gli piace|le piace|adoro|amo|odio|detesto",
+    "hate_verb": r"odio|detesto",
+    "prefer_verb": r"preferisco|preferisce",
+    "speak_verb": r"parlo|parla",
+    "support_verb": r"tifo per|tifo|tifa per",
+    "be_verb": r"sono|è|e'",
+    "my": r"mio|mia|miei|mie",
+    "my_or_our": r"mio|mia|miei|mie|nostro|nostra",
+    "possessive_article": r"il|la|lo|l'|i|gli|le",
+    "possessive_copula": r"è|e'|sono|si chiama|si chiamano|è diventat[oa]|è cambiat[oa] in|ora è",
+    "definite_article": r"il|la|lo|l'",
+    "identifier_noun": r"numero|codice|indirizzo|targa",
+    "definite_copula": r"è|e'",
+    "inverted_copula": r"è|sono",
+    "entity_verb": r"vive|abita|lavora|si è trasferit[oa]|ha|guida|parla",
+    "stop_verb": r"smesso di|smesso",
+    "leave_verb": r"lasciato",
+    "left_job": r"il (?:mio )?lavoro (?:da|presso|a|in|per) ",
+    "left_tail": r"nel|a|il",
+    "sell_verb": r"venduto|regalato",
+    "sold_determiner": r"la |il |lo |l'|mia |mio ",
+}
+
+# --- Relative dates (``conversations.relative_dates``; see ``en``) ---------------------
+RELATIVE_DATES = {
+    "day_before_yesterday": r"l'altro ?ieri|altroieri",
+    "day_after_tomorrow": r"dopodomani",
+    "yesterday": r"ieri(?: sera| mattina| pomeriggio)?",
+    "today": r"oggi|stasera|stamattina|stamani|stanotte",
+    "tomorrow": r"domani",
+    "last_weekday": r"{weekday} scors[oa]",
+    "next_weekday": r"{weekday} prossim[oa]",
+    "last_weekend": r"il (?:fine settimana|weekend) scorso",
+    "this_weekend": r"questo (?:fine settimana|weekend)",
+    "next_weekend": r"il (?:fine settimana|weekend) prossimo",
+    "last_week": r"(?:la )?settimana scorsa",
+    "next_week": r"(?:la )?settimana prossima|la prossima settimana",
+    "this_week": r"questa settimana",
+    "last_month": r"(?:il )?mese scorso",
+    "next_month": r"il (?:mese prossimo|prossimo mese)",
+    "this_month": r"questo mese",
+    "last_year": r"(?:l')?anno scorso",
+    "next_year": r"l'anno prossimo|il prossimo anno",
+    "this_year": r"quest'anno",
+    "ago": r"{n} {unit} fa",
+    "from_now": r"(?:in|tra|fra) {n} {unit}",
+}
+DATE_UNITS = {
+    "giorni": "day", "giorno": "day", "settimane": "week", "settimana": "week", "mesi": "month", "mese": "month",
+    "anni": "year", "anno": "year",
+}  # fmt: skip
+DATE_LABELS = {"week": "settimana del", "weekend": "weekend del"}
+DATE_HINTS = frozenset(
+    "il lo la gli che non sono ho abbiamo per una della del ieri oggi domani settimana scorsa scorso".split()  # noqa: SIM905
+)
+
+# --- The offline model (``usecases.turn.offline``; see ``en``) -------------------------
+LETTERS = "àèéìòù"
+ASKING_OPENERS = r"ricordami|ti ricordi"
+REPLIES = {
+    "told_you": "Da quanto mi hai detto",
+    "i_remember": "Da quanto ricordo",
+    "earlier": "prima",
+    "could_not_store": "Non ho potuto salvarlo: {error}",
+    "pending": "L'ho annotato; lo userò dopo la revisione dello staff.",
+    "will_remember": "Ricorderò: {content}.",
+    "nothing_about": "Non ho nulla su “{x}”.",
+    "forgotten": "Fatto, ho dimenticato: “{content}”.",
+    "know_nothing": "Non so ancora nulla di te.",
+    "what_i_know": "Ecco cosa so di te:\n",
+    "nothing_found": "Non trovo nulla su “{x}” nei messaggi precedenti.",
+    "you_said": "Avevi scritto:\n",
+    "got_it": "Capito.",
+    "no_information": "Non ho informazioni su questo. Posso ricordare qualcosa per te: scrivi «ricorda che …».",
+    "noted": "Me lo segno: “{content}”.",
+    "from_memory": "da quello che ricordo di te",
+    "summary": "riassunto della conversazione",
+    "conversation": "conversazione",
+    "message": "messaggio",
+    "this_conversation": "poco fa in questa conversazione",
+}

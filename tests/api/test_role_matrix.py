@@ -61,6 +61,7 @@ ACTIONS = {
     "forget my memory": Action("delete", "/api/me/memories/{own_memory}", None, (401, 204, 204, 204)),
     "memory switch": Action("put", "/api/me/memory-settings", {"long_term_enabled": False}),
     "export my data": Action("get", "/api/me/export"),
+    "who am I": Action("get", "/api/me"),
     # Staff: inspect and correct anyone's memories, decide approvals; no erasure.
     "list all memories": Action("get", "/api/memories", None, (401, 403, 200, 200)),
     "search all memories": Action("get", "/api/memories?q=order", None, (401, 403, 200, 200)),

@@ -45,7 +45,7 @@ def busy(alice, bob):
     threads = [make_thread(alice if i % 2 else bob, 30) for i in range(8)]
     for thread in threads:
         ThreadSummary.objects.create(thread=thread, version=1, text="so far", covers_through=10, model="offline")
-        run = RunFactory(thread=thread, status="completed", context_info={"memory_ids": []})
+        run = RunFactory(thread=thread, status="completed", context_report={"memory_ids": []})
         TraceEvent.objects.bulk_create(TraceEvent(run=run, kind="model_call", name="m") for _ in range(20))
     for i in range(60):
         MemoryFactory(user=alice if i % 2 else bob, content=f"fact number {i}", status="pending" if i % 5 else "active")
@@ -117,7 +117,8 @@ def test_run_page_shows_what_went_into_the_prompt(staff_client, alice, django_as
     run = RunFactory(
         thread=thread,
         status="completed",
-        context_info={
+        # A row written before the report had a version: read as version 1.
+        context_report={
             "summary_version": 3,
             "summary_covers_through": 9,
             "memory_ids": [memory.pk, 999_999],

@@ -1,12 +1,15 @@
-"""The language modules: each defines the same names, of the same kinds (no database)."""
+"""The language modules: the same names and kinds in each, and what reads them (no database)."""
 
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import pytest
 
+from conversations.relative_dates import resolve_relative_dates
 from liamemory import language
+from memories.matching.grammar import extract_claim
 
 
 def _public(module: object) -> dict[str, type]:
@@ -45,3 +48,53 @@ def test_the_registry_joins_every_language() -> None:
     assert len(language.patterns("NO_INFORMATION")) == sum(
         len(language.words(lang).NO_INFORMATION) for lang in language.LANGUAGES
     )
+
+
+@pytest.mark.parametrize("lang", sorted(language.LANGUAGES))
+def test_keyed_tables_have_the_keys_of_english_and_their_patterns_compile(lang: str) -> None:
+    english, other = language.words("en"), language.words(lang)
+    for name in language.KEYED:
+        assert sorted(getattr(other, name)) == sorted(getattr(english, name)), f"{lang}.{name} has other keys"
+    for source in other.CLAIM_GRAMMAR.values():
+        re.compile(source)
+    for source in other.RELATIVE_DATES.values():
+        re.compile(source.replace("{weekday}", "(x)").replace("{n}", "(1)").replace("{unit}", "(d)"))
+    for name in ("CONTRACTIONS", "THIRD_PERSON", "NEGATION_PHRASES"):
+        for pattern in getattr(other, name):
+            re.compile(pattern)
+    # A reply fills the same fields in every language.
+    fields = re.compile(r"\{(\w+)\}")
+    for key, text in other.REPLIES.items():
+        assert fields.findall(text) == fields.findall(english.REPLIES[key]), f"{lang}.REPLIES[{key!r}]"
+    assert set(other.DATE_UNITS.values()) <= {"day", "week", "month", "year"}
+
+
+def test_entries_leave_out_a_language_that_has_none() -> None:
+    assert language.entries("CLAIM_GRAMMAR", "occupation_intro") == {"it": "faccio il|faccio la|faccio l'"}
+    assert language.entry_alternation("CLAIM_GRAMMAR", "subject") == "(?:i)|(?:io)"
+    assert "" not in language.patterns("FAVOURITE_AFTER")
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("what did I say about the dentist?", "en"),
+        ("cosa ti ho detto sul dentista?", "it"),
+        ("perché?", "it"),  # an accent says Italian where no word does
+        ("", "en"),
+        ("ok", "en"),  # nothing tells: the default
+    ],
+)
+def test_detect_says_which_language_a_text_is_in(text: str, lang: str) -> None:
+    assert language.detect(text) == lang
+
+
+def test_the_matching_grammar_and_relative_dates_read_both_languages() -> None:
+    assert extract_claim("I moved to Milan") == extract_claim("mi sono trasferito a Milan")
+    claim = extract_claim("il mio colore preferito è il verde")
+    assert claim is not None and (claim.slot, claim.value) == ("attr:favourite colour", "verde")
+    today = date(2024, 3, 13)
+    assert resolve_relative_dates("I saw her last week", today=today) == "I saw her [week of 2024-03-04]"
+    italian = resolve_relative_dates("l'ho vista la settimana scorsa", today=today)
+    assert italian == "l'ho vista [settimana del 2024-03-04]"
+    assert resolve_relative_dates("two days ago", today=today) == "[2024-03-11]"

@@ -8,9 +8,11 @@ import pytest
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+import config.celery  # noqa: F401 - connects the logging receiver the test looks for
 from conversations.models import Message
 from conversations.services import thread_create
 from liamemory.logs import ContentFreeFormatter
+from tests.server import free_port, runserver, served
 
 SECRET = "my-secret-tool-argument-7781"
 
@@ -62,52 +64,21 @@ def test_the_access_log_leaves_out_query_strings():
 def test_celery_workers_use_the_same_formatter():
     from celery.signals import setup_logging
 
-    import config.celery  # noqa: F401 - connects the receiver
-
     assert any("_django_logging" in repr(r) for r in setup_logging.receivers)
 
 
 WORD = "divorcelawyer7781"
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _served_log(cmd: list[str], port: int, tmp_path) -> str:
     """Start a server, send it requests whose query strings (and referrer) hold a search word, return its output."""
-    import os
-    import subprocess
-    import time
-
     import httpx
 
-    from tests.worker import REPO, database_url_for_tests
-
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url_for_tests()}
     out = tmp_path / "server.log"
-    with open(out, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                try:
-                    httpx.get(f"http://127.0.0.1:{port}/accounts/login/", timeout=2)
-                    break
-                except httpx.TransportError:
-                    assert proc.poll() is None, out.read_text()
-                    time.sleep(0.3)
-            headers = {"Referer": f"http://127.0.0.1:{port}/search?q={WORD}"}
-            for path in (f"/search?q={WORD}", f"/api/threads?q={WORD}", f"/accounts/login/?next=/search%3Fq%3D{WORD}"):
-                httpx.get(f"http://127.0.0.1:{port}{path}", headers=headers, timeout=10)
-            time.sleep(1)
-        finally:
-            proc.terminate()
-            proc.wait(15)
+    with served(cmd, port, out) as base:
+        headers = {"Referer": f"{base}/search?q={WORD}"}
+        for path in (f"/search?q={WORD}", f"/api/threads?q={WORD}", f"/accounts/login/?next=/search%3Fq%3D{WORD}"):
+            httpx.get(f"{base}{path}", headers=headers, timeout=10)
     return out.read_text()
 
 
@@ -115,10 +86,9 @@ def _served_log(cmd: list[str], port: int, tmp_path) -> str:
 @pytest.mark.django_db
 def test_runserver_access_lines_hold_no_query_string(tmp_path):
     """``make run`` serves with runserver: Django's own ``django.server`` handler must not bypass the formatter."""
-    import sys
 
-    port = _free_port()
-    output = _served_log([sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"], port, tmp_path)
+    port = free_port()
+    output = _served_log(runserver(port), port, tmp_path)
     assert "GET /search?… HTTP/1.1" in output, output
     assert WORD not in output
 
@@ -130,7 +100,7 @@ def test_gunicorn_access_lines_hold_no_query_string(tmp_path):
     import sys
     from pathlib import Path
 
-    port = _free_port()
+    port = free_port()
     gunicorn = str(Path(sys.executable).parent / "gunicorn")
     cmd = [gunicorn, "config.wsgi", "-k", "gthread", "-w", "1", "--threads", "2"]
     output = _served_log([*cmd, "-b", f"127.0.0.1:{port}", "--access-logfile", "-"], port, tmp_path)

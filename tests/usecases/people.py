@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agents import run_lifecycle
+from agents.context_report import ContextReport
 from conversations.models import Thread, ThreadSummary
 from conversations.services import thread_create
 from memories.services import memory_correct, memory_remember
@@ -31,7 +32,7 @@ def person_with_data(user, *, threads: int = 1, marker: str = "") -> list[Thread
             ],
             usage={"input_tokens": 120, "output_tokens": 30},
             model="offline",
-            context_info={"summary_version": None},
+            report=ContextReport(),
             tokens_sent=120,
             tokens_full_resend=120,
         )

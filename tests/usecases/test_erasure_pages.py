@@ -91,3 +91,26 @@ def test_a_person_whose_account_was_kept_is_told_once_at_sign_in_what_was_erased
     other = Client()
     other.force_login(bob)
     assert "erased" not in other.get("/").content.decode()
+
+
+def test_an_api_client_is_told_once_too_on_its_me_endpoint(alice, bob, compliance):
+    done = _erased(alice, compliance)
+
+    client = APIClient()
+    client.force_authenticate(alice)
+    first = client.get("/api/me").json()
+    assert first["id"] == alice.pk and first["username"] == alice.username
+    (notice,) = first["notices"]
+    assert notice["kind"] == "erasure" and "all your data was erased" in notice["message"]
+    assert "Your account was kept" in notice["message"] and notice["at"].startswith(
+        done.finished_at.strftime("%Y-%m-%d")
+    )
+    assert client.get("/api/me").json()["notices"] == []  # told once
+    # The web page, signed in later, does not tell it again.
+    person = Client()
+    person.force_login(alice)
+    assert "all your data was erased" not in person.get("/").content.decode()
+
+    other = APIClient()
+    other.force_authenticate(bob)
+    assert other.get("/api/me").json()["notices"] == []

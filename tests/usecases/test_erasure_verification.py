@@ -4,21 +4,34 @@ resume; a worker killed mid-erasure leaves a request the reaper finds."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from conversations.models import Thread
 from conversations.services import message_append, thread_create
-from governance.models import ErasureRequest
+from governance.models import ErasureRequest, PurgeRecord
 from liamemory.models import StaffAccess, StaffAccessLog
+from memories.models import Memory
+from tests.factories import UserFactory
 from tests.usecases.people import person_with_data
 from usecases import erasure_execution
-from usecases.erasure import erasure_execute, erasure_request_create
+from usecases.erasure import (
+    erasure_dry_run,
+    erasure_enqueue,
+    erasure_execute,
+    erasure_request_create,
+    legal_hold_lift,
+    legal_hold_place,
+)
 from usecases.tasks import reap_stale_erasures
 
 pytestmark = pytest.mark.django_db
 
 OWN = "alicepassport-X81K22"
+MEMORY_ONLY = "lockercode-Q7Z991"  # not the username: that is checked anyway
 
 
 def _say(user, text: str) -> None:
@@ -47,6 +60,7 @@ def test_a_colleague_s_e_mail_or_a_staff_name_in_the_person_s_words_does_not_fai
 def test_a_resumed_erasure_checks_the_strings_chosen_before_the_first_deletion(alice, compliance, monkeypatch):
     person_with_data(alice, threads=2, marker="alicecanary-")
     _say(alice, f"my passport is {OWN}")
+    Memory.objects.create(user=alice, content=f"{MEMORY_ONLY} is my locker code")
     real, calls = erasure_execution.threads_delete, {"n": 0}
 
     def failing_once(**kwargs):
@@ -62,6 +76,14 @@ def test_a_resumed_erasure_checks_the_strings_chosen_before_the_first_deletion(a
     assert first.executed_counts["memories"] > 0  # the first attempt deleted some of it
     chosen = first.verification
     assert OWN in chosen["strings"] and len(chosen["uuids"]) >= 4
+
+    # A copy of words the first attempt already deleted (a memory's), somewhere no store
+    # declares: a resume that chose its strings again, from what is left, would not see it.
+    assert MEMORY_ONLY in chosen["strings"]
+    copy = PurgeRecord.objects.create(counts={"note": f"copied {MEMORY_ONLY}"})
+    found = erasure_execute(request_id=request.pk)
+    assert found.status == "failed" and found.error_message == erasure_execution.NOT_VERIFIED
+    copy.delete()
 
     done = erasure_execute(request_id=request.pk)
 
@@ -96,6 +118,32 @@ def test_the_reaper_finds_a_running_erasure_nobody_executes_and_leaves_a_live_on
     assert erasure_execute(request_id=dead.pk).status == "completed"
 
 
+def test_the_reaper_leaves_a_pending_erasure_nobody_asked_to_execute_and_one_just_asked(
+    alice, bob, compliance, settings
+):
+    charlie = UserFactory(username="charlie")
+
+    filed = erasure_request_create(subject=alice, requested_by=compliance)  # the officer has not executed it
+    fresh = erasure_request_create(subject=bob, requested_by=compliance)
+    erasure_enqueue(request=fresh)  # its task is on its way
+    lost = erasure_request_create(subject=charlie, requested_by=compliance)
+    erasure_enqueue(request=lost)
+    settings.ERASURE_START_STALE_AFTER = timedelta(minutes=1)
+    ErasureRequest.objects.filter(pk=lost.pk).update(execution_asked_at=timezone.now() - timedelta(minutes=2))
+
+    assert reap_stale_erasures.run() == {"interrupted": 1}
+
+    assert {r.pk: r.status for r in ErasureRequest.objects.all()} == {
+        filed.pk: "pending",
+        fresh.pk: "pending",
+        lost.pk: "failed",
+    }
+    # Filed again after it failed, it waits for the officer again: not lost.
+    ErasureRequest.objects.filter(pk=lost.pk).update(execution_asked_at=timezone.now() - timedelta(minutes=2))
+    assert erasure_request_create(subject=charlie, requested_by=compliance).pk == lost.pk
+    assert reap_stale_erasures.run() == {"interrupted": 0}
+
+
 def test_the_verification_strings_are_chosen_before_any_deletion(alice, compliance, monkeypatch):
     _say(alice, f"my passport is {OWN}")
     seen: dict[str, object] = {}
@@ -115,7 +163,6 @@ def test_the_verification_strings_are_chosen_before_any_deletion(alice, complian
 
 
 def test_the_dry_run_is_the_execution_rolled_back(alice, staff, compliance):
-    from usecases.erasure import erasure_dry_run, legal_hold_lift, legal_hold_place
 
     person_with_data(alice, threads=2)
     StaffAccessLog.objects.create(subject=alice, viewer=staff, viewer_username=staff.username, what=StaffAccess.MEMORY)

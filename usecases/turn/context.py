@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import re
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 
+from agents.context_report import ContextReport, ExcerptRef
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.search import (
     RELEVANCE_COSINE_FLOOR,
@@ -35,7 +37,7 @@ from conversations.search import (
     search_history,
     search_other_threads,
 )
-from conversations.selectors import corrections_of, message_window, summary_current
+from conversations.selectors import corrections_of, summary_and_window
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
 from liamemory import embeddings, language
 from liamemory.search_terms import MAX_QUERY_CHARS
@@ -99,10 +101,11 @@ class Context:
     system: list[dict[str, Any]]
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
-    info: dict[str, Any] = field(default_factory=dict)
+    # What went into it, as the run records it (``Run.context_report``).
+    report: ContextReport
 
 
-def relevant_memories(*, user, agent: AgentSpec, query: str, allowed: bool, limit: int = 8) -> list[Memory]:
+def relevant_memories(*, user: User, agent: AgentSpec, query: str, allowed: bool, limit: int = 8) -> list[Memory]:
     """Pinned kinds first, then the memories most similar to the message (none when ``allowed``,
     the turn's memory switch, is off)."""
     if not allowed:
@@ -190,14 +193,10 @@ def _relevant(hits: list[HistoryHit]) -> list[HistoryHit]:
         if h.word_share > 0 or (h.cosine_margin is not None and h.cosine_margin >= RELEVANCE_COSINE_FLOOR)
     }
     anchors = [h.sequence for h in hits if h.message_id in strong]
-    return [
-        h
-        for h in hits
-        if h.message_id in strong or any(abs(h.sequence - a) <= NEIGHBOUR_REACH for a in anchors)
-    ]
+    return [h for h in hits if h.message_id in strong or any(abs(h.sequence - a) <= NEIGHBOUR_REACH for a in anchors)]
 
 
-def other_conversation_excerpts(*, user, thread: Thread, query: str, budget: int) -> list[Excerpt]:
+def other_conversation_excerpts(*, user: User, thread: Thread, query: str, budget: int) -> list[Excerpt]:
     """What the person said in their other conversations about ``query``, within ``budget`` tokens.
 
     The caller asks only where long-term memory is allowed (never from an incognito
@@ -223,7 +222,7 @@ def other_conversation_excerpts(*, user, thread: Thread, query: str, budget: int
             text=" ".join(hit.excerpt.split()),
             tokens=0,
             thread_id=hit.thread_id,
-            thread_title=(titles.get(hit.thread_id) or UNTITLED).replace("”", "\""),
+            thread_title=(titles.get(hit.thread_id) or UNTITLED).replace("”", '"'),
         )
         tokens = estimate_text(excerpt.line()) + 1
         if spent + tokens > budget:
@@ -293,11 +292,9 @@ def _system_blocks(
     return blocks
 
 
-def _excerpt_info(excerpt: Excerpt) -> dict[str, Any]:
-    info: dict[str, Any] = {"message_id": excerpt.message_id, "sequence": excerpt.sequence}
-    if excerpt.thread_id is not None:
-        info["thread_id"] = str(excerpt.thread_id)
-    return info
+def _excerpt_ref(excerpt: Excerpt) -> ExcerptRef:
+    thread_id = str(excerpt.thread_id) if excerpt.thread_id is not None else None
+    return ExcerptRef(message_id=excerpt.message_id, sequence=excerpt.sequence, thread_id=thread_id)
 
 
 def _reassert(messages: list[dict[str, Any]], agent: AgentSpec) -> None:
@@ -325,7 +322,7 @@ def cap_window_tokens(rows: list[Message], *, cap: int, keep_turns: int = 2) -> 
 
 
 def build_context(
-    *, thread: Thread, agent: AgentSpec, user, request_message: Message, memory_allowed: bool | None = None
+    *, thread: Thread, agent: AgentSpec, user: User, request_message: Message, memory_allowed: bool | None = None
 ) -> Context:
     """The model's input for ``request_message``.
 
@@ -338,15 +335,13 @@ def build_context(
     if not thread.incognito and request_message.text and embeddings.enabled():
         # The message's query vector is made in another thread while the summary and the
         # window are read; memory recall then takes it from the cache.
-        embeddings.query_vector_soon(request_message.text[: MAX_QUERY_CHARS])
-    summary = summary_current(thread=thread) if settings.MEMORY_SUMMARY_ENABLED else None
+        embeddings.query_vector_soon(request_message.text[:MAX_QUERY_CHARS])
+    summary, window = summary_and_window(
+        thread=thread, size=settings.MEMORY_WINDOW, with_summary=settings.MEMORY_SUMMARY_ENABLED
+    )
     covered = summary.covers_through if summary else 0
 
-    rows = [
-        r
-        for r in message_window(thread=thread, size=settings.MEMORY_WINDOW)
-        if covered < r.sequence <= request_message.sequence
-    ]
+    rows = [r for r in window if covered < r.sequence <= request_message.sequence]
     rows = with_late_corrections(rows, thread=thread, request_message=request_message)
     rows = cap_window_tokens(rows, cap=settings.MEMORY_WINDOW_TOKENS)
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
@@ -390,22 +385,21 @@ def build_context(
         system=system,
         messages=messages,
         tools=tools,
-        info={
-            "summary_version": summary.version if summary else None,
-            "summary_covers_through": covered,
-            "memory_ids": [m.id for m in memories],
-            # Which older messages were quoted, and what they cost (estimated, in the total).
-            "excerpts": [_excerpt_info(e) for e in excerpts],
-            "excerpt_tokens": sum(e.tokens for e in excerpts),
-            "window_first_sequence": first_seq,
-            "window_last_sequence": request_message.sequence,
-            "window_messages": len(messages),
-            "dropped_for_budget": dropped_items,
-            # Older than the window yet in no summary: still reachable by search_history.
-            "uncovered_messages": max(0, first_seq - 1 - covered),
-            "estimated_tokens": estimated,
-            "prefix_tokens": prefix,
-            "full_resend_tokens": prefix + thread.history_tokens + estimate_message({"role": "user", "content": ""}),
-            "budget": budget,
-        },
+        report=ContextReport(
+            summary_version=summary.version if summary else None,
+            summary_covers_through=covered,
+            memory_ids=tuple(m.id for m in memories),
+            excerpts=tuple(_excerpt_ref(e) for e in excerpts),
+            excerpt_tokens=sum(e.tokens for e in excerpts),
+            window_first_sequence=first_seq,
+            window_last_sequence=request_message.sequence,
+            window_messages=len(messages),
+            dropped_for_budget=dropped_items,
+            uncovered_messages=max(0, first_seq - 1 - covered),
+            estimated_tokens=estimated,
+            prefix_tokens=prefix,
+            full_resend_tokens=prefix + thread.history_tokens + estimate_message({"role": "user", "content": ""}),
+            budget=budget,
+            memory_allowed=memory_allowed,
+        ),
     )

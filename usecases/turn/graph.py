@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Annotated, Any, TypedDict
 
 from django.contrib.auth.models import User
 from langgraph.channels import UntrackedValue
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from agents import run_lifecycle
+from agents.context_report import context_report_read
 from agents.models import Run, RunErrorCode, TraceKind
 from agents.streaming import release_db_connection
 from conversations.models import Message, Thread
@@ -63,10 +65,12 @@ class TurnState(TypedDict, total=False):
     full_resend: int
     model: str
     latency_ms: int
+    # The context report's JSON (``agents.context_report``): checkpointed, so a resumed run
+    # still records what its prompt held. Read back with ``context_report_read``.
     info: dict[str, Any]
     # Set when the turn ends short of an answer (the step cap): the run's error code.
     error_code: str
-    context: Annotated[dict, UntrackedValue(dict)]
+    context: Annotated[dict[str, Any], UntrackedValue(dict)]
 
 
 def initial_state() -> TurnState:
@@ -90,48 +94,53 @@ def _wire(new: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _context(state: TurnState, rt: TurnRuntime) -> Context:
-    ctx = build_context(
+    return build_context(
         thread=rt.thread,
         agent=rt.agent,
         user=rt.user,
         request_message=rt.request_message,
         memory_allowed=rt.memory_allowed,
     )
-    ctx.info["memory_allowed"] = rt.memory_allowed
-    return ctx
+
+
+def _untracked(ctx: Context) -> dict[str, Any]:
+    """The context as the untracked channel holds it (never checkpointed: no copy needed)."""
+    return {f.name: getattr(ctx, f.name) for f in fields(ctx)}
 
 
 def load_context(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     rt = runtime.context
     started = time.monotonic()
     ctx = _context(state, rt)
+    report = ctx.report
     run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.RETRIEVAL,
         name="memories",
         payload={
             "query_chars": len(rt.request_message.text),
-            "memory_ids": ctx.info["memory_ids"],
-            "summary_version": ctx.info["summary_version"],
+            "memory_ids": list(report.memory_ids),
+            "summary_version": report.summary_version,
         },
         duration_ms=int((time.monotonic() - started) * 1000),
     )
-    if ctx.info["excerpts"]:
+    stored = report.as_json()
+    if report.excerpts:
         run_lifecycle.trace_record(
             run_id=rt.run.pk,
             kind=TraceKind.RETRIEVAL,
             name="excerpts",
-            payload={"excerpts": ctx.info["excerpts"], "before_sequence": ctx.info["window_first_sequence"]},
-            tokens_in=ctx.info["excerpt_tokens"],
+            payload={"excerpts": stored["excerpts"], "before_sequence": report.window_first_sequence},
+            tokens_in=report.excerpt_tokens,
         )
     run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.CONTEXT,
         name="build_context",
-        payload=ctx.info,
-        tokens_in=ctx.info["estimated_tokens"],
+        payload=stored,
+        tokens_in=report.estimated_tokens or 0,
     )
-    return {"context": asdict(ctx), "info": ctx.info}
+    return {"context": _untracked(ctx), "info": stored}
 
 
 def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
@@ -150,7 +159,7 @@ def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     )
     if rt.stream:
         rt.stream.end_message()
-    sent = ctx.info["estimated_tokens"] + estimate_messages(_wire(new))
+    sent = (ctx.report.estimated_tokens or 0) + estimate_messages(_wire(new))
     run_lifecycle.trace_record(
         run_id=rt.run.pk,
         kind=TraceKind.MODEL_CALL,
@@ -175,10 +184,12 @@ def call_model(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         "steps": state.get("steps", 0) + 1,
         "usage": usage,
         "sent": state.get("sent", 0) + sent,
-        "full_resend": state.get("full_resend", 0) + ctx.info["full_resend_tokens"] + estimate_messages(_wire(new)),
+        "full_resend": state.get("full_resend", 0)
+        + (ctx.report.full_resend_tokens or 0)
+        + estimate_messages(_wire(new)),
         "model": reply.model,
         "latency_ms": state.get("latency_ms", 0) + reply.latency_ms,
-        "context": asdict(ctx),
+        "context": _untracked(ctx),
     }
 
 
@@ -195,13 +206,14 @@ def _tool_result_block(tool_use_id: str, result: dict[str, Any]) -> dict[str, An
 
 def run_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     rt = runtime.context
-    info = state.get("info") or {}
+    report = context_report_read(state.get("info"))
+    window_first = report.window_first_sequence if report else None
     tool_ctx = agent_tools.ToolContext(
         user=rt.user,
         thread=rt.thread,
         run=rt.run,
         agent=rt.agent,
-        window_first_sequence=info.get("window_first_sequence", rt.request_message.sequence),
+        window_first_sequence=rt.request_message.sequence if window_first is None else window_first,
         memory_allowed=rt.memory_allowed,
     )
     blocks = []
@@ -243,7 +255,7 @@ def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         new_messages=state["new"],
         usage=state.get("usage") or {},
         model=state.get("model") or rt.model.name,
-        context_info=state.get("info") or {},
+        report=context_report_read(state.get("info")),
         tokens_sent=state.get("sent", 0),
         tokens_full_resend=state.get("full_resend", 0),
         error_code=state.get("error_code", ""),
@@ -261,7 +273,7 @@ def after_tools(state: TurnState, runtime: Runtime[TurnRuntime]) -> str:
     return "stop_at_step_limit" if state.get("steps", 0) >= runtime.context.agent.max_steps else "call_model"
 
 
-def build_graph(checkpointer: Any):
+def build_graph(checkpointer: Any) -> CompiledStateGraph[TurnState, TurnRuntime, TurnState, TurnState]:
     graph = StateGraph(TurnState, context_schema=TurnRuntime)
     graph.add_node("load_context", load_context)
     graph.add_node("call_model", call_model)

@@ -28,7 +28,6 @@ from liamemory import language
 from liamemory.llm import ModelReply, Usage
 from usecases.turn.offline_context import LABEL, Line, answer_lines, context_lines, where
 from usecases.turn.offline_facts import stable_fact
-from usecases.turn.offline_words import fold
 
 _WORDS = re.compile(r"\S+\s*|\s+")
 
@@ -55,7 +54,7 @@ _KNOW_ME = [re.compile(p, re.I) for p in language.patterns("KNOW_ME_QUESTION")]
 _SAID_ABOUT = [re.compile(p, re.I | re.S) for p in language.patterns("SAID_ABOUT_QUESTION")]
 
 
-def _match(patterns: list[re.Pattern], text: str) -> str | None:
+def _match(patterns: list[re.Pattern[str]], text: str) -> str | None:
     for pattern in patterns:
         m = pattern.search(text)
         if m:
@@ -63,35 +62,24 @@ def _match(patterns: list[re.Pattern], text: str) -> str | None:
     return None
 
 
-_ITALIAN_ONLY = language.words("it").FUNCTION_WORDS - language.words("en").FUNCTION_WORDS
-_ENGLISH_ONLY = language.words("en").FUNCTION_WORDS - language.words("it").FUNCTION_WORDS
-
-
-def _is_italian(text: str) -> bool:
-    """Whether ``text`` reads as Italian: more words only Italian uses than words only English uses."""
-    words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", (text or "").lower())
-    italian = sum(1 for w in words if w in _ITALIAN_ONLY or fold(w) in _ITALIAN_ONLY)
-    italian += len(re.findall(r"[àèéìòù]", text or ""))
-    english = sum(1 for w in words if w in _ENGLISH_ONLY)
-    return italian > english
-
-
 # A message that asks something: a question mark, an interrogative opening, "remind me".
 _ASKS = re.compile(
-    rf"\?\s*$|\?\s|^\W*(?:{language.word_alternatives('QUESTION_WORDS')}"
-    r"|what's|remind me|do you (?:know|remember)|ricordami|ti ricordi)\b",
+    rf"\?\s*$|\?\s|^\W*(?:{language.word_alternatives('QUESTION_WORDS')}|{language.alternation('ASKING_OPENERS')})\b",
     re.I,
 )
 
 
-def _quote(lines: list[Line], *, italian: bool) -> str:
+def _reply(lang: str, key: str, **fields: object) -> str:
+    """The reply ``key`` in ``lang`` (``REPLIES`` of ``liamemory.language``), its fields filled."""
+    return str(language.words(lang).REPLIES[key]).format(**fields)
+
+
+def _quote(lines: list[Line], *, lang: str) -> str:
     first, *rest = lines
-    opening = "Da quanto mi hai detto" if italian else "From what you told me"
-    if first.source == "memory":
-        opening = "Da quanto ricordo" if italian else "From what I remember"
-    text = f"{opening}: “{first.text}” ({where(first, italian=italian)})"
+    opening = _reply(lang, "i_remember" if first.source == "memory" else "told_you")
+    text = f"{opening}: “{first.text}” ({where(first, lang=lang)})"
     for line in rest:
-        text += f"; {'prima' if italian else 'earlier'}: “{line.text}” ({where(line, italian=italian)})"
+        text += f"; {_reply(lang, 'earlier')}: “{line.text}” ({where(line, lang=lang)})"
     return text + "."
 
 
@@ -111,9 +99,13 @@ def _request_text(messages: list[dict[str, Any]]) -> tuple[int, str]:
     return -1, ""
 
 
-def _tool_results_since(messages: list[dict[str, Any]], start: int) -> list[tuple[str, dict, dict]]:
+# A tool call the model made this turn: (tool name, input, result).
+ToolCall = tuple[str, dict[str, Any], dict[str, Any]]
+
+
+def _tool_results_since(messages: list[dict[str, Any]], start: int) -> list[ToolCall]:
     """(tool name, input, result) for every tool call made after the request."""
-    calls: dict[str, tuple[str, dict]] = {}
+    calls: dict[str, tuple[str, dict[str, Any]]] = {}
     out = []
     for msg in messages[start + 1 :]:
         for block in msg["content"] if isinstance(msg["content"], list) else []:
@@ -149,9 +141,9 @@ class OfflineModel:
         available = {t["name"] for t in tools}
         start, request = _request_text(messages)
         done = _tool_results_since(messages, start)
-        it = _is_italian(request)
+        lang = language.detect(request)
         lines = context_lines(system, messages, start)
-        blocks = self._decide(request, done, available, lines, it)
+        blocks = self._decide(request, done, available, lines, lang)
         usage = Usage(
             input_tokens=sum(estimate_text(b.get("text", "")) for b in system) + estimate_messages(messages),
             output_tokens=estimate_messages([{"content": blocks}]),
@@ -168,7 +160,7 @@ class OfflineModel:
         return [{"type": "text", "text": f"{LABEL} {text}"}]
 
     def _decide(
-        self, request: str, done: list, available: set[str], lines: list[Line], it: bool
+        self, request: str, done: list[ToolCall], available: set[str], lines: list[Line], lang: str
     ) -> list[dict[str, Any]]:
         n = len(done)
         remember = _match(_REMEMBER, request)
@@ -181,14 +173,10 @@ class OfflineModel:
                 return self._tool("remember_fact", {"content": remember[:180], "importance": 3}, n)
             result = done[-1][2]
             if not result.get("ok"):
-                return self._say(("Non ho potuto salvarlo: " if it else "I could not store that: ") + result["error"])
+                return self._say(_reply(lang, "could_not_store", error=result["error"]))
             if result.get("status") == "pending":
-                return self._say(
-                    "L'ho annotato; lo userò dopo la revisione dello staff."
-                    if it
-                    else "I've noted it; staff will review it before I use it."
-                )
-            return self._say(f"Ricorderò: {result['content']}." if it else f"I'll remember that: {result['content']}.")
+                return self._say(_reply(lang, "pending"))
+            return self._say(_reply(lang, "will_remember", content=result["content"]))
 
         if forget and "recall_facts" in available:
             if not done:
@@ -197,17 +185,13 @@ class OfflineModel:
             if name == "recall_facts":
                 found = result.get("memories") or []
                 if not result.get("ok") or not found:
-                    return self._say(
-                        f"Non ho nulla su “{forget}”." if it else f"I have nothing stored about “{forget}”."
-                    )
+                    return self._say(_reply(lang, "nothing_about", x=forget))
                 return self._tool("forget_fact", {"memory_id": found[0]["id"]}, n)
             content = next(
                 (m["content"] for nm, _a, r in done if nm == "recall_facts" for m in r.get("memories", [])), ""
             )
             if result.get("ok"):
-                return self._say(
-                    f"Fatto, ho dimenticato: “{content}”." if it else f"Done, I've forgotten: “{content}”."
-                )
+                return self._say(_reply(lang, "forgotten", content=content))
             return self._say(result.get("error", "I could not forget that."))
 
         if know_me and "recall_facts" in available:
@@ -215,47 +199,41 @@ class OfflineModel:
                 return self._tool("recall_facts", {"query": ""}, n)
             found = done[-1][2].get("memories") or []
             if not found:
-                return self._say("Non so ancora nulla di te." if it else "I don't know anything about you yet.")
+                return self._say(_reply(lang, "know_nothing"))
             known = "\n".join(f"- {m['content']}" for m in found)
-            return self._say(("Ecco cosa so di te:\n" if it else "Here is what I know about you:\n") + known)
+            return self._say(_reply(lang, "what_i_know") + known)
 
         if said and not done:
             found = answer_lines(said, lines)
             if found:
-                return self._say(_quote(found, italian=it))
+                return self._say(_quote(found, lang=lang))
         if said and "search_history" in available:
             if not done:
                 return self._tool("search_history", {"query": said}, n)
             excerpts = done[-1][2].get("excerpts") or []
             if not excerpts:
-                return self._say(
-                    f"Non trovo nulla su “{said}” nei messaggi precedenti."
-                    if it
-                    else f"I couldn't find anything about “{said}” earlier in this conversation."
-                )
+                return self._say(_reply(lang, "nothing_found", x=said))
             quotes = "\n".join(f"- “{e['text']}” (message #{e['sequence']})" for e in excerpts[:3])
-            return self._say(("Avevi scritto:\n" if it else "Earlier you said:\n") + quotes)
+            return self._say(_reply(lang, "you_said") + quotes)
 
         # A fact said beside a question ("any gloves that don't smell? I'm allergic to latex") is kept.
         fact = stable_fact(request)
         if fact and "remember_fact" in available:
-            return self._noted(fact, done, n, it)
+            return self._noted(fact, done, n, lang)
         if _ASKS.search(request):
             found = answer_lines(request, lines)
             if found:
-                return self._say(_quote(found, italian=it))
+                return self._say(_quote(found, lang=lang))
         elif not done:
             # A statement that is no fact to keep (small talk, an opinion): acknowledged.
-            return self._say("Capito." if it else "Got it.")
-        if it:
-            return self._say("Non ho informazioni su questo. Posso ricordare qualcosa per te: scrivi «ricorda che …».")
-        return self._say("I don't have information about that. I can keep notes for you: say “remember that …”.")
+            return self._say(_reply(lang, "got_it"))
+        return self._say(_reply(lang, "no_information"))
 
-    def _noted(self, fact: str, done: list, n: int, it: bool) -> list[dict[str, Any]]:
+    def _noted(self, fact: str, done: list[ToolCall], n: int, lang: str) -> list[dict[str, Any]]:
         """Store a fact said in passing, then say so; a refused write (memory off, the cap) is only noted."""
         if not done:
             return self._tool("remember_fact", {"content": fact, "importance": 3}, n)
         result = done[-1][2]
         if result.get("ok") and result.get("status") != "pending":
-            return self._say(f"Me lo segno: “{result['content']}”." if it else f"Noted: “{result['content']}”.")
-        return self._say("Capito." if it else "Got it.")
+            return self._say(_reply(lang, "noted", content=result["content"]))
+        return self._say(_reply(lang, "got_it"))

@@ -36,6 +36,15 @@ MEANING_CANDIDATES = 40
 VALUE_BONUS = 0.3
 # A value a line can state: a number, or a capitalised word that does not open a sentence.
 _VALUE = re.compile(r"\d|(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+# What kind of value a question asks for, and how a line holds one: a name or a place (a
+# capitalised word inside the sentence), a time or a date, a number or a code.
+_NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
+_WHEN_VALUE = re.compile(rf"\d|{language.alternation('WEEKDAYS_MONTHS')}", re.I)
+_ANSWER_KINDS = (
+    (re.compile(language.alternation("ASKS_FOR_A_NAME"), re.I), _NAME_VALUE),
+    (re.compile(language.alternation("ASKS_FOR_A_TIME"), re.I), _WHEN_VALUE),
+    (re.compile(language.alternation("ASKS_FOR_A_NUMBER"), re.I), re.compile(r"\d")),
+)
 
 _ASKING = language.union("ASKING_WORDS")
 
@@ -48,7 +57,7 @@ class Line:
     sequence: int | None = None
     title: str = ""
     # Later is newer: (tier, date, position). Memories are current but undated.
-    order: tuple = ()
+    order: tuple[Any, ...] = ()
 
 
 def _system_text(system: list[dict[str, Any]]) -> str:
@@ -114,9 +123,15 @@ def _question_words(question: str) -> set[str]:
     return {w for w in words if len(w) > 1 and w not in _ASKING and not w.isdigit()}
 
 
+def _singular(word: str) -> str:
+    """One form for "dogs" / "dog" and "favourite" / "favorite"."""
+    word = word.replace("our", "or") if len(word) > 5 else word
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _matches(word: str, have: set[str]) -> bool:
     for h in have:
-        if h == word:
+        if h == word or _singular(h) == _singular(word):
             return True
         if len(word) >= 4 and len(h) >= 4 and (h.startswith(word[:5]) or word.startswith(h[:5])):
             return True
@@ -134,9 +149,7 @@ _ASKS_OPENING = re.compile(
 
 def _statements(text: str) -> str:
     """``text`` without its questions: a line is matched, and its meaning weighed, on what it states."""
-    return " ".join(
-        x for x in _SENTENCES.split(text) if not x.rstrip().endswith("?") and not _ASKS_OPENING.match(x)
-    )
+    return " ".join(x for x in _SENTENCES.split(text) if not x.rstrip().endswith("?") and not _ASKS_OPENING.match(x))
 
 
 def _asked(question: str) -> str:
@@ -145,38 +158,82 @@ def _asked(question: str) -> str:
     return " ".join(asking) or question
 
 
+# The words of the sentences around the asking one ("the cat knocked my phone off. do you
+# remember her name?") say what it is about, at this weight.
+CONTEXT_WORD_WEIGHT = 0.5
+# Of the lines scoring this close to the best, the newest is quoted first (a value that changed).
+TIE = NEAR_BEST
+# A newer line that changed a picked one replaces it when it scores this share of it for the question.
+CHANGED_RELEVANCE = 0.5
+
+
+def _wanted(question: str) -> dict[str, float]:
+    """The question's content words and their weights: the asking sentences' in full, the rest's at half."""
+    asked = _asked(question)
+    weights = dict.fromkeys(_question_words(question), CONTEXT_WORD_WEIGHT)
+    weights.update(dict.fromkeys(_question_words(asked), 1.0))
+    return weights
+
+
 def answer_lines(question: str, lines: list[Line]) -> list[Line]:
-    """The lines that answer ``question``, newest first; empty when none does.
+    """The lines that answer ``question``, the best first; empty when none does.
 
     Each line scores its rare shared words (relative to the best line, 0..1) plus how far
     its meaning stands above what unrelated statements score for the question (in steps
-    of ``MEANING_STEP``), when embeddings are on.
+    of ``MEANING_STEP``), when embeddings are on. The best line is quoted first (of lines
+    nearly as good, the newest: a value that changed), then one more if it is near the best.
     """
     # A line that only asks ("what's a good dog friendly walk?") answers nothing.
     lines = [line for line in _unique(lines) if _statements(line.text).strip()]
     if not lines:
         return []
-    asked = _asked(question)
-    wanted = _question_words(asked)
+    wanted = _wanted(question)
     have = [{fold(w).removesuffix("'s") for w in content_words(_statements(line.text))} for line in lines]
     df = {w: sum(1 for h in have if _matches(w, h)) for w in wanted}
-    lexical = [sum(math.log(1 + len(lines) / df[w]) for w in wanted if df[w] and _matches(w, h)) for h in have]
+    lexical = [
+        sum(weight * math.log(1 + len(lines) / df[w]) for w, weight in wanted.items() if df[w] and _matches(w, h))
+        for h in have
+    ]
     top = max(lexical)
     scores = [x / top if top > 0 else 0.0 for x in lexical]
-    for i, margin in _meaning_margins(asked, lines).items():
+    for i, margin in _meaning_margins(_asked(question), lines).items():
         scores[i] += max(0.0, margin - MEANING_MARGIN) / MEANING_STEP
     best = max(scores)
     if best <= 0:
         return []
     # Of lines about the same thing, one that holds a value (a name, a number) states it.
+    value = _value_kind(_asked(question))
     scores = [
-        x + VALUE_BONUS * best if x > 0 and _VALUE.search(_statements(line.text)) else x
+        x + VALUE_BONUS * best if x > 0 and _holds(value, _statements(line.text), question) else x
         for line, x in zip(lines, scores, strict=True)
     ]
     best = max(scores)
-    picked = [line for line, score in zip(lines, scores, strict=True) if score >= NEAR_BEST * best]
-    picked = _current(picked, lines)
-    return sorted(picked, key=lambda line: line.order, reverse=True)[:MAX_QUOTES]
+    by_line = dict(zip(lines, scores, strict=True))
+    scored: dict[Line, float] = {}
+    for line, score in by_line.items():
+        if score >= NEAR_BEST * best:
+            # A newer line that changed this one stands in for it when it is about the question
+            # too ("the exam moved to the 13th" is no answer to "what's my flatmate's name?").
+            current = _current(line, lines)
+            relevant = by_line.get(current, 0.0) >= CHANGED_RELEVANCE * score
+            if current is not line and not _replaces_value(line, current) and not relevant:
+                current = line
+            scored[current] = max(score, scored.get(current, 0.0))
+    top_score = max(scored.values())
+    first = max((line for line, x in scored.items() if x >= TIE * top_score), key=lambda line: line.order)
+    rest = sorted((line for line in scored if line is not first), key=lambda line: -scored[line])
+    return [first, *rest][:MAX_QUOTES]
+
+
+def _value_kind(asked: str) -> re.Pattern[str]:
+    """How a line holds what ``asked`` asks for: a name, a time, a number; any value otherwise."""
+    return next((holds for asks, holds in _ANSWER_KINDS if asks.search(asked)), _VALUE)
+
+
+def _holds(value: re.Pattern[str], text: str, question: str) -> bool:
+    """Whether ``text`` holds a value of that kind that the question does not already say."""
+    said = {fold(w) for w in content_words(question)}
+    return any(fold(m.group(0)).strip(".,") not in said for m in value.finditer(text))
 
 
 def _newer(x: Line, line: Line) -> bool:
@@ -184,23 +241,38 @@ def _newer(x: Line, line: Line) -> bool:
     return x.order > line.order or (x.source == "memory" and line.source in ("summary", "excerpt", "other"))
 
 
-def _current(picked: list[Line], lines: list[Line]) -> list[Line]:
-    """Each picked line, or the newer line that changed it ("I moved from Rome to Turin" for
-    "I live in Rome"), even when that one shares no word with the question."""
-    out: list[Line] = []
-    for line in picked:
-        # An active memory is current by construction (a superseded one is never recalled), and a
-        # memory line's place in the context says nothing of when it was said: a line of the
-        # window that differs from it is older news, never its replacement.
-        changed = [
-            x
-            for x in lines
-            if x is not line and line.source != "memory" and _newer(x, line) and statement_changes(line.text, x.text)
-        ]
-        current = max(changed, key=lambda x: x.order) if changed else line
-        if current not in out:
-            out.append(current)
-    return out
+def _current(line: Line, lines: list[Line]) -> Line:
+    """``line``, or the newer line that changed it ("I moved from Rome to Turin" for "I live in
+    Rome"), even when that one shares no word with the question; it must share one with ``line``
+    (what both are about), so an unrelated change ("the visit moved to 11:15") never stands in."""
+    # An active memory is current by construction (a superseded one is never recalled), and a
+    # memory line's place in the context says nothing of when it was said: a line of the
+    # window that differs from it is older news, never its replacement.
+    if line.source == "memory":
+        return line
+    words = _subject_words(line.text)
+    changed = [
+        x
+        for x in lines
+        if x is not line
+        and _newer(x, line)
+        and words & _subject_words(x.text)
+        and statement_changes(line.text, x.text)
+    ]
+    return max(changed, key=lambda x: x.order) if changed else line
+
+
+_VALUE_TOKEN = re.compile(r"\b(?=[\w-]*\d)[\w-]+|(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
+
+
+def _replaces_value(line: Line, newer: Line) -> bool:
+    """Whether ``newer`` names the value ``line`` held ("I moved from Rome to Turin" for "I live in Rome")."""
+    values = {fold(v) for v in _VALUE_TOKEN.findall(_statements(line.text))}
+    return bool(values & {fold(v) for v in _VALUE_TOKEN.findall(newer.text)})
+
+
+def _subject_words(text: str) -> set[str]:
+    return {fold(w) for w in content_words(_statements(text)) if len(w) > 2 and not w.isdigit()}
 
 
 def _unique(lines: list[Line]) -> list[Line]:
@@ -239,15 +311,16 @@ def _meaning_margins(question: str, lines: list[Line]) -> dict[int, float]:
     return {i: float(_VECTORS[said[i]] @ query) - unrelated for i in index}
 
 
-def where(line: Line, *, italian: bool) -> str:
-    """Where a quoted line comes from, in the reply's language."""
+def where(line: Line, *, lang: str) -> str:
+    """Where a quoted line comes from, in the reply's language (``lang``)."""
+    replies = language.words(lang).REPLIES
     if line.source == "memory":
-        return "da quello che ricordo di te" if italian else "what I remember about you"
+        return str(replies["from_memory"])
     if line.source == "summary":
-        label = "riassunto della conversazione" if italian else "conversation summary"
+        label = str(replies["summary"])
         return f"{label}, {line.date}" if line.date else label
     if line.source == "other":
-        return f"{'conversazione' if italian else 'conversation'} “{line.title}”, {line.date}"
+        return f"{replies['conversation']} “{line.title}”, {line.date}"
     if line.source == "excerpt":
-        return f"{'messaggio' if italian else 'message'} #{line.sequence}, {line.date}"
-    return "poco fa in questa conversazione" if italian else "earlier in this conversation"
+        return f"{replies['message']} #{line.sequence}, {line.date}"
+    return str(replies["this_conversation"])

@@ -2,11 +2,18 @@
 
 The real model is told to store durable facts the user states about themselves
 (``registry``'s instructions); the offline model does the same through the same
-``remember_fact`` tool, so the cap, the duplicates and the review rules apply alike. It
-stores a sentence that states one: where the person works, lives or moved, who their
-relatives and pets are, an allergy or a diet, an appointment with its date or time, an
-identifier with its code. Questions, opinions, wishes and small talk are never stored: a
-wrong memory costs more than a missed one (the person can still say "remember that …").
+``remember_fact`` tool, so the cap, the duplicates and the review rules apply alike.
+
+A fact is recognised by the shape of a clause, not by the topic: a first-person statement
+of a lasting state ("I work at …", "we live in …", "sono celiaca"), a possessive naming
+someone ("my wife Eileen", "mail alla mia dirigente, la dott.ssa Galli"), something named
+("a beagle called Biscuit"), an allergy or a diet (of the person or of someone close), an
+identifier the person holds, said with a copula ("my student number is s2274918", "la
+targa è FG 482 KL"), and a personal appointment with its day or time ("the dentist
+Thursday at 8:30"). Questions, opinions, wishes, requests addressed to the assistant,
+text quoted for a task ("summarise: '…'") and passing events (a work meeting, a
+deadline, an order on its way, someone else's code) are never stored: a wrong memory
+costs more than a missed one (the person can still say "remember that …").
 The words are in ``liamemory.language``.
 """
 
@@ -27,49 +34,91 @@ _NOT_A_FACT = re.compile(language.alternation("NOT_A_FACT"), _FLAGS)
 _DAY = language.alternation("WEEKDAYS_MONTHS")
 _WHEN = re.compile(f"{_DAY}|\\b\\d{{1,2}}(?::\\d{{2}})?\\s?(?:am|pm)\\b", _FLAGS)
 _FIRST_PERSON = re.compile(language.any_word("FIRST_PERSON"), _FLAGS)
-_CLOCK = re.compile(language.alternation("CLOCK"), _FLAGS)
-_DAY_AND_MONTH = re.compile(f"(?:{_DAY})\\s+\\d{{1,2}}\\b|\\b\\d{{1,2}}(?:st|nd|rd|th)?\\s+(?:{_DAY})", _FLAGS)
 _POSSESSIVE = re.compile(language.any_word("POSSESSIVES"), _FLAGS)
-_CODE = re.compile(r"(?=[\w/-]*\d)[A-Za-z0-9][\w/-]{2,}")
-_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+# Someone else's thing ("their trailer is KX19 ZRT"): its code is not the person's.
+_OTHERS = re.compile(language.any_word("OTHERS_POSSESSIVES"), _FLAGS)
+# A code: a token with a digit, possibly in groups ("FG 482 KL", "300 451 778", "s2274918").
+_CODE = (
+    r"(?:(?-i:[A-Z]{1,3})\s(?=\d))?(?=[\w/-]*\d)[A-Za-z0-9][\w/-]{1,}"
+    r"(?:\s(?=[\w/-]*\d|[A-Z]{2,3}\b)[A-Za-z0-9][\w/-]*){0,3}"
+)
+# An identifier stated: a copula (or "=", ":") right before the code, or "mine's CODE".
+_STATED_CODE = re.compile(rf"(?:{language.alternation('COPULAS')})\s*[:=]?\s*(?:the\s|la\s|il\s|l')?{_CODE}", _FLAGS)
+# Sentences, colon-separated clauses, and a question joined by a comma ("… can't eat eggs, what cake …?").
+_SENTENCES = re.compile(
+    rf"(?<=[.!?;])\s+|\n+|(?<=\w):\s+|,\s+(?=(?:{language.word_alternatives('QUESTION_WORDS')})\b)", _FLAGS
+)
+# A sentence ends after a word; not after a title or an abbreviation ("Prof.", "dott.ssa", "n.").
+_ABBREVIATION = re.compile(
+    rf"(?:^|\s)(?:(?-i:[A-Z][a-z]{{0,3}})|[a-z]{{1,2}}|{language.alternation('TITLES')})\.$", _FLAGS
+)
+# Text quoted for a task ("summarise: 'The Ombudsman found …'") is someone else's words.
+_QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s:(]))(['\"“«‘])(?=\S).{12,}?\S(?:['\"”»’])(?=$|[\s.,;:!?)])", re.S)
 # Openers that carry nothing: "oh", "also", "btw", "random one,", "and".
 _OPENER = re.compile(rf"^(?:(?:{language.alternation('OPENERS')})\b[\s,.:;!-]*)+", _FLAGS)
+# A request addressed to the assistant ("draft …", "scrivi …", "tips for …"): its words are
+# the task's, and only a naming in it ("to my editor, Gareth Pryce") states something.
+_REQUEST = re.compile(rf"^\W*(?:{language.alternation('TASK_REQUESTS')})\b", _FLAGS)
+_NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
+
+
+def clauses(text: str) -> list[str]:
+    """The sentences and colon-separated clauses of ``text``, quoted passages left out."""
+    text = _QUOTED.sub(" ", text or "")
+    out: list[str] = []
+    for part in _SENTENCES.split(text):
+        part = part.strip()
+        if not part:
+            continue
+        if out and _ABBREVIATION.search(out[-1]) and not out[-1].endswith(("?", "!")):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
 
 
 def stable_fact(text: str) -> str | None:
-    """The sentence of ``text`` that states a stable personal fact, ready to store; else None.
+    """The clause of ``text`` that states a stable personal fact, ready to store; else None.
 
     A message that ends by asking about the person's own things ("… Qual è il mio piatto preferito?")
     is a question, whatever it says before.
     """
-    sentences = [s.strip() for s in _SENTENCES.split(text or "") if s.strip()]
-    if sentences and sentences[-1].endswith("?") and _POSSESSIVE.search(sentences[-1]):
+    parts = clauses(text)
+    if parts and parts[-1].endswith("?") and _POSSESSIVE.search(parts[-1]):
         return None
-    for sentence in sentences:
-        if sentence.endswith("?") or _NOT_A_FACT.search(sentence):
+    request = bool(parts) and bool(_REQUEST.search(parts[0]))
+    for part in parts:
+        if part.endswith("?") or _NOT_A_FACT.search(part):
             continue
-        if _states_a_fact(sentence):
-            return _memory_text(sentence)
+        if any(p.search(part) for p in _NAMING) or (not request and _states_a_fact(part)):
+            return _memory_text(part)
     return None
 
 
-def _states_a_fact(sentence: str) -> bool:
-    if any(p.search(sentence) for p in _STABLE):
+def _states_a_fact(clause: str) -> bool:
+    if any(p.search(clause) for p in _STABLE):
         return True
-    if _APPOINTMENT.search(sentence) and (_WHEN.search(sentence) or _dated(sentence)):
+    if _APPOINTMENT.search(clause) and (_WHEN.search(clause) or _dated(clause)):
         return True
-    dated = _CLOCK.search(sentence) or _DAY_AND_MONTH.search(sentence)
-    if dated and _FIRST_PERSON.search(sentence) and _WHEN.search(sentence):
-        return True
-    return bool(_IDENTIFIER_WORD.search(sentence) and _CODE.search(sentence))
+    return _holds_an_identifier(clause)
 
 
-def _dated(sentence: str) -> bool:
-    return any(re.search(r"\d", f) for f in find_facts(sentence))
+def _holds_an_identifier(clause: str) -> bool:
+    """An identifier of the person's, said as one: "my order number is A-7781", "plate 842 KTM" of my van."""
+    word = _IDENTIFIER_WORD.search(clause)
+    if not word or _OTHERS.search(clause[: word.end()]):
+        return False
+    if _STATED_CODE.search(clause, word.start()):
+        return True
+    return bool(_POSSESSIVE.search(clause[: word.start()]) and re.search(_CODE, clause[word.end() :]))
+
+
+def _dated(clause: str) -> bool:
+    return any(re.search(r"\d", f) for f in find_facts(clause))
 
 
 def _memory_text(sentence: str) -> str:
-    """The sentence without openers, at most ``MAX_CHARS``, cut at a clause if longer."""
+    """The clause without openers, at most ``MAX_CHARS``, cut at a clause if longer."""
     text = _OPENER.sub("", sentence).strip(" ,;:-")
     text = text[:1].upper() + text[1:]
     if len(text) <= MAX_CHARS:

@@ -12,10 +12,13 @@ from langgraph.types import Command
 
 from agents import run_lifecycle
 from agents.checkpointer import shared_saver
+from agents.context_report import context_report_read
 from agents.models import Run, RunErrorCode, RunStatus
+from agents.selectors import approval_checkpoint_decided
 from agents.streaming import RunStream
 from conversations.models import Thread
 from liamemory.llm import AnthropicModel, ChatModel, ModelError
+from liamemory.personal_data import Event
 from memories.selectors import long_term_memory_allowed
 from usecases.thread_deletion import threads_delete
 from usecases.turn.graph import TurnRuntime, build_graph, initial_state
@@ -78,14 +81,16 @@ def _drop_orphaned_checkpoints(thread_id: Any) -> None:
     after the deletion (the saver has its own connection and no foreign key): remove it."""
     if thread_id and not Thread.objects.filter(pk=thread_id).exists():
         with transaction.atomic():
-            threads_delete(thread_ids=[thread_id])
+            # Whatever deleted the thread took or kept its memories: only rows written
+            # since are left, and expiry's rules touch nothing else.
+            threads_delete(thread_ids=[thread_id], event=Event.EXPIRE)
 
 
 def _checkpoint_to_resume(rt: TurnRuntime) -> str | None:
-    """The checkpoint a staff decision resumes from (set when the run was interrupted)."""
+    """The checkpoint a staff decision resumes from (its approval's, decided just now)."""
     if rt.run.status != RunStatus.RUNNING:
         return None
-    return (rt.run.context_info or {}).get("checkpoint_id")
+    return approval_checkpoint_decided(run_id=rt.run.pk)
 
 
 def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
@@ -104,8 +109,12 @@ def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
         )
         if result.get("__interrupt__"):
             state = graph.get_state(_config(rt))
-            info = {**(result.get("info") or {}), "checkpoint_id": state.config["configurable"]["checkpoint_id"]}
-            run_lifecycle.run_interrupt(run_id=run_id, payload=result["__interrupt__"][0].value, context_info=info)
+            run_lifecycle.run_interrupt(
+                run_id=run_id,
+                request=run_lifecycle.ApprovalRequest.from_payload(result["__interrupt__"][0].value),
+                checkpoint_id=state.config["configurable"]["checkpoint_id"],
+                report=context_report_read(result.get("info")),
+            )
     except run_lifecycle.RunNoLongerActive:
         logger.info("run %s ended elsewhere (cancelled or erased); its results were dropped", run_id)
     except ModelError as exc:

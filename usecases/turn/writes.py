@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from agents.context_report import ContextReport
 from agents.models import Run
 from agents.run_lifecycle import RunId, RunNoLongerActive, run_finish, run_lock_active
 from conversations.selectors import thread_exists
@@ -41,7 +42,7 @@ def turn_complete(
     new_messages: list[dict[str, Any]],
     usage: dict[str, int],
     model: str,
-    context_info: dict[str, Any],
+    report: ContextReport | None,
     tokens_sent: int,
     tokens_full_resend: int,
     error_code: str = "",
@@ -64,14 +65,14 @@ def turn_complete(
             run=run,
             usage=usage,
             model=model,
-            context_info=context_info,
+            report=report,
             tokens_full_resend=tokens_full_resend,
             error_code=error_code,
             error_message=error_message,
         )
         thread_tokens_add(thread_id=run.thread_id, sent=tokens_sent, full_resend=tokens_full_resend)
-        if context_info.get("memory_ids"):
-            memory_touch_used(memory_ids=context_info["memory_ids"])
+        if report and report.memory_ids:
+            memory_touch_used(memory_ids=list(report.memory_ids))
         if settings.MEMORY_SUMMARY_ENABLED:
             summarize_thread.delay_on_commit(str(run.thread_id), str(run.pk))
     run.refresh_from_db()

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from conversations.content import text_block
 from conversations.models import Message, ThreadSummary
 from conversations.services import messages_append, thread_create
+from conversations.summary_services import thread_summary_update
 from memories.models import Memory
 from usecases.turn.context import (
     EXCERPT_HEADING,
@@ -62,7 +63,7 @@ def test_stable_block_first_then_summary_and_memories(alice):
     # Messages covered by the summary are not repeated in the window.
     texts = [b["text"] for m in ctx.messages for b in m["content"] if b["type"] == "text"]
     assert "question 0" not in texts and texts[-1] == "book seats on trains"
-    assert ctx.info["summary_version"] == 1 and ctx.info["memory_ids"]
+    assert ctx.report.summary_version == 1 and ctx.report.memory_ids
     assert ctx.messages[0]["role"] == "user"
 
 
@@ -76,7 +77,7 @@ def test_window_is_cut_at_whole_turns_and_uncovered_messages_are_counted(alice, 
     assert ctx.messages[0]["role"] == "user"
     assert not any(b["type"] == "tool_result" for b in ctx.messages[0]["content"])
     assert_no_orphans(ctx.messages)
-    assert ctx.info["uncovered_messages"] == ctx.info["window_first_sequence"] - 1 > 0
+    assert ctx.report.uncovered_messages == ctx.report.window_first_sequence - 1 > 0
 
 
 @pytest.mark.django_db
@@ -98,8 +99,8 @@ def test_budget_drops_whole_old_turns_never_the_current_message(alice, settings)
     )
     request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block("the current one")]}])[0]
     ctx = build_context(thread=thread, agent=get_agent("assistant"), user=alice, request_message=request)
-    assert ctx.info["estimated_tokens"] <= ctx.info["budget"]
-    assert ctx.info["dropped_for_budget"] > 0
+    assert ctx.report.estimated_tokens <= ctx.report.budget
+    assert ctx.report.dropped_for_budget > 0
     assert ctx.messages[-1]["content"][0]["text"] == "the current one"
     assert ctx.messages[0]["role"] == "user"
 
@@ -191,7 +192,6 @@ def test_cutting_never_orphans_a_tool_result(shape, spec, cut, drops):
 
 @pytest.mark.django_db
 def test_after_a_background_summary_the_next_context_is_window_plus_summary(alice, settings):
-    from conversations.summary_services import thread_summary_update
 
     settings.MEMORY_WINDOW = 6
     thread = thread_create(owner=alice)
@@ -207,11 +207,11 @@ def test_after_a_background_summary_the_next_context_is_window_plus_summary(alic
     request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block("status?")]}])[0]
     thread.refresh_from_db()
     ctx = build_context(thread=thread, agent=get_agent("assistant"), user=alice, request_message=request)
-    assert ctx.info["summary_version"] == 1
+    assert ctx.report.summary_version == 1
     assert "A-7781" in ctx.system[1]["text"]
     # Only the message that aged out since the summary (the new request pushed it) is uncovered.
-    assert len(ctx.messages) <= 6 and ctx.info["uncovered_messages"] <= 1
-    assert ctx.info["estimated_tokens"] < ctx.info["full_resend_tokens"]
+    assert len(ctx.messages) <= 6 and ctx.report.uncovered_messages <= 1
+    assert ctx.report.estimated_tokens < ctx.report.full_resend_tokens
 
 
 # --- older excerpts of the thread ----------------------------------------------------
@@ -251,19 +251,19 @@ def test_an_old_statement_beyond_the_window_reaches_the_context_when_asked_about
     thread = _long_thread(alice, statement="My passport number is YA4471902 and it expires in March 2029.")
     ctx = _ask(alice, thread, "When does my passport expire?")
 
-    assert ctx.info["window_first_sequence"] > 1  # the statement is far outside the window
-    assert [e["sequence"] for e in ctx.info["excerpts"]][:1] == [1]
+    assert ctx.report.window_first_sequence > 1  # the statement is far outside the window
+    assert [e.sequence for e in ctx.report.excerpts][:1] == [1]
     stable, dynamic = ctx.system
     assert "YA4471902" not in stable["text"] and "cache_control" in stable  # the cached prefix is untouched
     date = thread.messages.get(sequence=1).created_at.date().isoformat()
     assert EXCERPT_HEADING in dynamic["text"]
     assert f"- [#1, {date}, user] “My passport number is YA4471902" in dynamic["text"]
-    assert ctx.info["excerpt_tokens"] > 0
+    assert ctx.report.excerpt_tokens > 0
     # It is counted in the estimate, and not repeated from the window.
     without = _ask(alice, thread, "Thanks!")
-    assert without.info["excerpts"] == [] and ctx.info["estimated_tokens"] > without.info["estimated_tokens"]
-    window_sequences = set(range(ctx.info["window_first_sequence"], ctx.info["window_last_sequence"] + 1))
-    assert not window_sequences & {e["sequence"] for e in ctx.info["excerpts"]}
+    assert without.report.excerpts == () and ctx.report.estimated_tokens > without.report.estimated_tokens
+    window_sequences = set(range(ctx.report.window_first_sequence, ctx.report.window_last_sequence + 1))
+    assert not window_sequences & {e.sequence for e in ctx.report.excerpts}
 
 
 @pytest.mark.django_db
@@ -271,7 +271,7 @@ def test_an_old_statement_beyond_the_window_reaches_the_context_when_asked_about
 def test_small_talk_pulls_in_nothing(alice, message):
     thread = _long_thread(alice, statement="I had a good weekend: the weather was nice and I met Anna today.")
     ctx = _ask(alice, thread, message)
-    assert ctx.info["excerpts"] == [] and ctx.info["excerpt_tokens"] == 0
+    assert ctx.report.excerpts == () and ctx.report.excerpt_tokens == 0
     assert EXCERPT_HEADING not in " ".join(b["text"] for b in ctx.system)
 
 
@@ -291,9 +291,9 @@ def test_excerpts_keep_to_their_token_budget(alice, settings):
         ],
     )
     ctx = _ask(alice, thread, "What did I say about the boiler repair invoice?")
-    assert ctx.info["excerpts"] and ctx.info["excerpt_tokens"] <= 120
+    assert ctx.report.excerpts and ctx.report.excerpt_tokens <= 120
     settings.MEMORY_EXCERPT_TOKENS = 0
-    assert _ask(alice, thread, "What did I say about the boiler repair invoice?").info["excerpts"] == []
+    assert _ask(alice, thread, "What did I say about the boiler repair invoice?").report.excerpts == ()
 
 
 @pytest.mark.django_db
@@ -302,7 +302,7 @@ def test_another_users_thread_is_never_searched(alice, bob):
     mine = _long_thread(alice, statement="I bought a blue bicycle.")
     ctx = _ask(alice, mine, "What is my locker code?")
     assert "7731" not in " ".join(b["text"] for b in ctx.system) + str(ctx.messages)
-    assert all(Message.objects.get(pk=e["message_id"]).thread_id == mine.pk for e in ctx.info["excerpts"])
+    assert all(Message.objects.get(pk=e.message_id).thread_id == mine.pk for e in ctx.report.excerpts)
 
 
 @pytest.mark.django_db
@@ -311,7 +311,7 @@ def test_an_excerpt_the_summary_already_quotes_is_left_out(alice):
     thread = _long_thread(alice, statement=statement)
     ThreadSummary.objects.create(thread=thread, version=1, text=f"- {statement}", covers_through=40, model="offline")
     ctx = _ask(alice, thread, "Where is the wedding?")
-    assert 1 not in [e["sequence"] for e in ctx.info["excerpts"]]
+    assert 1 not in [e.sequence for e in ctx.report.excerpts]
     assert ctx.system[1]["text"].count("Villa Rossi") == 1
 
 
@@ -342,11 +342,51 @@ def test_window_token_cap_drops_old_whole_turns_and_the_excerpts_reach_them(alic
     )
     _turns(thread, 6, with_tools_every=2)
     ctx = _ask(alice, thread, "What is my passport number?")
-    assert ctx.info["window_first_sequence"] > 1 and ctx.messages[0]["role"] == "user"
+    assert ctx.report.window_first_sequence > 1 and ctx.messages[0]["role"] == "user"
     assert_no_orphans(ctx.messages)
-    assert [e["sequence"] for e in ctx.info["excerpts"]][:1] == [1]  # its neighbour may follow
+    assert [e.sequence for e in ctx.report.excerpts][:1] == [1]  # its neighbour may follow
     # However small the cap, the previous turn and the current one stay.
     settings.MEMORY_WINDOW_TOKENS = 1
     ctx = _ask(alice, thread, "and the expiry?")
     texts = [b.get("text") for m in ctx.messages for b in m["content"] if b["type"] == "text"]
     assert texts[-1] == "and the expiry?" and "What is my passport number?" in texts
+
+
+# What a context reads, in statements: the memory switch, the summary with the window
+# (``conversations.selectors.summary_and_window``), the pinned memories, memory recall
+# (one statement: ``memories.recall.MEMORY_SQL``), and for a question the history
+# search (lexical, vectors, the hits' rows, what they answer); with nothing in this
+# thread, the same over the person's other conversations plus what they asked to forget
+# and the titles. Was 14 and 16 before memory recall became one statement and the
+# summary came with the window: the assertion keeps the count from creeping back.
+CONTEXT_QUERIES = {"own excerpts": 9, "other conversations": 11}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("case", "question", "found"),
+    [
+        ("own excerpts", "What did I say about my passport number?", "YA4471902"),
+        ("other conversations", "What did I tell you about Lisbon?", "I fly to Lisbon"),
+    ],
+)
+def test_a_context_reads_a_fixed_handful_of_statements(
+    alice, settings, django_assert_max_num_queries, case, question, found
+):
+    settings.MEMORY_WINDOW = 10
+    thread = _long_thread(alice, statement="My passport number is YA4471902 and it expires in March 2029.")
+    ThreadSummary.objects.create(
+        thread=thread, version=1, text="The user travels often.", covers_through=4, model="offline"
+    )
+    Memory.objects.create(user=alice, content="prefers window seats on trains")
+    Memory.objects.create(user=alice, kind="rule", content="always answer in English")
+    elsewhere = thread_create(owner=alice)
+    messages_append(thread=elsewhere, items=[{"role": "user", "content": [text_block("I fly to Lisbon on Monday")]}])
+    request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block(question)]}])[0]
+    thread.refresh_from_db()
+
+    with django_assert_max_num_queries(CONTEXT_QUERIES[case]):
+        ctx = build_context(thread=thread, agent=get_agent("relationship"), user=alice, request_message=request)
+
+    dynamic = ctx.system[1]["text"]
+    assert found in dynamic and "always answer in English" in dynamic and "The user travels often." in dynamic

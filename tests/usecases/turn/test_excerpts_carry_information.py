@@ -31,7 +31,7 @@ def _ask(owner, thread, text):
 
 
 def _excerpt_rows(ctx) -> list[Message]:
-    return [Message.objects.get(pk=e["message_id"]) for e in ctx.info["excerpts"]]
+    return [Message.objects.get(pk=e.message_id) for e in ctx.report.excerpts]
 
 
 def _tool_turn(statement: str, n: int) -> list[dict]:
@@ -123,7 +123,7 @@ def test_when_the_summary_holds_the_answer_no_filler_takes_its_place(alice, sett
     messages_append(thread=thread, items=items)
     ThreadSummary.objects.create(thread=thread, version=1, text=f"- {statement}", covers_through=20, model="offline")
     ctx = _ask(alice, thread, "Where is the wedding?")
-    assert ctx.info["excerpts"] == []
+    assert ctx.report.excerpts == ()
 
 
 @pytest.mark.django_db

@@ -14,7 +14,7 @@ from memories.embedding_services import memory_embeddings_update
 from memories.models import Memory, MemoryPreference
 from tests.factories import UserFactory
 from tests.fake_anthropic import text_reply, tool_use_reply
-from tests.usecases.turn.helpers import reply_text, run_turn
+from tests.usecases.turn.helpers import reply_text, report_of, run_turn
 from usecases.turn.context import build_context
 from usecases.turn.registry import get_agent
 
@@ -32,7 +32,7 @@ def test_remember_then_recall_in_a_new_thread_then_forget(alice):
     second = thread_create(owner=alice)
     answer = run_turn(alice, second, "what is my order number?")
     assert "A-7781" in reply_text(answer) and reply_text(answer).startswith("(offline model)")
-    assert answer.context_info["memory_ids"] == [memory.id]
+    assert report_of(answer).memory_ids == (memory.id,)
 
     forgot = run_turn(alice, thread_create(owner=alice), "forget my order")
     assert "forgotten" in reply_text(forgot)
@@ -62,7 +62,7 @@ def test_what_did_i_say_finds_a_message_beyond_the_window(alice, settings):
     assert not TraceEvent.objects.filter(run=run, kind="tool_call").exists()
     # The statement first; its neighbour ("Noted.") may come with it (history search
     # scores each message with its neighbours).
-    assert [e["sequence"] for e in run.context_info["excerpts"]][:1] == [1]
+    assert [e.sequence for e in report_of(run).excerpts][:1] == [1]
     used = TraceEvent.objects.get(run=run, kind="retrieval", name="excerpts")
     assert [e["sequence"] for e in used.payload["excerpts"]][:1] == [1] and used.tokens_in > 0
 
@@ -100,7 +100,7 @@ def test_incognito_thread_reads_and_writes_no_long_term_memory(alice):
     assert "Long-term memory is off" in reply_text(run)
     assert Memory.objects.filter(user=alice).count() == 1
     answer = run_turn(alice, thread, "what is my order number?")
-    assert "A-7781" not in reply_text(answer) and answer.context_info["memory_ids"] == []
+    assert "A-7781" not in reply_text(answer) and report_of(answer).memory_ids == ()
 
 
 @pytest.mark.django_db
@@ -130,7 +130,7 @@ def test_pending_kind_is_stored_for_review_and_invisible(alice, fake_anthropic, 
         thread=thread, items=[{"role": "user", "content": [text_block("how to sign on WhatsApp?")]}]
     )[0]
     ctx = build_context(thread=thread, agent=get_agent("relationship"), user=alice, request_message=request)
-    assert memory.id not in ctx.info["memory_ids"]
+    assert memory.id not in ctx.report.memory_ids
 
 
 @pytest.mark.django_db
@@ -182,9 +182,9 @@ def test_another_users_memories_never_appear_in_a_context(contents, n_users):
             0
         ]
         ctx = build_context(thread=thread, agent=get_agent("assistant"), user=user, request_message=request)
-        owners = set(Memory.objects.filter(id__in=ctx.info["memory_ids"]).values_list("user_id", flat=True))
+        owners = set(Memory.objects.filter(id__in=ctx.report.memory_ids).values_list("user_id", flat=True))
         assert owners <= {user.id}
-        assert ctx.info["memory_ids"]
+        assert ctx.report.memory_ids
 
 
 @pytest.mark.django_db

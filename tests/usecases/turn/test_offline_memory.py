@@ -10,6 +10,7 @@ from conversations.services import messages_append, thread_create
 from memories.embedding_services import memory_embeddings_update
 from memories.models import Memory, MemoryPreference
 from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.turn.offline import _REMEMBER, _match
 from usecases.turn.offline_context import Line, answer_lines
 from usecases.turn.offline_facts import stable_fact
 
@@ -127,6 +128,43 @@ def test_which_sentences_state_a_stable_fact():
         assert stable_fact(text) is None, text
 
 
+def test_a_fact_is_told_by_the_shape_of_the_sentence_not_its_topic():
+    # Stated in passing, in a request to the assistant, or in the third person: kept.
+    for text in [
+        "we live in Leeds so the drive is long. is it worth a hotel?",
+        "write a note to my landlord, Mr. Hughes: the boiler is broken again",
+        "scrivi a mia sorella Giada che arrivo tardi",
+        "my neighbour's son can't eat eggs, what cake can I make for him?",
+        "sono vegana: cosa posso ordinare in pizzeria?",
+        "the plate of my van is KD 441 PX, the form keeps rejecting it",
+        "Il medico è giovedì 3 aprile alle 9:40",
+    ]:
+        assert stable_fact(text) is not None, text
+    # Work schedules, deliveries, someone else's codes, quoted text and requests: never kept.
+    for text in [
+        "the team meeting moved to Thursday at 2pm",
+        "the budget deadline is 14 March, no extensions",
+        "ho ordinato una sedia nuova, ordine 88-2231, arriva lunedì",
+        "their van collecting the pallets is LK21 BNE",
+        "summarise this: 'The council approved 42 new homes and a £3,000 grant per family.'",
+        "draft a reply to the invoice query, amount £1,240, polite",
+        "fammi una scaletta per la riunione di martedì alle 10",
+    ]:
+        assert stable_fact(text) is None, text
+
+
+def test_remember_requests_are_kept_however_they_are_phrased():
+    for text, kept in [
+        ("remember: the wifi password at the cabin is 7hills", "the wifi password at the cabin is 7hills"),
+        ("oh before I forget, remember my locker is 212", "my locker is 212"),
+        ("can you remember AB-1234 for me? it's the boiler's serial", "AB-1234 for me? it's the boiler's serial"),
+        ("ricorda: il codice del box è 5521", "il codice del box è 5521"),
+    ]:
+        assert _match(_REMEMBER, text) == kept, text
+    for text in ["can you remember my dog's name?", "remember when we went to Rome?", "do you remember my job?"]:
+        assert not _match(_REMEMBER, text), text
+
+
 def test_a_name_is_not_an_answer_to_any_question_about_a_name():
     lines = [Line("Hi! My name is Marco Bianchi.", "excerpt", "2026-01-01", 1, (1, "2026-01-01", 1))]
     lines.append(Line("Our dog is called Bruno", "excerpt", "2026-01-01", 9, (1, "2026-01-01", 9)))
@@ -144,6 +182,23 @@ def test_an_earlier_question_is_no_answer_to_a_question_about_the_same_thing():
         line("what should I feed a dog that hates kibble", 42),
     ]
     assert [x.text for x in answer_lines("random test: what's my dog called?", lines)] == [lines[0].text]
+
+
+def test_a_newer_line_about_something_else_never_stands_in_for_the_answer():
+    def line(text: str, seq: int, source: str = "excerpt") -> Line:
+        return Line(text, source, "2026-01-01", seq, (0 if source == "memory" else 1, "2026-01-01", seq))
+
+    flatmate = line("my flatmate Ruaridh is sitting the same exam so we might quiz each other", 12)
+    moved = line("WAIT. the exam got moved to 13 January, same time", 41)
+    answer = answer_lines("whats my flatmate's name again? the one sitting the same exam", [flatmate, moved])
+    assert answer[0] == flatmate
+    # An active memory holding the value is not dropped for lines that are merely newer.
+    visit = line("the cardiology visit stays on Tuesday 12 March but at 11:15 instead of 10:30", 7, "memory")
+    fear = line("dentists scare me more than the cardiologist, honestly", 60, "window")
+    gate = line("the gate code at home is 4417", 8, "memory")
+    reply = answer_lines("what time is my cardiologist on Tuesday?", [gate, visit, fear])
+    assert visit in reply
+    assert answer_lines("I'm at the door and forgot the gate code, what is it?", [gate, visit])[0] == gate
 
 
 @pytest.mark.django_db

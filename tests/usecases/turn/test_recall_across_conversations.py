@@ -47,7 +47,7 @@ def test_a_new_conversation_finds_it_in_another_one_labelled_with_its_title_and_
     date = earlier.messages.get(sequence=3).created_at.date().isoformat()
     assert OTHER_HEADING in dynamic
     assert f"- [“Errands for March”, {date}, user] “{STATEMENT}”" in dynamic
-    assert {e["thread_id"] for e in ctx.info["excerpts"]} == {str(earlier.pk)}
+    assert {e.thread_id for e in ctx.report.excerpts} == {str(earlier.pk)}
 
     # Through the offline model, and on the page under the reply, linked to that conversation.
     new = thread_create(owner=alice)
@@ -63,31 +63,31 @@ def test_never_when_long_term_memory_is_off(alice):
     _earlier(alice)
     MemoryPreference.objects.create(user=alice, long_term_enabled=False)
     ctx = _ask(alice, thread_create(owner=alice))
-    assert ctx.info["excerpts"] == [] and "9:30" not in ctx.system[-1]["text"]
+    assert ctx.report.excerpts == () and "9:30" not in ctx.system[-1]["text"]
 
 
 @pytest.mark.django_db
 def test_never_from_or_into_an_incognito_conversation(alice):
     _earlier(alice, incognito=True)
     ctx = _ask(alice, thread_create(owner=alice))
-    assert ctx.info["excerpts"] == [] and "9:30" not in ctx.system[-1]["text"]
+    assert ctx.report.excerpts == () and "9:30" not in ctx.system[-1]["text"]
 
     _earlier(alice)
     ctx = _ask(alice, thread_create(owner=alice, incognito=True))
-    assert ctx.info["excerpts"] == [] and "9:30" not in ctx.system[-1]["text"]
+    assert ctx.report.excerpts == () and "9:30" not in ctx.system[-1]["text"]
 
 
 @pytest.mark.django_db
 def test_never_another_persons(alice, bob):
     _earlier(bob)
     ctx = _ask(alice, thread_create(owner=alice))
-    assert ctx.info["excerpts"] == [] and "9:30" not in " ".join(b["text"] for b in ctx.system)
+    assert ctx.report.excerpts == () and "9:30" not in " ".join(b["text"] for b in ctx.system)
     mine = _earlier(alice, title="Mine")
     ctx = _ask(alice, thread_create(owner=alice))
-    assert {Message.objects.get(pk=e["message_id"]).thread_id for e in ctx.info["excerpts"]} == {mine.pk}
+    assert {Message.objects.get(pk=e.message_id).thread_id for e in ctx.report.excerpts} == {mine.pk}
 
 
 @pytest.mark.django_db
 def test_small_talk_in_a_new_conversation_pulls_in_nothing(alice):
     _earlier(alice)
-    assert _ask(alice, thread_create(owner=alice), "Hi, how are you today?").info["excerpts"] == []
+    assert _ask(alice, thread_create(owner=alice), "Hi, how are you today?").report.excerpts == ()
