@@ -4,7 +4,8 @@ import logging.config
 import os
 
 from celery import Celery
-from celery.signals import setup_logging
+from celery.signals import setup_logging, task_prerun
+from django.db import reset_queries
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
@@ -22,3 +23,19 @@ def _django_logging(**kwargs) -> None:
     from django.conf import settings
 
     logging.config.dictConfig(settings.LOGGING)
+
+
+@task_prerun.connect
+def _forget_logged_queries(task=None, **kwargs) -> None:
+    """Clear the statements Django logged on this thread's connections, as a web request does.
+
+    With DEBUG on (the default outside production, ``make run`` included) Django keeps the
+    last 9,000 statements of every thread's connection; a request clears them when it
+    starts, a task never did. A turn worker's 64 threads each filled their log with
+    statements and their parameters (vectors and texts): its memory grew with every turn
+    (bench.footprint: ×1.71 over 1,301 turns). Celery's own fixup closes connections
+    between tasks but keeps their log. An eager task runs inside its caller (a request, a
+    test counting queries), whose log is the caller's.
+    """
+    if not getattr(getattr(task, "request", None), "is_eager", False):
+        reset_queries()

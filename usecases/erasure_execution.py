@@ -302,6 +302,11 @@ def _finish(request_id: uuid.UUID) -> ErasureRequest:
             failure = NOT_VERIFIED
         else:
             failure = ""
+            # In the receipt's own transaction (ANALYZE may run in one, and counts the rows
+            # this transaction deleted as gone): a receipt exists only with the statistics
+            # rebuilt. Run after the commit, a worker killed between the two left a
+            # completed erasure whose words stayed in pg_stats, and nobody to redo it.
+            _refresh_statistics()
             counts = dict(request.executed_counts)
             counts["account"] = account
             now = timezone.now()
@@ -329,10 +334,11 @@ def _finish(request_id: uuid.UUID) -> ErasureRequest:
 
 def _refresh_statistics() -> None:
     """Rebuild the planner statistics of every declared store, so none keeps a sample of
-    the person's values. A failure leaves the erasure completed (the rows are gone; the
-    receipt says statistics are refreshed by the next ANALYZE at the latest)."""
+    the person's values. A database error is logged and leaves the erasure to complete
+    (the rows are gone; the next ANALYZE refreshes them)."""
     try:
-        statistics_rebuild(tables=store_tables())
+        with transaction.atomic():
+            statistics_rebuild(tables=store_tables())
     except DatabaseError:
         logger.warning("erasure: refreshing the planner statistics failed; the next ANALYZE refreshes them")
 
@@ -363,8 +369,6 @@ def erasure_execute(*, request_id: uuid.UUID | str) -> ErasureRequest:
             )
             return ErasureRequest.objects.get(pk=request_id)
         result = _finish(request_id)
-        if result.status == ErasureStatus.COMPLETED:
-            _refresh_statistics()
         logger.info("erasure %s finished: %s", request_id, result.status)
         return result
     except Exception:
