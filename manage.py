@@ -4,12 +4,12 @@
 import os
 import sys
 
+from liamemory.embedded_db import use_when_no_database_url
+
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     from django.core.management import execute_from_command_line
-
-    from liamemory.embedded_db import use_when_no_database_url
 
     # No DATABASE_URL: the embedded server, started here if needed (settings start nothing).
     use_when_no_database_url()

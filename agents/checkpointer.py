@@ -17,7 +17,7 @@ from django.db import connections
 if TYPE_CHECKING:
     from langgraph.checkpoint.postgres import PostgresSaver
 
-CHECKPOINT_TABLES = ("checkpoint_writes", "checkpoint_blobs", "checkpoints", "checkpoint_migrations")
+CHECKPOINT_TABLES: tuple[str, ...] = ("checkpoint_writes", "checkpoint_blobs", "checkpoints", "checkpoint_migrations")
 
 
 def conninfo(alias: str = "default") -> str:

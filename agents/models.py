@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
@@ -72,9 +71,6 @@ class Run(models.Model):
     # estimates): ``agents.context_report.ContextReport`` as JSON, read back with
     # ``context_report_read``. Null until the run has assembled its context.
     context_report = models.JSONField(null=True, blank=True)
-    # A run waiting for staff: the action asked for ("approval"), the staff decision
-    # ("decision") and the checkpoint it resumes from ("checkpoint_id").
-    context_info = models.JSONField(default=dict, blank=True)
     # The reply as it is being written (streaming): text so far and the tool steps
     # taken so far, appended by the worker and read by the web. Cleared when the run
     # completes (the messages hold the reply then); deleted with the run like the rest.
@@ -172,16 +168,62 @@ class TraceEvent(models.Model):
         return f"{self.kind}:{self.name}"
 
 
-class PendingApprovalManager(models.Manager["PendingApproval"]):
-    def get_queryset(self) -> models.QuerySet[PendingApproval]:
-        return super().get_queryset().filter(status=RunStatus.INTERRUPTED)
+class ApprovalDecision(models.TextChoices):
+    PENDING = "pending", "Waiting for a decision"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+    # The run was cancelled (by its person, or an erasure) before staff decided.
+    WITHDRAWN = "withdrawn", "Withdrawn"
 
 
-class PendingApproval(Run):
-    """Runs waiting for a staff decision on an action (the admin's approval queue)."""
+class ApprovalQuerySet(models.QuerySet["Approval"]):
+    def waiting(self) -> ApprovalQuerySet:
+        """The staff's queue: undecided, and the run still waits for them."""
+        return self.filter(decision=ApprovalDecision.PENDING, run__status=RunStatus.INTERRUPTED)
 
-    objects: ClassVar[PendingApprovalManager] = PendingApprovalManager()  # type: ignore[assignment]
+
+class Approval(models.Model):
+    """An action a run asked staff to allow (``request_approval`` above the threshold), and their decision.
+
+    Made when the run is interrupted (``run_lifecycle.run_interrupt``), decided once
+    (``run_lifecycle.approval_decide``); the run resumes from ``checkpoint_id``.
+    """
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="approvals")
+    # What the model asked to do: the tool that asked, its reason and amount (euros).
+    action = models.CharField(max_length=64)
+    reason = models.TextField(blank=True)
+    amount = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    # The LangGraph checkpoint the run waits at, and resumes from once decided.
+    checkpoint_id = models.CharField(max_length=64)
+    decision = models.CharField(max_length=16, choices=ApprovalDecision.choices, default=ApprovalDecision.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="approvals_decided"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    requested_at = models.DateTimeField(default=timezone.now)
+
+    objects = ApprovalQuerySet.as_manager()
 
     class Meta:
-        proxy = True
-        verbose_name = "pending action approval"
+        indexes = [
+            # The staff's queue: undecided approvals, oldest first.
+            models.Index(fields=["requested_at"], name="approval_pending_idx", condition=Q(decision="pending")),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(decision__in=ApprovalDecision.values), name="approval_decision_valid"),
+            # A run waits for one decision at a time.
+            models.UniqueConstraint(
+                fields=["run"], condition=Q(decision="pending"), name="approval_one_pending_per_run"
+            ),
+            # Decided means when; pending means not yet.
+            models.CheckConstraint(
+                condition=Q(decision="pending", decided_at__isnull=True)
+                | (~Q(decision="pending") & Q(decided_at__isnull=False)),
+                name="approval_decided_at",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} ({self.decision})"

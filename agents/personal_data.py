@@ -27,9 +27,21 @@ STORES = (
             Key("request_message", Parent.MESSAGE, UNLINK),
             Key("retry_of", Parent.RUN, UNLINK),
         ),
-        content=("error_message", "context_report", "context_info", "partial_text", "partial_steps"),
+        content=("error_message", "context_report", "partial_text", "partial_steps"),
         exported=True,
         description="the assistant's work on each of your messages",
+    ),
+    Store(
+        "approvals",
+        model="agents.Approval",
+        keys=(
+            Key("run", Parent.RUN, DELETE),
+            # The staff member who decided: their erasure leaves the decision, unsigned.
+            Key("decided_by", Parent.PERSON, UNLINK),
+        ),
+        content=("reason", "note"),
+        exported=True,
+        description="the actions the assistant asked staff to allow for you, and their decisions",
     ),
     Store(
         "trace_events",

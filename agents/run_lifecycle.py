@@ -11,17 +11,20 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 import psycopg
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from agents.context_report import ContextReport
-from agents.models import Run, RunErrorCode, RunStatus, TraceEvent
+from agents.models import Approval, ApprovalDecision, Run, RunErrorCode, RunStatus, TraceEvent
 from agents.state_machine import RUN_EVENTS_CHANNEL, run_move, runs_move
 
 logger = logging.getLogger(__name__)
@@ -117,14 +120,19 @@ def run_cancel(*, run_id: RunId) -> str | None:
     run = Run.objects.select_for_update().filter(pk=run_id).only("status", "partial_text").first()
     if run is None:
         return None
+    now = timezone.now()
     moved = run_move(
         run_id=run_id,
         to=RunStatus.CANCELLED,
         reason="cancelled",
-        finished_at=timezone.now(),
+        finished_at=now,
         partial_text="",
         partial_steps=[],
     )
+    if moved == RunStatus.INTERRUPTED:
+        Approval.objects.filter(run_id=run_id, decision=ApprovalDecision.PENDING).update(
+            decision=ApprovalDecision.WITHDRAWN, decided_at=now
+        )
     return run.partial_text if moved else None
 
 
@@ -227,19 +235,76 @@ def run_requeue(*, run_id: RunId) -> bool:
     return requeued is not None
 
 
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What a run asks staff to allow: the tool that asked, why, and the amount (euros) if any."""
+
+    action: str
+    reason: str = ""
+    amount: Decimal | None = None
+
+    @classmethod
+    def from_payload(cls, payload: Any) -> ApprovalRequest:
+        """The graph's interrupt value (``usecases/turn/tools.py:ApprovalRequired``), a plain dict."""
+        data = payload if isinstance(payload, dict) else {}
+        amount = data.get("amount")
+        number = isinstance(amount, int | float) and not isinstance(amount, bool)
+        return cls(
+            action=str(data.get("tool") or "request_approval"),
+            reason=str(data.get("reason") or ""),
+            amount=Decimal(str(amount)) if number else None,
+        )
+
+
 def run_interrupt(
-    *, run_id: RunId, payload: dict[str, Any], checkpoint_id: str, report: ContextReport | None
+    *, run_id: RunId, request: ApprovalRequest, checkpoint_id: str, report: ContextReport | None
 ) -> bool:
-    """The run waits for a staff decision (its state is in the checkpoint ``checkpoint_id``)."""
+    """The run waits for a staff decision on ``request``: an ``Approval`` row, and the run
+    interrupted, in one transaction (its state is in the checkpoint ``checkpoint_id``)."""
     recorded: dict[str, Any] = {"context_report": report.as_json()} if report else {}
-    moved = run_move(
-        run_id=run_id,
-        to=RunStatus.INTERRUPTED,
-        reason="approval_requested",
-        context_info={"approval": payload, "checkpoint_id": checkpoint_id},
-        **recorded,
-    )
-    return moved is not None
+    with transaction.atomic():
+        moved = run_move(run_id=run_id, to=RunStatus.INTERRUPTED, reason="approval_requested", **recorded)
+        if moved is None:
+            return False
+        Approval.objects.create(
+            run_id=run_id,
+            action=request.action[:64],
+            reason=request.reason,
+            amount=request.amount,
+            checkpoint_id=checkpoint_id,
+        )
+    return True
+
+
+def approval_decide(*, approval: Approval, approved: bool, actor: User, note: str = "") -> bool:
+    """Record the staff decision and move the run interrupted → running; False when either
+    was already decided, cancelled or moved (nothing is written then).
+
+    Two conditional UPDATEs in one transaction (the approval still pending, the run still
+    interrupted: ``run_move``), so of two racing decisions exactly one goes through.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        decided = Approval.objects.filter(pk=approval.pk, decision=ApprovalDecision.PENDING).update(
+            decision=ApprovalDecision.APPROVED if approved else ApprovalDecision.REJECTED,
+            decided_by=actor,
+            decided_at=now,
+            note=note[:1000],
+        )
+        if not decided:
+            return False
+        moved = run_move(
+            run_id=approval.run_id,
+            to=RunStatus.RUNNING,
+            only_from=frozenset({RunStatus.INTERRUPTED}),
+            reason="approved" if approved else "rejected",
+            started_at=now,
+        )
+        if moved is None:
+            transaction.set_rollback(True)
+            return False
+    approval.refresh_from_db()
+    return True
 
 
 NEVER_STARTED_MESSAGE = (

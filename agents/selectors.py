@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import F, Func, IntegerField
+from django.db.models import F, Func, IntegerField, QuerySet
 from django.db.models.functions import Length, Substr
 
 from agents.checkpointer import shared_saver
 from agents.context_report import context_report_read
-from agents.models import Run
+from agents.models import Approval, ApprovalDecision, Run
 from liamemory.errors import NotFound
 
 
@@ -134,3 +134,26 @@ def run_excerpt_refs(*, thread, run_ids: list) -> dict[Any, list[int]]:
     stored = Run.objects.filter(thread=thread, pk__in=run_ids).values_list("id", "context_report")
     reports = {run_id: context_report_read(data) for run_id, data in stored}
     return {run_id: [e.message_id for e in report.excerpts] if report else [] for run_id, report in reports.items()}
+
+
+def approval_checkpoint_decided(*, run_id: Any) -> str | None:
+    """The checkpoint a resumed run continues from: that of its latest decided approval."""
+    return (
+        Approval.objects.filter(run_id=run_id, decision__in=(ApprovalDecision.APPROVED, ApprovalDecision.REJECTED))
+        .order_by("-decided_at", "-id")
+        .values_list("checkpoint_id", flat=True)
+        .first()
+    )
+
+
+def approvals_waiting() -> QuerySet[Approval]:
+    """The staff's queue, oldest first: undecided approvals of runs that still wait."""
+    return Approval.objects.waiting().select_related("run__user").order_by("requested_at", "id")
+
+
+def approval_get(*, approval_id: Any) -> Approval:
+    """One approval staff may decide (any state: deciding it twice is the use case's conflict)."""
+    try:
+        return Approval.objects.select_related("run").get(pk=approval_id)
+    except (Approval.DoesNotExist, ValueError, TypeError) as exc:
+        raise NotFound("Approval not found.") from exc

@@ -47,27 +47,29 @@ def _download(user: User) -> Response:
     return Response(person_export(user=user), headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
+class MeNoticeOutput(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["erasure"])
+    message = serializers.CharField()
+    at = serializers.DateTimeField(allow_null=True)
+
+
+class MeOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    notices = MeNoticeOutput(many=True, help_text="Told once: the next call no longer lists them.")
+
+
 class MeApi(APIView):
     """Who is signed in, and what they must be told: an API client's landing page."""
 
-    class Output(serializers.Serializer):
-        class Notice(serializers.Serializer):
-            kind = serializers.ChoiceField(choices=["erasure"])
-            message = serializers.CharField()
-            at = serializers.DateTimeField(allow_null=True)
-
-        id = serializers.IntegerField()
-        username = serializers.CharField()
-        notices = Notice(many=True, help_text="Told once: the next call no longer lists them.")
-
-    @extend_schema(responses=Output, summary="Me, and what I must be told")
+    @extend_schema(responses=MeOutput, summary="Me, and what I must be told")
     def get(self, request: Request) -> Response:
         user = signed_in(request.user)
         # A person whose data a compliance officer erased, account kept, learns it here
         # (once, as on the web's landing page), not from an empty list of conversations.
         erased = erasure_notice_take(user=user)
         notices = [{"kind": "erasure", "message": erased.text, "at": erased.erased_at}] if erased else []
-        return Response(self.Output({"id": user.pk, "username": user.get_username(), "notices": notices}).data)
+        return Response(MeOutput({"id": user.pk, "username": user.get_username(), "notices": notices}).data)
 
 
 class MeExportApi(APIView):

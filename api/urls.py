@@ -3,7 +3,7 @@ search, message corrections, erasure and data export."""
 
 from django.urls import path
 
-from api import erasure, memories, memories_staff, message_corrections, person_data, runs, search, threads
+from api import approvals, erasure, memories, memories_staff, message_corrections, person_data, runs, search, threads
 
 urlpatterns = [
     path("threads", threads.ThreadListCreateApi.as_view(), name="api-threads"),
@@ -13,6 +13,9 @@ urlpatterns = [
     path("runs/<uuid:run_id>/events", runs.RunEventsApi.as_view(), name="api-run-events"),
     path("runs/<uuid:run_id>/retry", runs.RunRetryApi.as_view(), name="api-run-retry"),
     path("runs/<uuid:run_id>/cancel", runs.RunCancelApi.as_view(), name="api-run-cancel"),
+    path("approvals", approvals.ApprovalListApi.as_view(), name="api-approvals"),
+    path("approvals/<int:approval_id>/approve", approvals.ApprovalApproveApi.as_view(), name="api-approval-approve"),
+    path("approvals/<int:approval_id>/reject", approvals.ApprovalRejectApi.as_view(), name="api-approval-reject"),
     # memories and search
     path("threads/<uuid:thread_id>/search", search.ThreadSearchApi.as_view(), name="api-thread-search"),
     path("search", search.SearchApi.as_view(), name="api-search"),

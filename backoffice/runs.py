@@ -13,7 +13,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from agents.context_report import ContextReport, context_report_read
-from agents.models import PendingApproval, Run, RunTransition, TraceEvent
+from agents.models import Approval, ApprovalDecision, Run, RunTransition, TraceEvent
 from agents.selectors import thread_checkpoints
 from conversations.models import Message, ThreadSummary
 from liamemory.admin_utils import (
@@ -29,7 +29,7 @@ from liamemory.models import StaffAccess
 from liamemory.roles import is_staff, signed_in
 from liamemory.staff_access import staff_access_record
 from memories.models import Memory
-from usecases.turns import run_approval_decide, thread_fork
+from usecases.turns import approval_decide, thread_fork
 
 INLINE_TRACE_EVENTS = 300
 
@@ -297,16 +297,71 @@ class TraceEventAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, 
         return _pretty(obj.payload, 20000)
 
 
-@admin.register(PendingApproval)
-class PendingApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, admin.ModelAdmin):
-    """The queue of runs waiting for staff: approve or reject the action they asked for."""
+class ApprovalDecisionFilter(admin.SimpleListFilter):
+    """The queue by default: the approvals staff still have to decide; the others on demand."""
+
+    title = "decision"
+    parameter_name = "decision"
+    ALL = "all"
+
+    def lookups(self, request: HttpRequest, model_admin):
+        return [(ApprovalDecision.PENDING.value, "Waiting for a decision"), (self.ALL, "All")] + [
+            (d.value, d.label) for d in ApprovalDecision if d != ApprovalDecision.PENDING
+        ]
+
+    def choices(self, changelist):
+        for value, label in self.lookup_choices:
+            selected = self.value() == value or (self.value() is None and value == ApprovalDecision.PENDING)
+            yield {
+                "selected": selected,
+                "query_string": changelist.get_query_string({self.parameter_name: value}),
+                "display": label,
+            }
+
+    def queryset(self, request: HttpRequest, queryset):
+        value = self.value()
+        if value in (None, ApprovalDecision.PENDING):
+            return queryset.waiting()
+        if value == self.ALL:
+            return queryset
+        return queryset.filter(decision=value)
+
+
+@admin.register(Approval)
+class ApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, NoCountAdminMixin, admin.ModelAdmin):
+    """The queue of actions runs asked staff to allow: approve or reject them; and past decisions."""
 
     access_what = StaffAccess.RUN
 
-    list_display = ("id", "thread", "user_link", "agent", "requested_action", "amount", "created_at")
-    list_select_related = ("user", "thread")
-    ordering = ("created_at",)
-    fields = ("id", "thread_link", "user_link", "agent", "requested_action", "amount", "created_at")
+    list_display = (
+        "id",
+        "run_link",
+        "user_link",
+        "action",
+        "requested_action",
+        "amount",
+        "requested_at",
+        "decision",
+        "decided_by",
+        "decided_at",
+    )
+    list_filter = (ApprovalDecisionFilter,)
+    list_select_related = ("run__user", "decided_by")
+    ordering = ("requested_at",)
+    fields = (
+        "id",
+        "run_link",
+        "user_link",
+        "action",
+        "reason",
+        "amount",
+        "checkpoint_id",
+        "requested_at",
+        "decision",
+        "decided_by",
+        "decided_at",
+        "note",
+    )
     readonly_fields = fields
     actions = ["approve", "reject"]
 
@@ -314,28 +369,27 @@ class PendingApprovalAdmin(AccessLoggedMixin, StaffViewOnlyMixin, admin.ModelAdm
         # Needed for actions to show; the form itself stays read-only.
         return is_staff(request.user)
 
-    @admin.display(description="user")
-    def user_link(self, obj: Run) -> str:
-        return person_link(obj.user_id, obj.user.username)
+    def access_subject_id(self, obj: Approval) -> int:
+        return obj.run.user_id
 
-    @admin.display(description="thread")
-    def thread_link(self, obj: Run) -> str:
-        return admin_link(obj.thread)
+    @admin.display(description="user")
+    def user_link(self, obj: Approval) -> str:
+        return person_link(obj.run.user_id, obj.run.user.username)
+
+    @admin.display(description="run")
+    def run_link(self, obj: Approval) -> str:
+        return admin_link(None, model="agents.run", pk=obj.run_id)
 
     @admin.display(description="action asked for")
-    def requested_action(self, obj: Run) -> str:
-        return truncate(str((obj.context_info or {}).get("approval", {}).get("reason", "")), 200)
-
-    @admin.display(description="amount (€)")
-    def amount(self, obj: Run):
-        return (obj.context_info or {}).get("approval", {}).get("amount")
+    def requested_action(self, obj: Approval) -> str:
+        return truncate(obj.reason, 200)
 
     def _decide(self, request: HttpRequest, queryset, approved: bool) -> None:
         done = 0
-        for run in queryset:
+        for approval in queryset:
             try:
-                run_approval_decide(
-                    run=run,
+                approval_decide(
+                    approval=approval,
                     approved=approved,
                     actor=signed_in(request.user),
                     note=f"{'approved' if approved else 'rejected'} in admin",

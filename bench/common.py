@@ -1,4 +1,4 @@
-"""What every benchmark module shares: Django setup, percentiles, the results file.
+"""What every benchmark module shares: percentiles, the results file (Django is set up by ``bootstrap``).
 
 Benchmarks run against the database ``DATABASE_URL`` names (use one of its own: some
 modules generate millions of rows there and reuse them between runs) and never call a
@@ -8,31 +8,21 @@ provider: the API key variables are removed before Django starts.
 from __future__ import annotations
 
 import json
-import logging
 import os
-import signal
 import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from config.celery import app as celery_app
+
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
-def setup() -> None:
-    # A time budget (bench/quiet_run.sh) stops a benchmark with SIGINT, also one started in
-    # the background, where the shell ignores SIGINT: the KeyboardInterrupt runs the
-    # finally blocks that stop the servers the benchmark started.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
-        os.environ.pop(name, None)
-    import django
-
-    django.setup()
-    # The product logs one INFO line per summary, run and purge: noise in a benchmark.
-    logging.disable(logging.INFO)
+def tasks_inline() -> None:
+    """Celery tasks run in the benchmark's process, as they are sent (no worker)."""
+    celery_app.conf.task_always_eager = True
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -33,7 +33,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bench.common import setup, write_result
+from bench.common import tasks_inline, write_result
+from bench.retrieval.dataset import generate
+from conversations.models import Message, Thread
+from conversations.selectors import summary_current
+from conversations.summary_services import thread_summary_update
+from conversations.tokens import estimate_messages, estimate_text
+from usecases.importer import export_import
+from usecases.turn.context import build_context
+from usecases.turn.registry import get_agent
 
 
 def _default_data() -> Path:
@@ -107,8 +115,6 @@ def load_generated(*, seed: int, style: str, quick: bool) -> list[Conversation]:
     """The generated chats of ``bench.retrieval`` (test-split questions), one date per session."""
     from datetime import UTC
 
-    from bench.retrieval.dataset import generate
-
     convs = generate(seed=seed, style=style, conversations=2 if quick else 3, sessions=10, turns=22)
     out = []
     start = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -127,7 +133,6 @@ def load_generated(*, seed: int, style: str, quick: bool) -> list[Conversation]:
 
 
 def _import(thread_id: uuid.UUID, owner, turns: list[tuple[int, Turn]], title: str = "") -> None:
-    from usecases.importer import export_import
 
     messages = [
         {"sequence": seq, "role": t.role, "content": [{"type": "text", "text": t.text}], "created_at": t.at.isoformat()}
@@ -154,13 +159,6 @@ def _in_summary(text: str, summary: str) -> bool:
 
 def replay(conv: Conversation, *, owner, questions: bool = True) -> dict:
     from django.db import transaction
-
-    from conversations.models import Message, Thread
-    from conversations.selectors import summary_current
-    from conversations.summary_services import thread_summary_update
-    from conversations.tokens import estimate_messages, estimate_text
-    from usecases.turn.context import build_context
-    from usecases.turn.registry import get_agent
 
     agent = get_agent("assistant")
     Thread.objects.filter(owner=owner, title=conv.name).delete()
@@ -216,7 +214,7 @@ def replay(conv: Conversation, *, owner, questions: bool = True) -> dict:
                 request = Message.objects.get(thread=thread, sequence=last)
                 ctx = build_context(thread=thread, agent=agent, user=owner, request_message=request)
                 transaction.set_rollback(True)
-            window = range(ctx.report.window_first_sequence, last)
+            window = range(ctx.report.window_first_sequence or last, last)
             excerpts = {e.sequence for e in ctx.report.excerpts}
             where = []
             for seq in evidence:
@@ -290,8 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generated", action="store_true", help="the generated chats instead of LoCoMo")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
-    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
-    setup()
+    tasks_inline()
     from django.contrib.auth import get_user_model
 
     owner, _ = get_user_model().objects.get_or_create(username="bench-context")

@@ -22,8 +22,17 @@ import sys
 import threading
 import time
 import uuid
+from typing import Any
 
-from bench.common import percentile, setup, write_result
+from bench import scale_data
+from bench.common import percentile, write_result
+from bench.scale_data import _words_sql
+from bench.stack import ChatClient, Stack, client_tokens
+from governance.models import ErasureRequest, ErasureStatus, PurgeRecord
+from liamemory.roles import COMPLIANCE_GROUP
+from usecases import erasure_scan as sel
+from usecases.erasure import erasure_enqueue, erasure_request_create
+from usecases.tasks import purge_expired
 
 SUBJECT = "bench-erasure-subject"
 PURGE_OWNER = "bench-purge-owner"
@@ -35,7 +44,6 @@ LARGEST_TABLES = ("conversations_message", "agents_traceevent", "checkpoint_writ
 
 
 def _words(seed: str) -> str:
-    from bench.scale_data import _words_sql
 
     return _words_sql(seed, 14)
 
@@ -141,10 +149,12 @@ def _strpos_scan(user_id: int, needles: list[str], uuids: list[str]) -> None:
     the cell."""
     from django.db import connection
 
-    from usecases import erasure_scan as sel
-
     qn = connection.ops.quote_name
-    params = {"lower": [n.lower() for n in needles], "bytes": [n.encode() for n in needles], "uuids": uuids}
+    params: dict[str, Any] = {
+        "lower": [n.lower() for n in needles],
+        "bytes": [n.encode() for n in needles],
+        "uuids": uuids,
+    }
     for table, columns in sel._catalogue().items():
         conds = []
         for column, data_type in columns:
@@ -164,7 +174,6 @@ def _strpos_scan(user_id: int, needles: list[str], uuids: list[str]) -> None:
 
 def time_scans(user_id: int) -> dict[str, float]:
     """The verification scan alone, before and after, on the same data in the same run."""
-    from usecases import erasure_scan as sel
 
     def needles(n: int) -> list[str]:
         return [f"ORD-{secrets.token_hex(6).upper()}-{i:04d}" for i in range(n)]
@@ -195,8 +204,6 @@ def officer():
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from liamemory.roles import COMPLIANCE_GROUP
-
     user, _ = get_user_model().objects.get_or_create(username=OFFICER)
     user.groups.add(Group.objects.get_or_create(name=COMPLIANCE_GROUP)[0])
     return user
@@ -207,7 +214,8 @@ class Chatter(threading.Thread):
 
     def __init__(self, client) -> None:
         super().__init__(daemon=True)
-        self.client, self.turns, self.running = client, [], True
+        self.client, self.running = client, True
+        self.turns: list[tuple[float, float, int]] = []
 
     def run(self) -> None:
         while self.running:
@@ -241,13 +249,6 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    setup()
-
-    from bench import scale_data
-    from bench.stack import ChatClient, Stack, client_tokens
-    from governance.models import ErasureRequest, ErasureStatus, PurgeRecord
-    from usecases.erasure import erasure_enqueue, erasure_request_create
-    from usecases.tasks import purge_expired
 
     n_messages, n_memories, n_expired = (2_000, 100, 10_000) if args.quick else (10_000, 500, 100_000)
     started = time.monotonic()
@@ -272,7 +273,11 @@ def main() -> int:
         )
         t1 = time.monotonic()
         request.refresh_from_db()
-        erase_s = (request.finished_at - request.started_at).total_seconds() if finished else None
+        erase_s = (
+            (request.finished_at - request.started_at).total_seconds()
+            if finished and request.finished_at and request.started_at
+            else None
+        )
         scans = time_scans(subject.pk)
 
         started = time.monotonic()

@@ -24,7 +24,8 @@ import statistics
 import sys
 import time
 
-from bench.common import percentile, setup, write_result
+from bench.common import percentile, write_result
+from bench.stack import SCRIPT, ChatClient, Stack, client_tokens, drive
 
 CLIENTS = 8
 
@@ -41,9 +42,6 @@ def main() -> int:
         "--warm-up", type=int, help="turns per client before the first sample (default: the script once through)"
     )
     args = parser.parse_args()
-    setup()
-
-    from bench.stack import SCRIPT, ChatClient, Stack, client_tokens, drive
 
     target = args.turns or (300 if args.quick else 10_000)
     cap = args.max_seconds or (90 if args.quick else 540)

@@ -21,7 +21,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.common import fmt, setup, timed, write_result
+from bench import scale_data
+from bench.common import fmt, timed, write_result
+from conversations import search as retrieval
+from conversations.models import Message, Thread
+from liamemory import embeddings
+from memories import recall as memory_recall
 
 MEMORY_QUERIES = [
     "what do you know about my allergy?",
@@ -102,10 +107,6 @@ def forget_query_vectors() -> None:
     The benchmark repeats a few questions; a real user's next question is new, and its
     vector must be computed. Every timed call therefore starts with an empty cache.
     """
-    try:
-        from liamemory import embeddings
-    except ImportError:
-        return
     cached = getattr(embeddings, "_query_cached", None)
     if cached is not None and hasattr(cached, "cache_clear"):
         cached.cache_clear()
@@ -126,7 +127,7 @@ def _cycle(search, queries: list[str], cold: bool = True):
 def measure(kind: str, call, repeat: int, slow_repeat: int) -> dict:
     from django.db import transaction
 
-    out = {}
+    out: dict[str, object] = {}
     used, plan = _plan(call)
     out["indexed"] = {**timed(call, repeat=repeat, max_seconds=30), "indexes_used": used}
     with transaction.atomic():
@@ -146,12 +147,6 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    setup()
-
-    from bench import scale_data
-    from conversations import search as retrieval
-    from conversations.models import Message, Thread
-    from memories import recall as memory_recall
 
     sizes = (10_000, 100_000) if args.quick else (10_000, 1_000_000)
     repeat, slow_repeat = (40, 5) if args.quick else (200, 15)

@@ -15,12 +15,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench.common import fmt, setup, timed, write_result
+from bench import scale_data
+from bench.common import fmt, timed, write_result
+from bench.latency import forget_query_vectors
+from conversations.models import Message, Thread
+from usecases.turn.context import build_context
+from usecases.turn.registry import get_agent
 
 
 def specs():
     """The data sets: threads of 100, 10k and 100k messages; 1k and 100k memories."""
-    from bench import scale_data
 
     msgs = scale_data.Spec("bench_msgs", main_threads=(100, 10_000, 100_000), tables=scale_data.TABLES[:3])
     mems = {
@@ -42,16 +46,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    setup()
 
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
-
-    from bench import scale_data
-    from bench.latency import forget_query_vectors
-    from conversations.models import Message, Thread
-    from usecases.turn.context import build_context
-    from usecases.turn.registry import get_agent
 
     sizes = (100, 10_000) if args.quick else (100, 10_000, 100_000)
     repeat = 60 if args.quick else 200

@@ -15,7 +15,7 @@ import argparse
 import sys
 import time
 
-from bench.common import setup
+from bench import overhead, scale_data, vectors
 
 
 def main() -> int:
@@ -23,9 +23,6 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--check", action="store_true", help="only say whether they are current (exit 1 if not)")
     args = parser.parse_args()
-    setup()
-
-    from bench import overhead, scale_data, vectors
 
     msgs, mems = overhead.specs()
     history, memories = vectors.specs(args.quick)

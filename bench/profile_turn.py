@@ -25,7 +25,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from bench.common import RESULTS, load_average, setup, write_result
+from bench.common import RESULTS, load_average, write_result
+from bench.stack import ChatClient, FakeModelServer, Stack, _tree, client_tokens, drive
 
 RATE = 97  # samples per second per process
 
@@ -74,7 +75,6 @@ def cpu_seconds(pids: list[int]) -> float:
 
 
 def pids_of(stack) -> dict[str, list[int]]:
-    from bench.stack import _tree
 
     return {name: _tree(proc.pid) for name, proc in stack.procs.items()}
 
@@ -86,10 +86,7 @@ def main() -> int:
     parser.add_argument("--model-delay", type=float, default=0.0)
     parser.add_argument("--setup", choices=["legacy", "production"], default="production")
     args = parser.parse_args()
-    setup()
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
-
-    from bench.stack import ChatClient, FakeModelServer, Stack, client_tokens, drive
 
     fake = FakeModelServer(delay=args.model_delay) if args.model_delay else None
     extra = fake.env if fake else {}
@@ -102,8 +99,8 @@ def main() -> int:
         clients = [ChatClient(stack.url, tokens[i], i, follow=follow) for i in range(args.clients)]
         drive(clients, turns=args.clients)
         spies = []
-        for kind, pids in pids_of(stack).items():
-            for pid in pids:
+        for kind, kind_pids in pids_of(stack).items():
+            for pid in kind_pids:
                 out = RESULTS / f"profile-{kind}-{pid}.txt"
                 cmd = [py_spy, "record", "-p", str(pid), "-r", str(RATE), "-d", str(int(args.seconds))]
                 cmd += ["-f", "raw", "-o", str(out), "--gil", "--nonblocking"]

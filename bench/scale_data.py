@@ -22,6 +22,12 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
+from conversations import embedding_services as message_vectors
+from conversations.models import Message
+from liamemory import embeddings
+from memories import embedding_services as memory_vectors
+from memories.models import Memory
+
 SCALE_USER = "bench-scale"
 TABLES = ("conversations_thread", "conversations_message", "conversations_threadsummary", "memories_memory")
 # Other users' ids: far above any real auth_user id (no foreign keys in the copies).
@@ -88,16 +94,8 @@ def _tables(spec: Spec) -> tuple[str, ...]:
 def _embed(spec: Spec, user_id: int) -> int:
     """Vectors for what the benchmarks search (the benchmark user's memories, the main
     threads up to ``embed_threads_up_to`` messages), made by the product's own service."""
-    try:
-        from conversations import embedding_services as message_vectors
-        from liamemory import embeddings
-        from memories import embedding_services as memory_vectors
-    except ImportError:
-        return 0
     if not embeddings.enabled():
         return 0
-    from conversations.models import Message
-    from memories.models import Memory
 
     done = 0
     with using(spec.name):

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import httpx
 
+from agents.checkpointer import delete_checkpoints
+
 REPO = Path(__file__).resolve().parent.parent
 CLIENT_PREFIX = "bench-client-"
 TURN_TIMEOUT = 60.0
@@ -329,8 +331,6 @@ def client_tokens(n: int) -> list[str]:
     """API tokens of ``n`` benchmark users, their old threads removed."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
-
-    from agents.checkpointer import delete_checkpoints
 
     tokens = []
     for i in range(n):

@@ -39,8 +39,15 @@ from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from pathlib import Path
 
-from bench.common import setup, write_result
+from bench.common import write_result
 from bench.longchat.data import default_locomo
+from bench.retrieval.dataset import generate
+from conversations.content import text_block
+from conversations.models import Message, ThreadSummary
+from conversations.selectors import summary_current
+from conversations.services import messages_append, thread_create
+from conversations.summary_services import thread_summary_update
+from conversations.tokens import estimate_text
 
 STOP = set(
     """
@@ -167,7 +174,6 @@ def locomo_chats(path: Path, only: set[str] | None) -> list[Chat]:
 
 
 def generated_chats(quick: bool) -> list[Chat]:
-    from bench.retrieval.dataset import generate
 
     chats = []
     for style in ("a", "b"):
@@ -192,12 +198,6 @@ def replay(chat: Chat) -> dict:
     """The product's summary at the end of ``chat``, updated after every message."""
     from django.contrib.auth import get_user_model
 
-    from conversations.content import text_block
-    from conversations.models import Message, ThreadSummary
-    from conversations.selectors import summary_current
-    from conversations.services import messages_append, thread_create
-    from conversations.summary_services import thread_summary_update
-
     user, _ = get_user_model().objects.get_or_create(username="bench-summaries")
     user.threads.all().delete()
     thread = thread_create(owner=user)
@@ -216,7 +216,6 @@ def replay(chat: Chat) -> dict:
 
 
 def cut_prefix(parts: list[str], tokens: int) -> str:
-    from conversations.tokens import estimate_text
 
     text = "\n".join(p for p in parts if p)
     out = text[: int(tokens * 3.2)]
@@ -226,7 +225,6 @@ def cut_prefix(parts: list[str], tokens: int) -> str:
 
 
 def cut_even(parts: list[str], tokens: int) -> str:
-    from conversations.tokens import estimate_text
 
     parts = [p for p in parts if p]
     share = max(1, int(tokens * 3.2 / max(1, len(parts)))) - 1
@@ -239,15 +237,14 @@ def cut_even(parts: list[str], tokens: int) -> str:
 def score(chat: Chat, text: str, all_names: set[str]) -> dict:
     held_words = words(text)
     checks = [answer_held(a, held_words) for a in chat.answers]
-    checks = [c for c in checks if c is not None]
+    held = [c for c in checks if c is not None]
     kept = {n for n in all_names if _stem(n) in held_words or n in held_words}
-    from conversations.tokens import estimate_text
 
     return {
         "tokens": estimate_text(text),
-        "answers_held": sum(checks),
-        "answers": len(checks),
-        "answers_pct": round(100 * sum(checks) / max(1, len(checks)), 1),
+        "answers_held": sum(held),
+        "answers": len(held),
+        "answers_pct": round(100 * sum(held) / max(1, len(held)), 1),
         "names_held": len(kept),
         "names": len(all_names),
         "names_pct": round(100 * len(kept) / max(1, len(all_names)), 1),
@@ -288,7 +285,6 @@ def main() -> int:
     args = parser.parse_args()
     # No embeddings: they play no part in the summary and would be computed per message.
     os.environ.setdefault("HISTORY_SEARCH_EMBEDDINGS", "off")
-    setup()
 
     only = set(args.only or (["conv-26"] if args.quick else []))
     chats = locomo_chats(args.locomo, only or None) if args.locomo.exists() else []

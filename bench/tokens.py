@@ -7,7 +7,7 @@ would (``thread_summary_update``, extractive summarizer, no API key). For every 
 it records the estimated input tokens of the assembled context, split into the
 cacheable prefix (tools, identity, instructions), summary + memories, and the window;
 and what resending the whole history would have cost (the same prefix plus every
-message). Ratios are reported over the first 300 turns (the issue's minimum) and over
+message). Ratios are reported over the first 300 turns (the length the token target is set for) and over
 all of them, each with how many of the identifiers stated so far the context still
 holds (summary, window or memories). At the end every identifier is asked about by
 the other facts of its statement ("Which order costs €120.50?", "How much does order
@@ -27,7 +27,16 @@ import random
 import statistics
 import sys
 
-from bench.common import setup, write_result
+from bench.common import write_result
+from conversations.content import text_block
+from conversations.facts import fact_in_text
+from conversations.models import Message
+from conversations.services import messages_append, thread_create
+from conversations.summarizer import SYSTEM_PROMPT
+from conversations.summary_services import thread_summary_update
+from conversations.tokens import estimate_messages, estimate_text
+from usecases.turn.context import build_context
+from usecases.turn.registry import get_agent
 
 FILLER = [
     "How was your weekend? Mine was quiet, mostly reading.",
@@ -85,11 +94,6 @@ def recalled(*, thread, agent, user, facts: list[tuple[int, str]]) -> tuple[int,
     """
     from django.db import transaction
 
-    from conversations.content import text_block
-    from conversations.facts import fact_in_text
-    from conversations.services import messages_append
-    from usecases.turn.context import build_context
-
     missed = []
     questions = recall_questions(facts)
     for fact, question in questions:
@@ -110,9 +114,6 @@ def _context_text(ctx) -> str:
 
 def _upkeep_tokens(thread, outcome, previous_covered: int, previous_tokens: int) -> int:
     """What this summary version would have cost with the fast model: its prompt, estimated."""
-    from conversations.models import Message
-    from conversations.summarizer import SYSTEM_PROMPT
-    from conversations.tokens import estimate_text
 
     rebuilt = outcome.payload.get("rebuilt_from_source")
     low = 0 if rebuilt else previous_covered
@@ -124,14 +125,6 @@ def _upkeep_tokens(thread, outcome, previous_covered: int, previous_tokens: int)
 def replay(turns: int, checkpoints: list[int]) -> dict:
     from django.conf import settings
     from django.contrib.auth import get_user_model
-
-    from conversations.content import text_block
-    from conversations.facts import fact_in_text
-    from conversations.services import messages_append, thread_create
-    from conversations.summary_services import thread_summary_update
-    from conversations.tokens import estimate_messages, estimate_text
-    from usecases.turn.context import build_context
-    from usecases.turn.registry import get_agent
 
     pairs, facts = conversation(turns)
     user, _ = get_user_model().objects.get_or_create(username="bench-tokens")
@@ -163,7 +156,7 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
         messages_append(thread=thread, items=[{"role": "assistant", "content": [text_block(reply)]}])
         outcome = thread_summary_update(thread_id=thread.pk, use_model=False)
         # An unchanged summary writes no version, yet the fast model would have been called.
-        if outcome.status in {"created", "unchanged"}:
+        if outcome.status in {"created", "unchanged"} and outcome.summary is not None:
             upkeep += _upkeep_tokens(thread, outcome, covered, summary_tokens)
             covered, summary_tokens = outcome.summary.covers_through, outcome.summary.token_estimate
     thread.refresh_from_db()
@@ -210,7 +203,6 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--turns", type=int)
     args = parser.parse_args()
-    setup()
 
     turns = args.turns or (120 if args.quick else 400)
     checkpoints = sorted({min(300, turns), turns})

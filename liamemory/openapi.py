@@ -26,6 +26,8 @@ CONFLICTS = {
     ("post", "/api/threads/{thread_id}/messages"): "A run of this conversation is in flight or waiting for approval.",
     ("post", "/api/runs/{run_id}/retry"): "Only a failed or cancelled run can be retried.",
     ("post", "/api/runs/{run_id}/cancel"): "The run has already ended.",
+    ("post", "/api/approvals/{approval_id}/approve"): "Already decided, or its run was cancelled.",
+    ("post", "/api/approvals/{approval_id}/reject"): "Already decided, or its run was cancelled.",
     ("patch", "/api/me/memories/{memory_id}"): "The memory was already superseded or rejected.",
     ("post", "/api/memories/{memory_id}/correct"): "The memory was already superseded or rejected.",
     ("post", "/api/memories/{memory_id}/approve"): "The memory is not pending.",

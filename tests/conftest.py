@@ -9,6 +9,9 @@ import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
 
+from agents.checkpointer import close_shared_saver
+from agents.streaming import stop_listener
+from config.celery import app
 from liamemory.roles import COMPLIANCE_GROUP
 from tests.factories import UserFactory
 from tests.fake_anthropic import FakeAnthropicServer
@@ -19,8 +22,6 @@ from tests.worker import WorkerProcess
 def _close_checkpointer_pool(django_db_setup):
     """The checkpointer's pool must let go of the test database before it is dropped."""
     yield
-    from agents.checkpointer import close_shared_saver
-    from agents.streaming import stop_listener
 
     close_shared_saver()
     stop_listener()
@@ -75,7 +76,6 @@ _SESSION_WORKERS: list[WorkerProcess] = []
 @pytest.fixture(scope="session")
 def worker_process(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[WorkerProcess]:
     """One real Celery worker (-P solo) for the session, on the test database."""
-    from config.celery import app
 
     with django_db_blocker.unblock():
         app.control.purge()

@@ -36,6 +36,7 @@ STORES = (
     "runs",
     "trace_events",
     "run_transitions",
+    "approvals",
     "checkpoints",
     "checkpoint_blobs",
     "checkpoint_writes",

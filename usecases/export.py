@@ -23,7 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from agents.context_report import context_report_read
-from agents.models import Run, TraceEvent
+from agents.models import Approval, Run, TraceEvent
 from conversations.models import Message, ThreadSummary
 from memories.models import Memory
 from memories.selectors import memory_preference_for
@@ -40,6 +40,7 @@ EXPORTED_STORES = (
     "summaries",
     "runs",
     "trace_events",
+    "approvals",
     "memories",
     "memory_history_scrubbed",
 )
@@ -103,7 +104,22 @@ def _trace(e: TraceEvent) -> dict[str, Any]:
     }
 
 
-def _run(r: Run, sequences: dict[int, int], trace: list[dict[str, Any]]) -> dict[str, Any]:
+def _approval(a: Approval) -> dict[str, Any]:
+    # Who decided is a staff member's identity, not the person's data: only whether staff did.
+    return {
+        "action": a.action,
+        "reason": a.reason,
+        "amount": str(a.amount) if a.amount is not None else None,
+        "requested_at": _ts(a.requested_at),
+        "decision": a.decision,
+        "decided_at": _ts(a.decided_at),
+        "note": a.note,
+    }
+
+
+def _run(
+    r: Run, sequences: dict[int, int], trace: list[dict[str, Any]], approvals: list[dict[str, Any]]
+) -> dict[str, Any]:
     return {
         "id": str(r.id),
         "status": r.status,
@@ -120,7 +136,7 @@ def _run(r: Run, sequences: dict[int, int], trace: list[dict[str, Any]]) -> dict
         "latency_ms": r.latency_ms,
         "attempts": r.attempts,
         "context_report": _context_report(r),
-        "context_info": r.context_info,
+        "approvals": approvals,
         "created_at": _ts(r.created_at),
         "started_at": _ts(r.started_at),
         "finished_at": _ts(r.finished_at),
@@ -195,6 +211,7 @@ def _collect(user: User) -> dict[str, Any]:
     summaries = list(rows["summaries"].order_by("thread_id", "version"))
     runs = list(rows["runs"].order_by("created_at", "id"))
     events = list(rows["trace_events"].order_by("run_id", "id"))
+    approvals = list(rows["approvals"].order_by("run_id", "requested_at", "id"))
     memories = list(rows["memories"].order_by("created_at", "id"))
     history = list(rows["memory_history_scrubbed"].select_related("history_user").order_by("history_id"))
     preference = memory_preference_for(user=user)
@@ -210,8 +227,11 @@ def _collect(user: User) -> dict[str, Any]:
     trace_by_run: dict[Any, list] = defaultdict(list)
     for e in events:
         trace_by_run[e.run_id].append(_trace(e))
+    approvals_by_run: dict[Any, list] = defaultdict(list)
+    for a in approvals:
+        approvals_by_run[a.run_id].append(_approval(a))
     for r in runs:
-        by_thread[r.thread_id]["runs"].append(_run(r, sequences, trace_by_run[r.id]))
+        by_thread[r.thread_id]["runs"].append(_run(r, sequences, trace_by_run[r.id], approvals_by_run[r.id]))
 
     return {
         "format": EXPORT_FORMAT,

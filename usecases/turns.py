@@ -17,8 +17,8 @@ from django.utils import timezone
 
 from agents import run_lifecycle
 from agents.checkpointer import shared_saver
-from agents.models import Run, RunStatus
-from agents.state_machine import RETRYABLE, UNFINISHED, run_created, run_move
+from agents.models import Approval, Run, RunStatus
+from agents.state_machine import RETRYABLE, UNFINISHED, run_created
 from conversations.content import stopped_reply_content, text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.selectors import thread_newest_empty
@@ -169,37 +169,23 @@ def run_cancel(*, run: Run) -> Run:
     return run
 
 
-def run_approval_decide(*, run: Run, approved: bool, actor: User, note: str = "") -> Run:
-    """Staff decide an interrupted run; it resumes from its checkpoint with the decision.
+def approval_decide(*, approval: Approval, approved: bool, actor: User, note: str = "") -> Approval:
+    """Staff decide an action a run asked for; the run resumes from its checkpoint with the decision.
 
-    The move interrupted → running (``agents.state_machine``) lets exactly one decision through.
+    The approval pending → decided and the run interrupted → running
+    (``agents.run_lifecycle.approval_decide``) let exactly one decision through.
     """
     with transaction.atomic():
-        info = dict(run.context_info or {})
-        info["decision"] = {
-            "approved": approved,
-            "by": getattr(actor, "pk", None),
-            "note": note[:1000],
-            "at": timezone.now().isoformat(),
-        }
-        moved = run_move(
-            run_id=run.pk,
-            to=RunStatus.RUNNING,
-            only_from=frozenset({RunStatus.INTERRUPTED}),
-            reason="approved" if approved else "rejected",
-            started_at=timezone.now(),
-            context_info=info,
-        )
-        if moved is None:
+        if not run_lifecycle.approval_decide(approval=approval, approved=approved, actor=actor, note=note):
             raise Conflict("This run is not waiting for an approval.")
         decision = {"approved": approved, "by": "staff", "note": note[:1000]}
+        run_id = str(approval.run_id)
 
         def _enqueue() -> None:
-            resume_run.delay(str(run.pk), decision)
+            resume_run.delay(run_id, decision)
 
         transaction.on_commit(_enqueue)
-    run.refresh_from_db()
-    return run
+    return approval
 
 
 STAFF_FORK_LABEL = "copy made by staff"

@@ -204,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"vectors": closeness.enabled, "sets": trimmed}, indent=2))
     else:
         total = sum(len(rows) for rows in sets.values())
-        print(f"{total} pairs in {len(results)} sets; offline = grammar + change test, e5 vectors "
-              f"{'on' if closeness.enabled else 'off'}")
+        print(
+            f"{total} pairs in {len(results)} sets; offline = grammar + change test, e5 vectors "
+            f"{'on' if closeness.enabled else 'off'}"
+        )
         head = f"{'set':22} {'pairs':>5} {'changes':>7} | {'recall':>6} {'wrong':>6} {'prec.':>6} {'3-way':>6}"
         print(head + " | crowd: wrong/stmts | grammar: recall wrong | before: recall wrong")
         for name, r in results.items():

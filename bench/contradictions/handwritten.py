@@ -10,7 +10,7 @@ regenerate ``pairs.jsonl`` from this file and the generator.
 S, C, SAME = "supersedes", "compatible", "same"
 
 DEV = [
-    # English: the cases
+    # English: the cases the rule was written for
     ("en", "my order number is A-7781", "my order number is actually B-1200", S),
     ("en", "I live in Rome", "I moved to Milan", S),
     ("en", "I am vegetarian", "I am no longer vegetarian", S),

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bench.retrieval.dataset import generate
+
 LOCOMO_CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open", 4: "single-hop", 5: "adversarial"}
 LOCOMO_RELATIVE = Path("shared") / "data" / "locomo-dev" / "locomo-dev.json"
 
@@ -66,7 +68,7 @@ def _session_numbers(conversation: dict) -> list[int]:
 def locomo_chats(path: Path | str, *, samples: list[str] | None = None) -> list[Chat]:
     """The conversations of a LoCoMo-shaped file (only ``samples`` when given, by ``sample_id``)."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    chats = []
+    chats: list[Chat] = []
     for sample in data:
         name = sample.get("sample_id", f"sample-{len(chats)}")
         if samples and name not in samples:
@@ -97,7 +99,6 @@ def generated_chats(*, seed: int, style: str, split: str, quick: bool) -> list[C
     English chats form the data set ``<style>`` and Italian ones ``it``; a question's
     category says whether it asks about the user's or the assistant's words.
     """
-    from bench.retrieval.dataset import generate
 
     convs = generate(seed=seed, style=style, conversations=3 if quick else 6, sessions=4 if quick else 12, turns=22)
     rng = random.Random(f"dates-{seed}-{style}")

@@ -45,22 +45,28 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.common import tasks_inline, write_result
+from bench.longchat.data import default_locomo, generated_chats, locomo_chats
+from bench.retrieval.dataset import DEV_SEEDS, TEST_SEEDS
+from conversations.content import text_block
+from conversations.embedding_services import message_embeddings_update
+from conversations.models import Message, Thread, ThreadSummary
+from conversations.search import search_history
+from conversations.services import messages_append
+from conversations.summary_services import thread_summary_update
+from liamemory import embeddings
+from memories.models import Memory
+from usecases.importer import export_import
+from usecases.turn.context import build_context
+from usecases.turn.registry import get_agent
+
 KS = (5, 10, 25)
 METHODS = ("ours", "lexical", "bm25")
 USER = "bench-longchat"
 
 
-def _setup() -> None:
-    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
-    from bench.common import setup
-
-    setup()
-
-
 def _embeddings(on: bool) -> None:
     from django.conf import settings
-
-    from liamemory import embeddings
 
     settings.HISTORY_SEARCH_EMBEDDINGS = "on" if on else "off"
     embeddings._query_cached.cache_clear()
@@ -99,9 +105,6 @@ def _thread_id(chat, salt: str = "") -> uuid.UUID:
 
 def load(user, chat, *, reuse: bool):
     """The chat as one thread through the import; with ``reuse``, a thread loaded before."""
-    from conversations.embedding_services import message_embeddings_update
-    from conversations.models import Thread
-    from usecases.importer import export_import
 
     _embeddings(True)
     thread_id = _thread_id(chat)
@@ -144,7 +147,6 @@ def _fraction(ranked: list[int], evidence: list[int], k: int) -> float:
 
 def history(thread, chat, questions) -> list[dict]:
     """Per question: the category and, per method, the ranked turn indexes (top 25)."""
-    from conversations.search import search_history
 
     bm25 = _bm25([t for _, t, _ in chat.turns], chat.lang)
     rows = []
@@ -214,8 +216,6 @@ def context_sources(ctx, evidence_seqs: list[int], pieces: dict[int, list[str]],
 
 
 def _context_parts(ctx, thread) -> dict:
-    from conversations.models import ThreadSummary
-    from memories.models import Memory
 
     version = ctx.report.summary_version
     summary = ThreadSummary.objects.filter(thread=thread, version=version).first() if version else None
@@ -233,7 +233,6 @@ def _context_parts(ctx, thread) -> dict:
 
 
 def _summary_up_to_date(thread) -> None:
-    from conversations.summary_services import thread_summary_update
 
     for _ in range(50):
         if thread_summary_update(thread_id=thread.pk, force=True, use_model=False).status != "created":
@@ -243,12 +242,6 @@ def _summary_up_to_date(thread) -> None:
 def context(user, thread, chat, questions) -> list[dict]:
     """Each question as the next user message at the end of the chat; the context built for it."""
     from django.db import transaction
-
-    from conversations.content import text_block
-    from conversations.models import Message
-    from conversations.services import messages_append
-    from usecases.turn.context import build_context
-    from usecases.turn.registry import get_agent
 
     _summary_up_to_date(thread)
     agent = get_agent(thread.agent)
@@ -284,11 +277,6 @@ def replay(user, chat) -> dict:
     Tokens sent over the whole conversation (each user turn's context) against resending
     the whole history at each of those turns.
     """
-    from conversations.models import Message, Thread
-    from conversations.summary_services import thread_summary_update
-    from usecases.importer import export_import
-    from usecases.turn.context import build_context
-    from usecases.turn.registry import get_agent
 
     thread_id = _thread_id(chat, salt="/replay")
     Thread.objects.filter(pk=thread_id).delete()
@@ -303,8 +291,8 @@ def replay(user, chat) -> dict:
             thread = Thread.objects.get(pk=thread_id)
             request = Message.objects.get(thread=thread, sequence=i + 1)
             ctx = build_context(thread=thread, agent=agent, user=user, request_message=request)
-            sent += ctx.report.estimated_tokens
-            full += ctx.report.full_resend_tokens
+            sent += ctx.report.estimated_tokens or 0
+            full += ctx.report.full_resend_tokens or 0
             turns += 1
         thread_summary_update(thread_id=thread_id, use_model=False)
     Thread.objects.filter(pk=thread_id).delete()
@@ -338,7 +326,7 @@ def summarize(dataset: str, hist: list[dict], ctx: list[dict], replays: list[dic
         "latency_ms": {m: statistics.median([r[m + "_ms"] for r in hist]) for m in ("ours", "lexical")} if hist else {},
     }
     if ctx:
-        sources = {}
+        sources: dict[str, int] = {}
         for r in ctx:
             for s in r["sources"]:
                 sources[s] = sources.get(s, 0) + 1
@@ -450,12 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay", action="store_true", help="replay each LoCoMo chat turn by turn (slow)")
     parser.add_argument("--reload", action="store_true", help="load again threads an earlier run loaded")
     args = parser.parse_args(argv)
-    _setup()
+    tasks_inline()
     from django.contrib.auth import get_user_model
-
-    from bench.common import write_result
-    from bench.longchat.data import default_locomo, generated_chats, locomo_chats
-    from bench.retrieval.dataset import DEV_SEEDS, TEST_SEEDS
 
     user, _ = get_user_model().objects.get_or_create(username=USER)
     every = 4 if args.quick else 1

@@ -17,7 +17,12 @@ from typing import Any
 
 import httpx
 
+from agents.checkpointer import delete_checkpoints
+from agents.context_report import ContextReport, context_report_read
+from agents.models import Run
 from bench.productchat.data import Chat
+from conversations.models import Message, Thread, ThreadSummary
+from memories.models import Memory
 
 USER_PREFIX = "bench-productchat-"
 RUN_TIMEOUT = 120.0
@@ -29,9 +34,6 @@ def person(chat: Chat) -> str:
     """A fresh person for ``chat`` (earlier runs' threads and memories removed); their API token."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
-
-    from agents.checkpointer import delete_checkpoints
-    from memories.models import Memory
 
     user, _ = get_user_model().objects.get_or_create(username=f"{USER_PREFIX}{chat.id}")
     delete_checkpoints([str(t) for t in user.threads.values_list("id", flat=True)])
@@ -100,7 +102,6 @@ def _follow(http: httpx.Client, run_id: str) -> str:
 def _quoted_ids(run) -> dict[str, list[int]]:
     """The messages the run's context quoted: ``excerpts`` of its thread, ``other_threads``
     for those of the person's other conversations."""
-    from agents.context_report import context_report_read
 
     report = context_report_read(run.context_report)
     out: dict[str, list[int]] = {}
@@ -111,9 +112,6 @@ def _quoted_ids(run) -> dict[str, list[int]]:
 
 def _context(run) -> dict[str, Any]:
     """What a question's run had in its context: window range, summary, quoted messages, memories."""
-    from agents.context_report import ContextReport, context_report_read
-    from conversations.models import ThreadSummary
-    from memories.models import Memory
 
     info = context_report_read(run.context_report) or ContextReport()
     summary = ""
@@ -142,8 +140,6 @@ def _context(run) -> dict[str, Any]:
 
 def _rows(run, turn_index: int, kind_of: dict[int, str]) -> list[dict[str, Any]]:
     """The excerpt rows this run's context quoted (what the chat shows under its reply)."""
-    from agents.models import Run
-    from conversations.models import Message
 
     rows = []
     for key, ids in _quoted_ids(run).items():
@@ -155,9 +151,7 @@ def _rows(run, turn_index: int, kind_of: dict[int, str]) -> list[dict[str, Any]]
             blocks = m.content if isinstance(m.content, list) else []
             reply_to = None
             if m.role == "assistant" and m.run_id:
-                reply_to = (
-                    Run.objects.filter(pk=m.run_id).values_list("request_message__text", flat=True).first() or ""
-                )
+                reply_to = Run.objects.filter(pk=m.run_id).values_list("request_message__text", flat=True).first() or ""
             rows.append(
                 {
                     "turn": turn_index,
@@ -175,9 +169,6 @@ def _rows(run, turn_index: int, kind_of: dict[int, str]) -> list[dict[str, Any]]
 
 def replay_chat(base_url: str, chat: Chat, settler: Settler) -> dict[str, Any]:
     """Post every turn of ``chat`` as its person would; the record ``bench.productchat.score`` reads."""
-    from agents.models import Run
-    from conversations.models import Thread
-    from memories.models import Memory
 
     token = person(chat)
     http = httpx.Client(base_url=base_url, headers={"Authorization": f"Token {token}"}, timeout=30)

@@ -25,9 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import load_average, setup, write_result
+from bench.common import load_average, write_result
 from bench.productchat.data import SPLITS, load_split, quick_subset
+from bench.productchat.replay import Settler, replay_chat
 from bench.productchat.score import score_chat, summarize
+from bench.stack import Stack
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -115,11 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     if not chosen:
         return 1
 
-    setup()
     from django.conf import settings
-
-    from bench.productchat.replay import Settler, replay_chat
-    from bench.stack import Stack
 
     commit = _commit()
     settler = Settler(settings.CELERY_BROKER_URL)

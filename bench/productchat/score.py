@@ -127,11 +127,7 @@ def score_questions(chat: Chat, record: dict[str, Any]) -> list[dict[str, Any]]:
         reply = done.get("reply") or ""
         correct = any(holds(reply, e) for e in q.expected)
         newest = [latest.value, *q.expected]
-        old = [
-            s.value
-            for s in said[:-1]
-            if not any(holds(n, s.value) or holds(s.value, n) for n in newest)
-        ]
+        old = [s.value for s in said[:-1] if not any(holds(n, s.value) or holds(s.value, n) for n in newest)]
         rows.append(
             {
                 "chat": chat.id,
@@ -294,9 +290,7 @@ def score_chat(chat: Chat, record: dict[str, Any]) -> dict[str, Any]:
         "questions": score_questions(chat, record),
         "excerpt_rows": _count(r["class"] for r in rows),
         "excerpt_uses": row_uses(chat, record, rows),
-        "excerpt_examples": {
-            c: [r["text"][:120] for r in rows if r["class"] == c][:3] for c in ("tool", "nothing")
-        },
+        "excerpt_examples": {c: [r["text"][:120] for r in rows if r["class"] == c][:3] for c in ("tool", "nothing")},
         "memories": score_memories(chat, record),
         "tokens": dict(record.get("tokens") or {"sent": 0, "full": 0}),
         "failed_turns": sum(1 for t in record["turns"] if t.get("status") != "completed"),

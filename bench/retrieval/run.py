@@ -19,31 +19,28 @@ injects for chit-chat messages that concern none of them, and latencies. No LLM 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
+
+from bench.common import tasks_inline
+from bench.retrieval.dataset import DEV_SEEDS, TEST_SEEDS, generate, memory_sets
+from conversations.embedding_services import message_embeddings_update
+from conversations.models import Thread
+from conversations.search import search_history
+from liamemory import embeddings
+from memories.embedding_services import memory_embeddings_update
+from memories.models import Memory
+from memories.recall import search_memories
+from usecases.importer import export_import
 
 KS = (5, 10, 25)
 MEMORY_KS = (1, 3, 5)
 METHODS = ("ours", "lexical", "bm25")
 
 
-def _setup() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
-    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "true"
-    import logging
-
-    import django
-
-    django.setup()
-    logging.disable(logging.INFO)  # bm25s logs every index build at DEBUG
-
-
 def _embeddings(on: bool) -> None:
     from django.conf import settings
-
-    from liamemory import embeddings
 
     settings.HISTORY_SEARCH_EMBEDDINGS = "on" if on else "off"
     embeddings._query_cached.cache_clear()  # time every question's embedding, never a cached one
@@ -85,9 +82,6 @@ def _pct(values: list[float], q: float) -> float:
 def _user(name: str, *, keep_threads: bool = False):
     from django.contrib.auth import get_user_model
 
-    from conversations.models import Thread
-    from memories.models import Memory
-
     user, _ = get_user_model().objects.get_or_create(username=name)
     Memory.objects.filter(user=user).delete()
     if not keep_threads:
@@ -117,9 +111,6 @@ def _thread_for(user, conv, *, reuse: bool):
     The import enqueues the embedding task on commit; Celery is eager here, so the
     vectors are made before this returns.
     """
-    from conversations.embedding_services import message_embeddings_update
-    from conversations.models import Thread
-    from usecases.importer import export_import
 
     _embeddings(True)  # loading embeds, whichever method the last question used
     existing = Thread.objects.filter(owner=user, title=conv.name).first()
@@ -134,8 +125,6 @@ def _thread_for(user, conv, *, reuse: bool):
 
 
 def history_bench(*, seeds: list[int], styles: list[str], split: str, quick: bool, reuse: bool) -> list[dict]:
-    from bench.retrieval.dataset import generate
-    from conversations.search import search_history
 
     user = _user("bench-retrieval", keep_threads=True)  # each chat's thread is replaced on its own
     results = []
@@ -144,9 +133,9 @@ def history_bench(*, seeds: list[int], styles: list[str], split: str, quick: boo
             convs = generate(
                 seed=seed, style=style, conversations=3 if quick else 6, sessions=10 if quick else 12, turns=22
             )
-            found = {m: [] for m in METHODS}
-            latency = {"ours": [], "lexical": []}
-            it = {m: [] for m in METHODS}
+            found: dict[str, list[int | None]] = {m: [] for m in METHODS}
+            latency: dict[str, list[float]] = {"ours": [], "lexical": []}
+            it: dict[str, list[int | None]] = {m: [] for m in METHODS}
             for conv in convs:
                 thread = _thread_for(user, conv, reuse=reuse)
                 bm25 = _bm25_rank([t for _, t in conv.turns], conv.lang)
@@ -179,14 +168,10 @@ def history_bench(*, seeds: list[int], styles: list[str], split: str, quick: boo
 
 
 def memory_bench(*, seeds: list[int], split: str) -> dict:
-    from bench.retrieval.dataset import memory_sets
-    from memories.embedding_services import memory_embeddings_update
-    from memories.models import Memory
-    from memories.recall import search_memories
 
-    found = {m: [] for m in METHODS}
-    injected = {"ours": [], "lexical": []}
-    latency = {"ours": [], "lexical": []}
+    found: dict[str, list[int | None]] = {m: [] for m in METHODS}
+    injected: dict[str, list[int]] = {"ours": [], "lexical": []}
+    latency: dict[str, list[float]] = {"ours": [], "lexical": []}
     for seed in seeds:
         for i, mset in enumerate(memory_sets(seed=seed)):
             user = _user(f"bench-memory-{i}")
@@ -223,7 +208,6 @@ def memory_bench(*, seeds: list[int], split: str) -> dict:
 
 def query_embedding_cost(samples: int = 50) -> dict:
     """The price of embedding a user message as a query (the part of recall that is not SQL)."""
-    from liamemory import embeddings
 
     texts = ["What did we call our new pet?", "Quick one: how long should a flight take, roughly?"]
     times = []
@@ -269,8 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--styles", nargs="+", default=["a", "b"])
     parser.add_argument("--reuse", action="store_true", help="keep threads an earlier run loaded")
     args = parser.parse_args(argv)
-    _setup()
-    from bench.retrieval.dataset import DEV_SEEDS, TEST_SEEDS
+    tasks_inline()
 
     seeds = args.seeds or list(TEST_SEEDS if args.split == "test" else DEV_SEEDS)[: 1 if args.quick else None]
 

@@ -9,7 +9,11 @@ from django.utils import timezone
 
 from agents.models import Run
 from agents.run_lifecycle import run_reap_stale
+from conversations.services import thread_create
 from tests.factories import RunFactory
+from usecases.turn import runner
+from usecases.turn.tasks import execute_run
+from usecases.turns import turn_submit
 
 pytestmark = pytest.mark.django_db
 
@@ -19,6 +23,7 @@ def test_a_run_left_queued_is_sent_once_more_then_failed_saying_why(alice, setti
     lost = RunFactory(thread__owner=alice, status="queued")
     Run.objects.filter(pk=lost.pk).update(queued_at=now - settings.RUN_QUEUED_STALE_AFTER - timedelta(seconds=1))
     waiting = RunFactory(thread__owner=alice, status="queued")  # queued just now: a worker will take it
+    Run.objects.filter(pk=waiting.pk).update(queued_at=now)  # "just now" whatever the machine's load
 
     first = run_reap_stale(now=now)
     assert first["requeued_ids"] == [str(lost.pk)]
@@ -57,10 +62,6 @@ def test_a_run_the_database_failed_mid_turn_goes_back_to_the_queue(alice, monkey
     """The checkpointer's pool timing out (the server just restarted) is no internal error of the run."""
     from psycopg_pool import PoolTimeout
 
-    from conversations.services import thread_create
-    from usecases.turn import runner
-    from usecases.turns import turn_submit
-
     _message, run = turn_submit(user=alice, thread=thread_create(owner=alice), content="hello")
 
     def pool_timeout(*args, **kwargs):
@@ -80,8 +81,6 @@ def test_a_run_the_database_failed_mid_turn_goes_back_to_the_queue(alice, monkey
 
 def test_the_turn_task_is_retried_when_the_database_is_unavailable():
     from django.db import OperationalError
-
-    from usecases.turn.tasks import execute_run
 
     assert OperationalError in execute_run.autoretry_for
     assert execute_run.max_retries and execute_run.retry_backoff

@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from agents.models import Run
 from agents.run_lifecycle import RunNoLongerActive, run_claim
+from config.celery import app
 from conversations.services import thread_create
 from governance.models import ErasureRequest
 from memories.models import Memory
@@ -68,7 +69,6 @@ def slow_model_worker(django_db_setup, django_db_blocker, fake_anthropic_server,
 @pytest.fixture
 def on_slow_worker(transactional_db, slow_model_worker, fake_anthropic):
     """Turns go to the slow worker; the run asks for Claude (the fake) since a key is set."""
-    from config.celery import app
 
     previous = app.conf.task_default_queue
     app.conf.task_default_queue = QUEUE

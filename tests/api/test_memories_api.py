@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from memories import recall
 from memories.models import Memory, MemoryPreference
 from memories.services import memory_remember
 from tests.factories import MemoryFactory
@@ -94,7 +95,6 @@ def test_incognito_thread_over_the_api(alice):
 
 def test_correcting_a_pending_review_kind_memory_keeps_it_pending(alice, staff):
     """No review bypass: the owner's correction of a memory staff have not approved stays pending."""
-    from memories import recall
 
     pending = memory_remember(user=alice, content="our CRM is HubSpot Starter", kind="client_setup").memory
     assert pending.status == "pending"

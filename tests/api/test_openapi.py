@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from agents.models import Run
+from agents.models import Approval, Run
 from memories.models import Memory
 from tests.usecases.people import person_with_data
 from usecases.erasure import erasure_request_create, legal_hold_place
@@ -143,7 +143,9 @@ def test_schemathesis_finds_no_server_error(wsgi_app, alice, bob, compliance):
     memory = Memory.objects.filter(user=compliance, status="active").first()
     erasure = erasure_request_create(subject=alice, requested_by=compliance)
     hold = legal_hold_place(user=bob, reason="litigation", actor=compliance)
+    approval = Approval.objects.create(run=run, action="request_approval", amount=900, checkpoint_id="cp")
     known_ids = {
+        ("approvals", "approval_id"): approval.pk,
         ("threads", "thread_id"): str(thread.pk),
         ("threads", "sequence"): 1,
         ("staff", "thread_id"): str(thread.pk),

@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 
 from conversations.content import text_block
 from conversations.services import messages_append, thread_create
+from tests.conversations.test_search import CHITCHAT, _embed_all, _exchange_with_tools, _say
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +70,6 @@ def test_search_costs_a_fixed_number_of_queries(alice, django_assert_num_queries
 
 
 def test_searching_one_thread_for_a_word_said_nowhere_finds_nothing(alice, settings):
-    from tests.conversations.test_search import CHITCHAT, _embed_all, _exchange_with_tools, _say
 
     settings.HISTORY_SEARCH_EMBEDDINGS = "auto"
     thread = thread_create(owner=alice, title="Everyday")

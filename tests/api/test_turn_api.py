@@ -8,10 +8,17 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from agents.models import Run, TraceEvent
+from agents.run_lifecycle import run_claim, run_stream_append
 from conversations.models import Message
 from conversations.services import thread_create
+from memories.models import Memory
+from tests.usecases.turn.helpers import run_turn
 from tests.utils import wait_for
+from usecases.turn.context import build_context
+from usecases.turn.registry import get_agent
+from usecases.turn.runner import run_execute
 from usecases.turn.tasks import execute_run, reap_stale_runs
+from usecases.turns import turn_submit
 
 
 def api(user) -> APIClient:
@@ -60,7 +67,6 @@ def test_two_deliveries_of_one_run_write_one_reply(worker, alice):
 @pytest.mark.worker
 def test_run_left_running_by_a_dead_worker_is_reaped_and_completed(worker, alice, settings):
     thread = thread_create(owner=alice)
-    from usecases.turns import turn_submit
 
     # Simulate a worker that claimed the run and died: the row says running, long ago.
     _msg, run = turn_submit(user=alice, thread=thread, content="are you there?")
@@ -129,7 +135,6 @@ class TestBadInput:
         assert Message.objects.filter(thread=thread).count() == 1
 
     def test_retry_of_completed_run_is_409(self, alice):
-        from tests.usecases.turn.helpers import run_turn
 
         thread = self._thread(alice)
         run = run_turn(alice, thread, "hello")
@@ -139,7 +144,6 @@ class TestBadInput:
         assert Run.objects.filter(thread=thread).count() == 1
 
     def test_other_users_run_is_404(self, alice, bob):
-        from tests.usecases.turn.helpers import run_turn
 
         run = run_turn(alice, self._thread(alice), "hello")
         for path in (f"/api/runs/{run.id}", f"/api/runs/{run.id}/retry", f"/api/runs/{run.id}/cancel"):
@@ -149,7 +153,6 @@ class TestBadInput:
         assert run.status == "completed"
 
     def test_cancel_queued_run_then_worker_does_nothing(self, alice):
-        from usecases.turn.runner import run_execute
 
         thread = self._thread(alice)
         body = api(alice).post(f"/api/threads/{thread.id}/messages", {"content": "hello"}, format="json").json()
@@ -162,10 +165,6 @@ class TestBadInput:
 
 @pytest.mark.django_db
 def test_stop_keeps_the_words_already_written_and_the_next_turn_reads_them_marked(alice, bob):
-    from agents.run_lifecycle import run_claim, run_stream_append
-    from usecases.turn.context import build_context
-    from usecases.turn.registry import get_agent
-    from usecases.turns import turn_submit
 
     thread = thread_create(owner=alice)
     body = api(alice).post(f"/api/threads/{thread.id}/messages", {"content": "tell me a story"}, format="json").json()
@@ -229,8 +228,6 @@ def test_worker_logs_never_contain_message_or_memory_text(worker, alice):
 
 @pytest.mark.django_db
 def test_owner_deletes_a_thread_and_the_memories_drawn_only_from_it(alice, bob):
-    from memories.models import Memory
-    from tests.usecases.turn.helpers import run_turn
 
     thread = thread_create(owner=alice)
     run_turn(alice, thread, "remember that my order is A-7781")
@@ -252,8 +249,6 @@ def test_api_docs_load_no_outside_asset(alice, client):
 
 @pytest.mark.django_db
 def test_polling_an_unchanged_run_answers_304_with_its_etag(alice, client):
-    from agents.run_lifecycle import run_claim, run_stream_append
-    from usecases.turns import turn_submit
 
     client.force_login(alice)
     thread = thread_create(owner=alice)

@@ -8,7 +8,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from agents.models import Run
+from agents.models import Approval, Run, TraceEvent
+from conversations.models import ThreadSummary
+from liamemory.admin_utils import AccessLoggedMixin
 from liamemory.models import StaffAccessLog
 from tests.backoffice.test_admin import make_thread
 from tests.factories import MemoryFactory, RunFactory
@@ -29,7 +31,9 @@ def data(alice, bob):
         RunFactory(thread=thread, user=person, status="completed")
         MemoryFactory(user=person, content=f"{person.username} likes tea", status="active")
         MemoryFactory(user=person, content=f"{person.username} setup", kind="client_setup", status="pending")
-    Run.objects.filter(thread=threads["alice"]).update(status="interrupted", context_info={"approval": {"amount": 900}})
+    Run.objects.filter(thread=threads["alice"]).update(status="interrupted")
+    for run in Run.objects.filter(thread=threads["alice"]):
+        Approval.objects.create(run=run, action="request_approval", amount=900, checkpoint_id="cp")
     return threads
 
 
@@ -45,7 +49,7 @@ def _inserts(ctx) -> list[str]:
         ("admin:memories_memory_changelist", "memory", {"alice", "bob"}),
         ("admin:memories_pendingmemory_changelist", "memory", {"alice", "bob"}),
         ("admin:agents_run_changelist", "run", {"alice", "bob"}),
-        ("admin:agents_pendingapproval_changelist", "run", {"alice"}),
+        ("admin:agents_approval_changelist", "run", {"alice"}),
     ],
 )
 def test_a_list_of_people_s_data_is_logged_once_per_person_in_one_insert(
@@ -95,8 +99,6 @@ def test_the_log_names_the_filter_never_the_search_words(staff_client, data, ali
 def _logged_admins():
     from django.contrib import admin
 
-    from liamemory.admin_utils import AccessLoggedMixin
-
     return sorted(
         (model._meta.label_lower, model_admin)
         for model, model_admin in admin.site._registry.items()
@@ -108,9 +110,6 @@ def _logged_admins():
 def test_every_history_page_of_a_person_s_data_is_logged(staff_client, data, alice, label):
     """The history pages name the object (a thread's title, a memory's text in each version)."""
     from django.contrib.admin.utils import quote
-
-    from agents.models import TraceEvent
-    from conversations.models import ThreadSummary
 
     thread = data["alice"]
     run = Run.objects.filter(thread=thread).first()

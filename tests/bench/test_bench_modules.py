@@ -7,6 +7,21 @@ import json
 
 import pytest
 
+from bench.contradictions.__main__ import (
+    PAIRS,
+    SUBSETS,
+    Closeness,
+    build_pairs,
+    crowd,
+    load_pairs,
+    load_sets,
+    offline_rule,
+    score,
+)
+from bench.stack import Stack
+from bench.summaries import answer_held, names_in, words
+from bench.tokens import figures, replay
+
 MODULES = [
     "contradictions",
     "tokens",
@@ -39,7 +54,6 @@ def test_benchmark_module_imports(name):
 
 @pytest.mark.django_db
 def test_tokens_replay_sends_less_than_full_resend_and_keeps_identifiers():
-    from bench.tokens import figures, replay
 
     result = replay(60, [60])
     f = figures(result["rows"], result["held"][60])
@@ -56,7 +70,6 @@ def test_tokens_replay_sends_less_than_full_resend_and_keeps_identifiers():
 
 
 def test_contradiction_bench_scores_every_subset():
-    from bench.contradictions.__main__ import SUBSETS, Closeness, build_pairs, load_pairs, offline_rule, score
 
     assert load_pairs() == build_pairs(), "pairs.jsonl is stale: python -m bench.contradictions --write"
     rows = load_pairs()
@@ -67,8 +80,6 @@ def test_contradiction_bench_scores_every_subset():
 
 def test_contradiction_bench_reads_fresh_sets_dropped_in_and_scores_each(tmp_path):
     import shutil
-
-    from bench.contradictions.__main__ import PAIRS, Closeness, crowd, load_sets, offline_rule, score
 
     shutil.copy(PAIRS, tmp_path / PAIRS.name)
     (tmp_path / "fresh").mkdir()
@@ -88,7 +99,6 @@ def test_contradiction_bench_reads_fresh_sets_dropped_in_and_scores_each(tmp_pat
 
 
 def test_summary_bench_scores_answers_and_names_as_words():
-    from bench.summaries import answer_held, names_in, words
 
     summary = words("- 2023-05-08 User: went to the Malmo support group [2023-05-07]; adopted two cats.")
     assert answer_held("7 May 2023", summary) and answer_held("Support groups", summary)
@@ -108,7 +118,6 @@ def test_quiet_run_script_parses_and_refuses_a_busy_machine():
 
 
 def test_stack_starts_one_process_per_turn_worker_on_the_turn_queue():
-    from bench.stack import Stack
 
     stack = Stack.production(turn_workers=4, concurrency=16)
     assert stack.label.startswith("gunicorn 2×32 gthread + celery 4 × threads 16 (turns)")

@@ -13,26 +13,65 @@ CHAT = {
     "lang": "en",
     "turns": [
         {"text": "hi there, long day", "kind": "smalltalk", "store": False},
-        {"text": "our dog is called Bruno, he is a beagle", "kind": "fact", "fact_id": "dog", "value": "Bruno",
-         "store": True},
-        {"text": "my order number is B-7781 for the new desk", "kind": "fact", "fact_id": "order", "value": "B-7781",
-         "store": True},
+        {
+            "text": "our dog is called Bruno, he is a beagle",
+            "kind": "fact",
+            "fact_id": "dog",
+            "value": "Bruno",
+            "store": True,
+        },
+        {
+            "text": "my order number is B-7781 for the new desk",
+            "kind": "fact",
+            "fact_id": "order",
+            "value": "B-7781",
+            "store": True,
+        },
         {"text": "that film was overrated", "kind": "opinion", "store": False},
-        {"text": "we renamed the dog Rocco, Bruno never suited him", "kind": "correction", "fact_id": "dog",
-         "value": "Rocco", "store": True},
-        {"text": "what's my dog's name?", "kind": "question", "fact_id": "dog", "expected": ["Rocco"],
-         "new_thread": False},
-        {"text": "what was my order number?", "kind": "question", "fact_id": "order", "expected": ["B-7781"],
-         "new_thread": True},
-        {"text": "and the dog's name again?", "kind": "question", "fact_id": "dog", "expected": ["Rocco"],
-         "new_thread": False},
+        {
+            "text": "we renamed the dog Rocco, Bruno never suited him",
+            "kind": "correction",
+            "fact_id": "dog",
+            "value": "Rocco",
+            "store": True,
+        },
+        {
+            "text": "what's my dog's name?",
+            "kind": "question",
+            "fact_id": "dog",
+            "expected": ["Rocco"],
+            "new_thread": False,
+        },
+        {
+            "text": "what was my order number?",
+            "kind": "question",
+            "fact_id": "order",
+            "expected": ["B-7781"],
+            "new_thread": True,
+        },
+        {
+            "text": "and the dog's name again?",
+            "kind": "question",
+            "fact_id": "dog",
+            "expected": ["Rocco"],
+            "new_thread": False,
+        },
     ],
 }
 
 
 def _record() -> dict:
-    turns = [{"index": i, "thread": "main", "message_id": 100 + i, "sequence": 2 * i + 1, "status": "completed",
-              "reply": "(offline model) I don't have information about that."} for i in range(8)]
+    turns = [
+        {
+            "index": i,
+            "thread": "main",
+            "message_id": 100 + i,
+            "sequence": 2 * i + 1,
+            "status": "completed",
+            "reply": "(offline model) I don't have information about that.",
+        }
+        for i in range(8)
+    ]
     # Question 5: the correction (message 104) quoted as an excerpt; the reply gives the old name.
     turns[5].update(
         reply="From what I remember: our dog is called Bruno.",
@@ -43,30 +82,84 @@ def _record() -> dict:
         thread="new-6",
         sequence=1,
         reply="From what I remember: “order number B-7781”.",
-        context={"window": [1, 1], "summary": "", "message_ids": {},
-                 "memories": [{"id": 1, "content": "order number B-7781", "source_message_id": 102}]},
+        context={
+            "window": [1, 1],
+            "summary": "",
+            "message_ids": {},
+            "memories": [{"id": 1, "content": "order number B-7781", "source_message_id": 102}],
+        },
     )
     # Question 7: only the summary holds it; a bare key-facts line would not count.
     turns[7].update(
         reply="Your dog is Rocco.",
-        context={"window": [13, 15], "summary": "Key facts: Rocco\n- User: we renamed the dog Rocco",
-                 "message_ids": {"excerpts": []}, "memories": []},
+        context={
+            "window": [13, 15],
+            "summary": "Key facts: Rocco\n- User: we renamed the dog Rocco",
+            "message_ids": {"excerpts": []},
+            "memories": [],
+        },
     )
     rows = [
-        {"turn": 5, "key": "excerpts", "message_id": 104, "role": "user", "text": CHAT["turns"][4]["text"],
-         "tool": False, "reply_to": None, "turn_kind": "correction"},
-        {"turn": 5, "key": "excerpts", "message_id": 203, "role": "assistant",
-         "text": "(offline model) I don't have information about that.", "tool": False, "reply_to": "hi",
-         "turn_kind": None},
-        {"turn": 7, "key": "excerpts", "message_id": 204, "role": "tool", "text": '{"ok": true, "memory_id": 1}',
-         "tool": True, "reply_to": None, "turn_kind": None},
-        {"turn": 7, "key": "excerpts", "message_id": 205, "role": "assistant", "text": "What's your dog's name?",
-         "tool": False, "reply_to": "what's my dog's name?", "turn_kind": None},
-        {"turn": 7, "key": "excerpts", "message_id": 105, "role": "user", "text": "what's my dog's name?",
-         "tool": False, "reply_to": None, "turn_kind": "question"},
-        {"turn": 7, "key": "excerpts", "message_id": 206, "role": "assistant",
-         "text": "A beagle needs two walks a day.", "tool": False, "reply_to": "how often to walk a beagle",
-         "turn_kind": None},
+        {
+            "turn": 5,
+            "key": "excerpts",
+            "message_id": 104,
+            "role": "user",
+            "text": CHAT["turns"][4]["text"],
+            "tool": False,
+            "reply_to": None,
+            "turn_kind": "correction",
+        },
+        {
+            "turn": 5,
+            "key": "excerpts",
+            "message_id": 203,
+            "role": "assistant",
+            "text": "(offline model) I don't have information about that.",
+            "tool": False,
+            "reply_to": "hi",
+            "turn_kind": None,
+        },
+        {
+            "turn": 7,
+            "key": "excerpts",
+            "message_id": 204,
+            "role": "tool",
+            "text": '{"ok": true, "memory_id": 1}',
+            "tool": True,
+            "reply_to": None,
+            "turn_kind": None,
+        },
+        {
+            "turn": 7,
+            "key": "excerpts",
+            "message_id": 205,
+            "role": "assistant",
+            "text": "What's your dog's name?",
+            "tool": False,
+            "reply_to": "what's my dog's name?",
+            "turn_kind": None,
+        },
+        {
+            "turn": 7,
+            "key": "excerpts",
+            "message_id": 105,
+            "role": "user",
+            "text": "what's my dog's name?",
+            "tool": False,
+            "reply_to": None,
+            "turn_kind": "question",
+        },
+        {
+            "turn": 7,
+            "key": "excerpts",
+            "message_id": 206,
+            "role": "assistant",
+            "text": "A beagle needs two walks a day.",
+            "tool": False,
+            "reply_to": "how often to walk a beagle",
+            "turn_kind": None,
+        },
     ]
     memories = [
         {"id": 1, "content": "order number B-7781", "status": "active", "source_message_id": 102},
@@ -74,8 +167,14 @@ def _record() -> dict:
         {"id": 3, "content": "the film was overrated", "status": "active", "source_message_id": 103},
         {"id": 4, "content": "dog renamed Rocco", "status": "superseded", "source_message_id": None},
     ]
-    return {"chat": "tiny-1", "lang": "en", "turns": turns, "excerpt_rows": rows, "memories": memories,
-            "tokens": {"sent": 300, "full": 1200}}
+    return {
+        "chat": "tiny-1",
+        "lang": "en",
+        "turns": turns,
+        "excerpt_rows": rows,
+        "memories": memories,
+        "tokens": {"sent": 300, "full": 1200},
+    }
 
 
 @pytest.fixture
@@ -109,8 +208,12 @@ def test_the_window_counts_only_in_the_statement_s_own_thread(chat):
 
 def test_an_excerpt_of_another_conversation_reaches_a_new_thread(chat):
     record = _record()
-    record["turns"][6]["context"] = {"window": [1, 1], "summary": "", "memories": [],
-                                     "message_ids": {"other_threads": [102]}}
+    record["turns"][6]["context"] = {
+        "window": [1, 1],
+        "summary": "",
+        "memories": [],
+        "message_ids": {"other_threads": [102]},
+    }
     assert score.score_questions(chat, record)[1]["source"] == "other_thread"
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.factories import UserFactory
 from tests.worker import REPO, database_url_for_tests
 
 
@@ -58,8 +59,6 @@ def _free_port() -> int:
 
 def _turn_completes_through(url: str) -> None:
     from rest_framework.authtoken.models import Token
-
-    from tests.factories import UserFactory
 
     token = Token.objects.create(user=UserFactory(username="stack-user")).key
     with httpx.Client(base_url=url, headers={"Authorization": f"Token {token}"}, timeout=30) as http:

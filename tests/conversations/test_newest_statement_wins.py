@@ -45,7 +45,5 @@ def test_a_changed_statement_leaves_the_summary_with_the_current_value(alice):
 
 
 def test_message_references_are_not_facts_but_an_order_number_is():
-    assert find_facts("As you said (message #31, 2026-03-01) and in [#30, 2026-01-02, user]: order #4521") == [
-        "#4521"
-    ]
+    assert find_facts("As you said (message #31, 2026-03-01) and in [#30, 2026-01-02, user]: order #4521") == ["#4521"]
     assert find_facts("come nel messaggio #37") == []

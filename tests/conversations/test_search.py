@@ -7,8 +7,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from conversations.embedding_services import message_embeddings_update
+from conversations.models import Message
 from conversations.search import search_history, search_threads
 from conversations.services import messages_append, thread_create
+from liamemory.search_terms import date_terms
 from memories.models import Memory, MemoryStatus
 from memories.recall import search_memories
 from tests.factories import MessageFactory
@@ -246,7 +249,6 @@ def test_history_finds_an_answer_through_its_neighbour(alice):
 
 
 def test_date_terms_name_months_years_and_weekdays_but_not_may_the_verb():
-    from liamemory.search_terms import date_terms
 
     assert date_terms("What did I do in May 2023, on a Friday?") == [("month", 5), ("year", 2023), ("isodow", 5)]
     assert date_terms("May I ask what you may have said?") == []
@@ -308,7 +310,5 @@ def test_thread_search_has_a_relevance_floor(alice, settings):
 
 
 def _embed_all() -> None:
-    from conversations.embedding_services import message_embeddings_update
-    from conversations.models import Message
 
     message_embeddings_update(message_ids=list(Message.objects.values_list("id", flat=True)))

@@ -12,6 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from agents.models import TraceEvent
+from config.celery import app
 from conversations.content import text_block
 from conversations.facts import fact_in_text, with_key_facts
 from conversations.models import Message, Thread, ThreadSummary
@@ -28,6 +29,7 @@ from conversations.summary_services import thread_summary_update
 from tests.factories import RunFactory
 from tests.fake_anthropic import delay_reply, error_reply, text_reply
 from tests.utils import wait_for
+from tests.worker import WorkerProcess
 from usecases.tasks import summarize_thread
 from usecases.thread_summary import thread_summarize
 
@@ -476,9 +478,6 @@ VISIBILITY = 3
 @pytest.mark.django_db(transaction=True)
 def test_worker_killed_mid_summary_gives_exactly_one_version(alice, fake_anthropic, settings, tmp_path):
     import redis
-
-    from config.celery import app
-    from tests.worker import WorkerProcess
 
     redis.Redis.from_url(REDELIVERY_BROKER).flushdb()
     # A queue of its own, so the session's worker never takes this task.

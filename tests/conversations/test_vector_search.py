@@ -15,6 +15,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connection
 
+from config.celery import app
 from conversations import vector_search
 from conversations.embedding_services import message_embeddings_update
 from conversations.models import MessageEmbedding
@@ -153,7 +154,6 @@ def test_without_pgvector_the_exact_scan_is_chosen_and_finds_by_meaning(alice):
 
 
 def test_embedding_tasks_go_to_their_own_queue_and_turns_do_not():
-    from config.celery import app
 
     def queue(name: str) -> str:
         return app.amqp.router.route({}, name)["queue"].name

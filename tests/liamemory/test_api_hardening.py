@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from conversations.models import Thread
+from liamemory.api import json_server_error
 from memories.models import Memory
 from tests.factories import MemoryFactory, ThreadFactory
 
@@ -123,7 +124,6 @@ def test_anonymous_answers_401_and_unsupported_media_415(alice):
 
 
 def test_an_unexpected_error_under_api_answers_500_json_without_details(rf):
-    from liamemory.api import json_server_error
 
     response = json_server_error(rf.get("/api/threads"))
     assert response.status_code == 500

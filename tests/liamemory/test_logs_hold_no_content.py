@@ -8,9 +8,11 @@ import pytest
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+import config.celery  # noqa: F401 - connects the logging receiver the test looks for
 from conversations.models import Message
 from conversations.services import thread_create
 from liamemory.logs import ContentFreeFormatter
+from tests.server import free_port, runserver, served
 
 SECRET = "my-secret-tool-argument-7781"
 
@@ -62,8 +64,6 @@ def test_the_access_log_leaves_out_query_strings():
 def test_celery_workers_use_the_same_formatter():
     from celery.signals import setup_logging
 
-    import config.celery  # noqa: F401 - connects the receiver
-
     assert any("_django_logging" in repr(r) for r in setup_logging.receivers)
 
 
@@ -73,8 +73,6 @@ WORD = "divorcelawyer7781"
 def _served_log(cmd: list[str], port: int, tmp_path) -> str:
     """Start a server, send it requests whose query strings (and referrer) hold a search word, return its output."""
     import httpx
-
-    from tests.server import served
 
     out = tmp_path / "server.log"
     with served(cmd, port, out) as base:
@@ -88,7 +86,6 @@ def _served_log(cmd: list[str], port: int, tmp_path) -> str:
 @pytest.mark.django_db
 def test_runserver_access_lines_hold_no_query_string(tmp_path):
     """``make run`` serves with runserver: Django's own ``django.server`` handler must not bypass the formatter."""
-    from tests.server import free_port, runserver
 
     port = free_port()
     output = _served_log(runserver(port), port, tmp_path)
@@ -102,8 +99,6 @@ def test_gunicorn_access_lines_hold_no_query_string(tmp_path):
     """The README's production server, with its access log switched on."""
     import sys
     from pathlib import Path
-
-    from tests.server import free_port
 
     port = free_port()
     gunicorn = str(Path(sys.executable).parent / "gunicorn")

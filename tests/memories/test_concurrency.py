@@ -7,8 +7,13 @@ import threading
 import pytest
 from django.db import connection
 
-from memories.models import Memory
+from conversations.models import Message
+from conversations.services import thread_create
+from liamemory.errors import Conflict
+from memories.models import Memory, MemoryStatus
 from memories.services import MemoryWriteRefused, memory_remember
+from tests.usecases.turn.helpers import run_turn
+from usecases.memory_correction import memory_correct
 
 
 @pytest.mark.django_db(transaction=True)
@@ -95,8 +100,6 @@ def _race(calls) -> list[int]:
 @pytest.fixture
 def told(alice):
     """Alice stated a locker code in a real turn and the offline model remembered it from her message."""
-    from conversations.services import thread_create
-    from tests.usecases.turn.helpers import run_turn
 
     thread = thread_create(owner=alice)
     run_turn(alice, thread, "remember that my locker code is 4417")
@@ -108,7 +111,6 @@ def told(alice):
 @pytest.mark.django_db(transaction=True)
 def test_memory_and_message_corrections_racing_never_deadlock(alice, told):
     """A correction of a memory and one of the message it came from lock the same rows: in one order."""
-    from conversations.models import Message
 
     thread, memory = told
     message_url = f"/api/threads/{thread.pk}/messages/1/correct"
@@ -126,7 +128,6 @@ def test_memory_and_message_corrections_racing_never_deadlock(alice, told):
 
 @pytest.mark.django_db(transaction=True)
 def test_parallel_corrections_of_one_message_one_wins_the_others_409(alice, told):
-    from conversations.models import Message
 
     thread, _memory = told
     url = f"/api/threads/{thread.pk}/messages/1/correct"
@@ -141,10 +142,6 @@ def test_a_remembered_change_racing_a_correction_of_the_memory_it_supersedes_nev
     """The write that supersedes holds the person's row; the correction holds the memory and
     refers to the person: the person's lock must not block a row that merely refers to them."""
     from django.db import OperationalError
-
-    from liamemory.errors import Conflict
-    from memories.models import MemoryStatus
-    from usecases.memory_correction import memory_correct
 
     memory = memory_remember(user=alice, content="my locker code is 4417").memory
     barrier = threading.Barrier(12)

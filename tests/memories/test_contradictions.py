@@ -9,6 +9,7 @@ from memories.models import Memory, MemoryStatus
 from memories.recall import search_memories
 from memories.services import memory_remember
 from memories.text import memory_text
+from tests.fake_anthropic import error_reply, text_reply
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +83,6 @@ def test_every_verdict_says_why():
 
 
 def test_the_fast_model_is_asked_about_what_the_grammar_leaves_side_by_side(alice, fake_anthropic, settings):
-    from tests.fake_anthropic import error_reply, text_reply
 
     settings.MEMORY_CONTRADICTION_MODEL = True
     remember(alice, "I live in Rome")
@@ -178,7 +178,6 @@ def test_a_change_replaces_a_memory_of_another_kind(alice):
 
 
 def test_the_fast_models_verdict_and_reason_go_into_the_history(alice, fake_anthropic, settings):
-    from tests.fake_anthropic import text_reply
 
     settings.MEMORY_CONTRADICTION_MODEL = True
     old = remember(alice, "I have no children").memory

@@ -31,6 +31,8 @@ from usecases.embeddings_backfill import embeddings_backfill
 from usecases.erasure import erasure_execute, erasure_request_create
 from usecases.importer import export_import
 from usecases.purge import purge_expired
+from usecases.turn.context import build_context
+from usecases.turn.registry import get_agent
 
 pytestmark = pytest.mark.django_db
 
@@ -241,8 +243,6 @@ def test_the_worker_embeds_messages_memories_and_imports_after_commit(worker, al
 
 def test_a_turn_embeds_its_question_once_for_memory_recall_and_the_excerpts(alice, settings):
     """Memory recall and the excerpts search share the one vector of the turn's message."""
-    from usecases.turn.context import build_context
-    from usecases.turn.registry import get_agent
 
     settings.MEMORY_WINDOW = 4  # the answer lies older than the window: the excerpts must find it
     thread, answer_seq = _doctor_thread(alice)

@@ -1,18 +1,21 @@
 """Human approval of actions: interrupt → staff decision → resume from the checkpoint."""
 
 import json
+from decimal import Decimal
 
 import pytest
 
-from agents.models import Run
+from agents.models import Approval, Run
 from agents.selectors import thread_checkpoints
 from conversations.models import Message, Thread
 from conversations.services import thread_create
 from liamemory.errors import Conflict
 from tests.fake_anthropic import text_reply, tool_use_reply
 from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.export import person_export
+from usecases.thread_deletion import thread_delete
 from usecases.turn.runner import run_resume
-from usecases.turns import run_approval_decide, thread_fork, turn_submit
+from usecases.turns import approval_decide, run_cancel, thread_fork, turn_submit
 
 
 def _interrupted_run(alice, fake_anthropic):
@@ -26,14 +29,19 @@ def _interrupted_run(alice, fake_anthropic):
 def test_interrupt_approve_resume_completes_from_checkpoint(alice, staff, fake_anthropic):
     thread, run = _interrupted_run(alice, fake_anthropic)
     assert run.status == "interrupted"
-    assert run.context_info["approval"]["amount"] == 1200
+    [approval] = Approval.objects.waiting()
+    assert approval.run_id == run.id and approval.action == "request_approval"
+    assert approval.reason == "12-month plan" and approval.amount == Decimal("1200")
+    assert approval.checkpoint_id and approval.decision == "pending" and approval.decided_by is None
     assert not Message.objects.filter(thread=thread, role="assistant").exists()
     # A new message cannot slip in while the thread waits.
     with pytest.raises(Conflict, match="waiting for a staff approval"):
         turn_submit(user=alice, thread=thread, content="hello?")
 
     fake_anthropic.script(text_reply("Approved: your 12-month plan is set."))
-    run = run_approval_decide(run=run, approved=True, actor=staff, note="ok")
+    approval_decide(approval=approval, approved=True, actor=staff, note="ok")
+    approval.refresh_from_db()
+    assert approval.decision == "approved" and approval.decided_by == staff and approval.decided_at
     run_resume(run_id=str(run.id), decision={"approved": True, "by": "staff", "note": "ok"})
     run.refresh_from_db()
     assert run.status == "completed"
@@ -49,10 +57,13 @@ def test_interrupt_approve_resume_completes_from_checkpoint(alice, staff, fake_a
 def test_reject_ends_the_run_with_its_reason(alice, staff, fake_anthropic):
     _thread, run = _interrupted_run(alice, fake_anthropic)
     fake_anthropic.script(text_reply("I'm sorry, that plan was not approved."))
-    run = run_approval_decide(run=run, approved=False, actor=staff, note="amount too high")
+    approval_decide(approval=Approval.objects.get(run=run), approved=False, actor=staff, note="amount too high")
     run_resume(run_id=str(run.id), decision={"approved": False, "by": "staff", "note": "amount too high"})
     run.refresh_from_db()
-    assert run.status == "completed" and run.context_info["decision"]["note"] == "amount too high"
+    approval = Approval.objects.get(run=run)
+    assert run.status == "completed" and approval.decision == "rejected" and approval.note == "amount too high"
+    [exported] = person_export(user=alice)["threads"][0]["runs"][0]["approvals"]
+    assert (exported["decision"], exported["reason"], exported["amount"]) == ("rejected", "12-month plan", "1200.00")
     result = json.loads(fake_anthropic.message_requests()[-1]["messages"][-1]["content"][0]["content"])
     assert result == {"ok": True, "approved": False, "by": "staff", "note": "amount too high"}
 
@@ -60,9 +71,21 @@ def test_reject_ends_the_run_with_its_reason(alice, staff, fake_anthropic):
 @pytest.mark.django_db
 def test_only_one_decision_goes_through(alice, staff, fake_anthropic):
     _thread, run = _interrupted_run(alice, fake_anthropic)
-    run_approval_decide(run=run, approved=True, actor=staff)
+    approval_decide(approval=Approval.objects.get(run=run), approved=True, actor=staff)
     with pytest.raises(Conflict):
-        run_approval_decide(run=Run.objects.get(pk=run.pk), approved=False, actor=staff)
+        approval_decide(approval=Approval.objects.get(run=run), approved=False, actor=staff)
+    assert Approval.objects.get(run=run).decision == "approved"
+
+
+@pytest.mark.django_db
+def test_a_cancelled_run_withdraws_its_approval_and_cannot_be_decided(alice, staff, fake_anthropic):
+    _thread, run = _interrupted_run(alice, fake_anthropic)
+    run_cancel(run=run)
+    approval = Approval.objects.get(run=run)
+    assert approval.decision == "withdrawn" and approval.decided_at and not Approval.objects.waiting().exists()
+    with pytest.raises(Conflict):
+        approval_decide(approval=approval, approved=True, actor=staff)
+    assert Run.objects.get(pk=run.pk).status == "cancelled"
 
 
 @pytest.mark.django_db
@@ -128,19 +151,31 @@ def test_staff_fork_a_thread_from_a_checkpoint_in_the_admin(alice, staff, fake_a
 def test_staff_approve_from_the_admin_queue(alice, staff, fake_anthropic, client, django_capture_on_commit_callbacks):
     _thread, run = _interrupted_run(alice, fake_anthropic)
     client.force_login(staff)
-    page = client.get("/admin/agents/pendingapproval/")
+    page = client.get("/admin/agents/approval/")
     assert page.status_code == 200 and "12-month plan" in page.content.decode()
+    approval = Approval.objects.get(run=run)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = client.post(
-            "/admin/agents/pendingapproval/", {"action": "approve", "_selected_action": [str(run.id)]}, follow=True
+            "/admin/agents/approval/", {"action": "approve", "_selected_action": [str(approval.pk)]}, follow=True
         )
     assert "1 action(s) approved" in response.content.decode()
     run.refresh_from_db()
-    assert run.status == "running" and run.context_info["decision"]["approved"] is True
+    approval.refresh_from_db()
+    assert run.status == "running" and approval.decision == "approved" and approval.decided_by == staff
+    # Decided, it leaves the queue; the list of every decision still shows it.
+    assert "12-month plan" not in client.get("/admin/agents/approval/").content.decode()
+    assert "12-month plan" in client.get("/admin/agents/approval/", {"decision": "all"}).content.decode()
     assert len(callbacks) == 1  # the resume task is enqueued on commit
 
 
 @pytest.mark.django_db
 def test_end_user_cannot_open_the_approval_queue(alice, client):
     client.force_login(alice)
-    assert client.get("/admin/agents/pendingapproval/").status_code == 302
+    assert client.get("/admin/agents/approval/").status_code == 302
+
+
+@pytest.mark.django_db
+def test_deleting_a_waiting_thread_deletes_its_approval(alice, fake_anthropic):
+    thread, run = _interrupted_run(alice, fake_anthropic)
+    counts = thread_delete(thread=thread, actor=alice)
+    assert counts["approvals"] == 1 and not Approval.objects.exists() and not Run.objects.filter(pk=run.pk).exists()

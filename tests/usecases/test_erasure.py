@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from agents import checkpointer
 from agents.models import Run, TraceEvent
+from config.celery import app
 from conversations.embedding_services import message_embeddings_update
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.services import message_append, thread_create
@@ -39,6 +40,7 @@ from usecases.erasure import (
     legal_hold_place,
     receipt_hash,
 )
+from usecases.tasks import execute_erasure
 
 User = get_user_model()
 
@@ -472,7 +474,6 @@ def test_legal_hold_api_place_and_lift(alice, compliance):
 def test_compliance_officer_previews_and_erases_from_admin(
     alice, compliance, staff, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from config.celery import app
 
     monkeypatch.setitem(app.conf, "task_always_eager", True)
     seed(alice)
@@ -508,8 +509,6 @@ def test_compliance_officer_previews_and_erases_from_admin(
 @pytest.mark.worker
 def test_worker_completes_an_erasure(worker, alice, bob):
     from django.contrib.auth.models import Group
-
-    from usecases.tasks import execute_erasure
 
     # Transactional tests flush the tables, the migration's group included: make it here.
     compliance = UserFactory(username="wendy_compliance")

@@ -20,6 +20,7 @@ from governance.models import ErasureRequest
 from liamemory.models import StaffAccessLog
 from memories.models import Memory
 from tests.usecases.people import person_with_data
+from usecases import erasure_execution
 from usecases import erasure_scan as scan
 from usecases import turns as run_services
 from usecases.erasure import erasure_execute, erasure_request_create
@@ -119,7 +120,6 @@ def test_a_date_a_number_or_a_word_shared_with_others_does_not_fail_the_erasure(
 
 def test_a_failed_erasure_says_so_in_plain_words_and_compliance_resumes_it(alice, compliance, monkeypatch):
     person_with_data(alice, threads=2)
-    from usecases import erasure_execution
 
     real = erasure_execution.threads_delete
     calls = {"n": 0}

@@ -7,9 +7,18 @@ from django.db import connection
 from django.test import Client
 from rest_framework.test import APIClient
 
-from conversations.models import Message, MessageRole
+from conversations.models import Message, MessageRole, ThreadSummary
 from conversations.services import thread_create
 from governance.models import ErasureRequest
+from tests.factories import UserFactory
+from tests.server import free_port, runserver, served
+from tests.usecases.people import person_with_data
+from tests.usecases.test_erasure import put_checkpoint
+from usecases import erasure_execution
+from usecases.erasure import erasure_execute, erasure_request_create
+from usecases.erasure_receipts import receipt_readable
+from usecases.erasure_statistics import statistics_rebuild
+from usecases.tasks import reap_stale_erasures
 
 pytestmark = pytest.mark.django_db
 
@@ -68,8 +77,6 @@ def _stats_holding(words: list[str]) -> list[str]:
 
 
 def test_erasing_the_only_person_leaves_none_of_their_words_in_any_statistic(alice):
-    from tests.usecases.people import person_with_data
-    from tests.usecases.test_erasure import put_checkpoint
 
     alice.username, alice.email = "zqvalice.only", "zqvalice.only@example.test"
     alice.save()
@@ -91,8 +98,6 @@ def test_erasing_the_only_person_leaves_none_of_their_words_in_any_statistic(ali
 
 @pytest.mark.parametrize("catalogue_writable", [True, False], ids=["superuser", "table owner"])
 def test_an_emptied_table_keeps_no_statistics_whatever_the_role(alice, catalogue_writable):
-    from conversations.models import ThreadSummary
-    from usecases.erasure_statistics import statistics_rebuild
 
     table, mine = ThreadSummary._meta.db_table, thread_create(owner=alice)
     ThreadSummary.objects.bulk_create(
@@ -114,7 +119,6 @@ def test_an_emptied_table_keeps_no_statistics_whatever_the_role(alice, catalogue
 
 
 def test_a_role_that_owns_no_table_leaves_the_statistics_and_the_receipt_says_so_instead_of_clean(alice, compliance):
-    from usecases.erasure_receipts import receipt_readable
 
     mine = thread_create(owner=alice)
     Message.objects.bulk_create(
@@ -194,11 +198,6 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    from tests.factories import UserFactory
-    from tests.server import free_port, runserver, served
-    from tests.usecases.people import person_with_data
-    from tests.usecases.test_erasure import put_checkpoint
-
     person = UserFactory(username="zqvonly.person", email="zqvonly.person@example.test")
     assert get_user_model().objects.count() == 1  # a fresh database: the only person
     threads = person_with_data(person, threads=2, marker=MARKER)
@@ -240,9 +239,6 @@ class _Killed(BaseException):
 def test_a_worker_killed_while_the_statistics_are_rebuilt_leaves_no_receipt_and_a_resumable_erasure(
     alice, compliance, monkeypatch
 ):
-    from usecases import erasure_execution
-    from usecases.erasure import erasure_execute, erasure_request_create
-    from usecases.tasks import reap_stale_erasures
 
     mine = thread_create(owner=alice)
     Message.objects.bulk_create(

@@ -10,6 +10,7 @@ from governance.models import ErasureReceipt
 from memories.models import Memory
 from tests.usecases.test_erasure import canary, put_checkpoint
 from usecases.erasure import erasure_execute, erasure_request_create
+from usecases.erasure_scan import canaries_sample
 
 
 @pytest.mark.django_db
@@ -44,7 +45,6 @@ def test_receipt_says_checkpoint_tables_were_scanned_by_the_persons_threads(alic
 
 
 def test_canaries_are_the_person_s_own_never_dates_numbers_or_words_others_wrote(alice, bob):
-    from usecases.erasure_scan import canaries_sample
 
     shared, own = "internationalisation", "alicecode-77a1b2c3"
     for person, extra in ((alice, own), (bob, "")):

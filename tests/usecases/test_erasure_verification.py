@@ -18,7 +18,14 @@ from memories.models import Memory
 from tests.factories import UserFactory
 from tests.usecases.people import person_with_data
 from usecases import erasure_execution
-from usecases.erasure import erasure_enqueue, erasure_execute, erasure_request_create
+from usecases.erasure import (
+    erasure_dry_run,
+    erasure_enqueue,
+    erasure_execute,
+    erasure_request_create,
+    legal_hold_lift,
+    legal_hold_place,
+)
 from usecases.tasks import reap_stale_erasures
 
 pytestmark = pytest.mark.django_db
@@ -156,7 +163,6 @@ def test_the_verification_strings_are_chosen_before_any_deletion(alice, complian
 
 
 def test_the_dry_run_is_the_execution_rolled_back(alice, staff, compliance):
-    from usecases.erasure import erasure_dry_run, legal_hold_lift, legal_hold_place
 
     person_with_data(alice, threads=2)
     StaffAccessLog.objects.create(subject=alice, viewer=staff, viewer_username=staff.username, what=StaffAccess.MEMORY)

@@ -8,7 +8,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from rest_framework.test import APIClient
 
+from governance.models import ErasureRequest
 from liamemory.models import StaffAccessLog
+from memories.models import Memory
+from memories.services import memory_correct, memory_forget
 from tests.usecases.people import person_with_data
 from usecases.export import export_schema, person_export
 
@@ -59,10 +62,10 @@ def test_export_holds_every_level_and_validates(alice, bob):
 
 def test_export_costs_the_same_queries_however_much_is_stored(alice, django_assert_num_queries):
     person_with_data(alice)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         person_export(user=alice)
     person_with_data(alice, threads=4)
-    with django_assert_num_queries(8):
+    with django_assert_num_queries(9):
         doc = person_export(user=alice)
     assert len(doc["threads"]) == 5
 
@@ -112,8 +115,6 @@ def test_admin_person_page_offers_export_to_compliance_officers_only(client, ali
 
 
 def test_a_forgotten_memory_leaves_no_text_in_my_export(alice):
-    from memories.models import Memory
-    from memories.services import memory_correct, memory_forget
 
     old = Memory.objects.create(user=alice, content="my locker code is QX-4412-LK")
     new = memory_correct(actor=alice, memory=old, content="my locker code is QX-5523-LK")
@@ -149,7 +150,6 @@ def test_admin_person_page_offers_erase_this_person_to_compliance_officers(clien
     # Typing a username picks the person too.
     created = client.post("/admin/governance/erasurerequest/add/", {"subject": alice.username, "reason": "ticket 9"})
     assert created.status_code == 302
-    from governance.models import ErasureRequest
 
     assert ErasureRequest.objects.filter(subject=alice, reason="ticket 9").exists()
     unknown = client.post("/admin/governance/erasurerequest/add/", {"subject": "nobody-such", "reason": "x"})

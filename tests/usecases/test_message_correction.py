@@ -11,7 +11,10 @@ from agents.models import Run
 from conversations.models import Message, MessageRole
 from conversations.services import thread_create
 from memories.models import Memory, MemoryStatus
+from tests.factories import UserFactory
 from tests.usecases.turn.helpers import run_turn
+from usecases.export import person_export
+from usecases.importer import ImportInvalid, export_import
 from usecases.turn.context import build_context
 from usecases.turn.registry import get_agent
 from usecases.turn.tools import ToolContext, execute
@@ -167,7 +170,6 @@ def test_a_correction_shows_at_the_message_it_corrects_in_my_words(client, alice
     assert others and all("msg-corrected" not in _article(page, pk) for pk in others)
 
 
-
 def test_the_same_correction_twice_is_refused(client, alice, told):
     first = api(alice).post(url(told, 1), {"right_value": "B-1200", "about": "my order number"}, format="json")
     assert first.status_code == 201
@@ -210,10 +212,6 @@ def test_correcting_a_reply_supersedes_what_its_run_remembered(alice, told):
 
 def test_a_correction_survives_export_and_import(alice, told):
     import json
-
-    from tests.factories import UserFactory
-    from usecases.export import person_export
-    from usecases.importer import ImportInvalid, export_import
 
     api(alice).post(url(told, 1), {"right_value": "B-1200"}, format="json")
     document = person_export(user=alice)

@@ -9,13 +9,18 @@ from django.db import connection
 
 from agents.checkpointer import CHECKPOINT_TABLES
 from liamemory.personal_data import Key, OnParent, Parent, Store
+from tests.usecases.people import person_with_data
 from usecases import personal_data
 from usecases.personal_data import PARENT_MODELS, STORES, declared_keys, person_rows, store_tables
 
 PARENTS = {apps.get_model(label) for label in PARENT_MODELS.values()}
 # Ids of a parent kept without a foreign key: no field type says so, the name does.
-ID_COLUMNS = {("memories.Memory", "source_thread_ref"), ("liamemory.StaffAccessLog", "object_ref"),
-              ("memories.HistoricalMemory", "source_thread_ref"), ("admin.LogEntry", "object_id")}
+ID_COLUMNS = {
+    ("memories.Memory", "source_thread_ref"),
+    ("liamemory.StaffAccessLog", "object_ref"),
+    ("memories.HistoricalMemory", "source_thread_ref"),
+    ("admin.LogEntry", "object_id"),
+}
 
 
 def _undeclared() -> list[str]:
@@ -71,7 +76,6 @@ def test_the_statistics_list_is_the_declared_tables_checkpoints_included():
 
 @pytest.mark.django_db
 def test_the_person_s_rows_are_theirs_and_never_another_person_s(alice, bob):
-    from tests.usecases.people import person_with_data
 
     person_with_data(alice)
     person_with_data(bob)

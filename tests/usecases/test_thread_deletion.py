@@ -53,5 +53,3 @@ def test_thread_delete_by_owner_or_staff_only(alice, bob, staff):
     assert Thread.objects.filter(pk=thread.pk).exists()
     thread_delete(thread=thread, actor=staff)
     assert not Thread.objects.filter(pk=thread.pk).exists()
-
-

@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 import pytest
 from django.test import Client, override_settings
 
+from config.celery import app
 from tests.worker import WorkerProcess
 
 CHROMIUM = "/usr/bin/chromium"
@@ -111,7 +112,6 @@ def new_page(chromium, live_server, outside):
 @pytest.fixture(scope="session")
 def browser_worker(django_db_setup, django_db_blocker, fake_anthropic_server, tmp_path_factory):
     """A real worker on the browser queue whose model, when a run asks for Claude, is the fake server."""
-    from config.celery import app
 
     env = {"LIAMEMORY_FAKE_ANTHROPIC_URL": fake_anthropic_server.url, "MEMORY_SUMMARY_ENABLED": "false"}
     with django_db_blocker.unblock(), override_settings(CELERY_TASK_DEFAULT_QUEUE=BROWSER_QUEUE):
@@ -124,7 +124,6 @@ def browser_worker(django_db_setup, django_db_blocker, fake_anthropic_server, tm
 @pytest.fixture
 def worker_for_live_server(transactional_db, browser_worker, settings):
     """Runs the live server enqueues go to the browser worker; offline model unless a test sets a key."""
-    from config.celery import app
 
     if browser_worker.proc.poll() is not None:
         pytest.fail(f"the browser worker died:\n{browser_worker.log()[-4000:]}")

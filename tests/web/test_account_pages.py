@@ -10,6 +10,7 @@ from conversations.models import Thread
 from conversations.services import thread_create
 from governance.models import ErasureReceipt
 from memories.models import Memory, MemoryPreference
+from memories.services import memory_remember
 from tests.factories import MemoryFactory
 from tests.usecases.turn.helpers import run_turn
 
@@ -67,7 +68,6 @@ def test_correct_supersedes_the_old_text(as_alice, as_bob, alice):
 
 
 def test_the_memory_page_shows_what_a_memory_used_to_say(as_alice, alice):
-    from memories.services import memory_remember
 
     for text in ("I live in Rome", "I moved to Milan", "mi sono trasferito a Torino"):
         memory_remember(user=alice, content=text)

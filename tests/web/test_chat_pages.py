@@ -9,8 +9,10 @@ from django.test import Client
 
 from agents.models import Run
 from agents.run_lifecycle import run_claim, run_fail, run_stream_append
+from conversations.content import text_block
 from conversations.models import Message, Thread
-from conversations.services import thread_create
+from conversations.services import messages_append, thread_create
+from tests.conversations.test_search import _exchange_with_tools
 from tests.usecases.turn.helpers import run_turn
 from usecases.turn.runner import run_execute
 from usecases.turns import run_cancel, turn_submit
@@ -328,7 +330,6 @@ def test_search_finds_my_messages_only(as_alice, as_bob, alice, bob):
 
 
 def test_search_lists_what_people_wrote_never_tool_steps_and_has_a_floor(as_alice, alice):
-    from tests.conversations.test_search import _exchange_with_tools
 
     thread = thread_create(owner=alice, title="Locker")
     _exchange_with_tools(thread)
@@ -380,7 +381,6 @@ def test_automatic_title_is_cut_at_a_word_and_a_rename_wins(alice):
 
 
 def test_list_and_chat_pages_use_a_fixed_number_of_queries(as_alice, alice, django_assert_max_num_queries):
-    from conversations.services import messages_append
 
     for i in range(30):
         thread_create(owner=alice, title=f"chat {i}")
@@ -401,8 +401,6 @@ def test_list_and_chat_pages_use_a_fixed_number_of_queries(as_alice, alice, djan
 
 
 def test_a_reply_lists_the_earlier_messages_its_context_quoted(as_alice, alice, settings):
-    from conversations.content import text_block
-    from conversations.services import messages_append
 
     settings.MEMORY_WINDOW = 6
     thread = thread_create(owner=alice)

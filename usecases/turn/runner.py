@@ -14,6 +14,7 @@ from agents import run_lifecycle
 from agents.checkpointer import shared_saver
 from agents.context_report import context_report_read
 from agents.models import Run, RunErrorCode, RunStatus
+from agents.selectors import approval_checkpoint_decided
 from agents.streaming import RunStream
 from conversations.models import Thread
 from liamemory.llm import AnthropicModel, ChatModel, ModelError
@@ -86,10 +87,10 @@ def _drop_orphaned_checkpoints(thread_id: Any) -> None:
 
 
 def _checkpoint_to_resume(rt: TurnRuntime) -> str | None:
-    """The checkpoint a staff decision resumes from (set when the run was interrupted)."""
+    """The checkpoint a staff decision resumes from (its approval's, decided just now)."""
     if rt.run.status != RunStatus.RUNNING:
         return None
-    return (rt.run.context_info or {}).get("checkpoint_id")
+    return approval_checkpoint_decided(run_id=rt.run.pk)
 
 
 def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
@@ -110,7 +111,7 @@ def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
             state = graph.get_state(_config(rt))
             run_lifecycle.run_interrupt(
                 run_id=run_id,
-                payload=result["__interrupt__"][0].value,
+                request=run_lifecycle.ApprovalRequest.from_payload(result["__interrupt__"][0].value),
                 checkpoint_id=state.config["configurable"]["checkpoint_id"],
                 report=context_report_read(result.get("info")),
             )

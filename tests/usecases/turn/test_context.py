@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from conversations.content import text_block
 from conversations.models import Message, ThreadSummary
 from conversations.services import messages_append, thread_create
+from conversations.summary_services import thread_summary_update
 from memories.models import Memory
 from usecases.turn.context import (
     EXCERPT_HEADING,
@@ -191,7 +192,6 @@ def test_cutting_never_orphans_a_tool_result(shape, spec, cut, drops):
 
 @pytest.mark.django_db
 def test_after_a_background_summary_the_next_context_is_window_plus_summary(alice, settings):
-    from conversations.summary_services import thread_summary_update
 
     settings.MEMORY_WINDOW = 6
     thread = thread_create(owner=alice)

@@ -25,6 +25,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
+from liamemory.embedded_db import stop
 from tests.worker import REPO
 
 pytestmark = pytest.mark.smoke
@@ -85,7 +86,6 @@ class Stack:
         self.env["DATABASE_URL"] = f"postgres://postgres@{quote(str(self.pgdata), safe='')}:5432/{DB_NAME}"
 
     def stop_database(self) -> None:
-        from liamemory.embedded_db import stop
 
         stop(self.pgdata)
 

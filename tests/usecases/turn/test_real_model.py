@@ -11,6 +11,8 @@ from conversations.services import messages_append, thread_create
 from memories.models import Memory
 from tests.fake_anthropic import delay_reply, error_reply, text_reply, tool_use_reply
 from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.turn.graph import TurnState, initial_state
+from usecases.turn.registry import get_agent
 from usecases.turn.runner import run_execute
 from usecases.turns import run_retry, turn_submit
 
@@ -106,7 +108,6 @@ def test_unknown_tool_and_bad_arguments_get_tool_errors_the_model_can_act_on(ali
 
 @pytest.mark.django_db
 def test_step_cap_stops_a_tool_loop_without_orphans(alice, fake_anthropic):
-    from usecases.turn.registry import get_agent
 
     cap = get_agent("assistant").max_steps
     fake_anthropic.script(*[tool_use_reply("get_current_date", {}) for _ in range(cap + 2)])
@@ -122,7 +123,6 @@ def test_step_cap_stops_a_tool_loop_without_orphans(alice, fake_anthropic):
 @pytest.mark.django_db
 def test_a_turn_stopped_at_the_step_limit_leaves_later_turns_and_its_retry_unharmed(alice, fake_anthropic):
     """The thread's checkpoint outlives the run: nothing of the stopped turn's ending may carry over."""
-    from usecases.turn.registry import get_agent
 
     cap = get_agent("assistant").max_steps
     thread = thread_create(owner=alice)
@@ -145,7 +145,6 @@ def test_a_turn_stopped_at_the_step_limit_leaves_later_turns_and_its_retry_unhar
 
 def test_a_new_run_starts_from_a_state_that_sets_every_checkpointed_key():
     """A key the initial state leaves out keeps the previous run's value from the thread's checkpoint."""
-    from usecases.turn.graph import TurnState, initial_state
 
     checkpointed = set(TurnState.__annotations__) - {"context"}
     assert set(initial_state()) == checkpointed
