@@ -55,8 +55,8 @@ from django.db import connection
 from conversations import search_sql as sql
 from conversations import vector_search
 from conversations.informative import carries_nothing, near_identical
-from conversations.models import Message, MessageRole, Thread
-from conversations.selectors import asked_before
+from conversations.models import MessageRole, Thread
+from conversations.selectors import asked_before, hit_rows
 from liamemory import embeddings
 from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, query_terms, tsquery_text
 
@@ -99,6 +99,9 @@ class HistoryHit:
     # score (``embeddings.unrelated_similarity``; None without a vector).
     word_share: float = field(default=0.0, compare=False)
     cosine_margin: float | None = field(default=None, compare=False)
+    # For a reply, the person's message it answers ("" for other rows), read with the
+    # hit's own row; None when not read (``informative_hits`` reads it then).
+    asked: str | None = field(default=None, compare=False)
 
 
 # --- history ----------------------------------------------------------------------
@@ -239,7 +242,7 @@ def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
 
 def _history_hits(scores: _Scores, terms: list[str], limit: int, *, own_only: bool) -> list[HistoryHit]:
     ranked = _rank_history(scores, limit, own_only=own_only)
-    rows = Message.objects.in_bulk([c.id for c, _, _ in ranked])
+    rows = hit_rows(message_ids=[c.id for c, _, _ in ranked])
     return [
         HistoryHit(
             message_id=c.id,
@@ -252,6 +255,7 @@ def _history_hits(scores: _Scores, terms: list[str], limit: int, *, own_only: bo
             signals=signals,
             word_share=c.coverage / max(1, len(terms)),
             cosine_margin=None if c.cosine is None else c.cosine - c.unrelated,
+            asked=rows[c.id].asked,
         )
         for c, score, signals in ranked
         if c.id in rows
@@ -407,12 +411,14 @@ def informative_hits(hits: list[HistoryHit], *, query: str = "") -> list[History
     Left out: a reply that carries nothing (a refusal, "I don't know", a restatement of
     the message it answers: ``conversations.informative``), a row near-identical to the
     query or to a row kept before it, except that the person's own words replace a
-    reply that quoted them. One query (the messages the replies answer).
+    reply that quoted them. No query for the hits of this module's searches (they carry
+    what each reply answers); one for hits built elsewhere.
     """
-    asked = asked_before(message_ids=[h.message_id for h in hits if h.role == MessageRole.ASSISTANT])
+    unread = [h.message_id for h in hits if h.role == MessageRole.ASSISTANT and h.asked is None]
+    asked = asked_before(message_ids=unread)
     kept: list[HistoryHit] = []
     for hit in hits:
-        if carries_nothing(hit.excerpt, role=hit.role, asked=asked.get(hit.message_id, "")):
+        if carries_nothing(hit.excerpt, role=hit.role, asked=asked.get(hit.message_id, hit.asked or "")):
             continue
         if query and near_identical(hit.excerpt, query):
             continue

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import connection
@@ -193,24 +195,47 @@ def message_excerpts(*, thread: Thread, message_ids: list[int]) -> dict[int, dic
     return out
 
 
-def asked_before(*, message_ids: list[int]) -> dict[int, str]:
-    """For each of these messages, the text of the person's message it answers.
+# The text of the person's message a reply answers: the nearest earlier ``user`` message
+# of its thread (a tool call and its result may sit between).
+_ASKED = """(
+    SELECT u.text FROM conversations_message u
+    WHERE u.thread_id = m.thread_id AND u.role = %(user)s AND u.sequence < m.sequence
+    ORDER BY u.sequence DESC LIMIT 1
+)"""
 
-    That is the nearest earlier ``user`` message of its thread (a tool call and its result
-    may sit between). One query.
-    """
+
+def asked_before(*, message_ids: list[int]) -> dict[int, str]:
+    """For each of these messages, the text of the person's message it answers. One query."""
     if not message_ids:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
-            """
-            SELECT m.id, (
-                SELECT u.text FROM conversations_message u
-                WHERE u.thread_id = m.thread_id AND u.role = %s AND u.sequence < m.sequence
-                ORDER BY u.sequence DESC LIMIT 1
-            )
-            FROM conversations_message m WHERE m.id = ANY(%s)
-            """,
-            [MessageRole.USER, list(message_ids)],
+            f"SELECT m.id, {_ASKED} FROM conversations_message m WHERE m.id = ANY(%(ids)s)",
+            {"user": MessageRole.USER, "ids": list(message_ids)},
         )
         return {pk: asked or "" for pk, asked in cursor.fetchall()}
+
+
+@dataclass(frozen=True)
+class HitRow:
+    role: str
+    created_at: datetime
+    text: str
+    # For a reply, what the person asked (``asked_before``); "" for any other row.
+    asked: str
+
+
+def hit_rows(*, message_ids: list[int]) -> dict[int, HitRow]:
+    """What a search hit shows of these messages, and what each reply answers: one query."""
+    if not message_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT m.id, m.role, m.created_at, m.text,
+                   CASE WHEN m.role = %(assistant)s THEN coalesce({_ASKED}, '') ELSE '' END
+            FROM conversations_message m WHERE m.id = ANY(%(ids)s)
+            """,
+            {"user": MessageRole.USER, "assistant": MessageRole.ASSISTANT, "ids": list(message_ids)},
+        )
+        return {pk: HitRow(role, created_at, text, asked) for pk, role, created_at, text, asked in cursor.fetchall()}
