@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from bench.contradictions import handwritten
 from bench.contradictions.generate import generate
-from bench.contradictions.sets import HERE, LABELS, PAIRS, Closeness, load_sets  # noqa: F401
+from bench.contradictions.sets import PAIRS, Closeness, load_sets
 from memories.matching import (
     DEFAULT_DUPLICATE_SIMILARITY,
     DEFAULT_SUBJECT_SIMILARITY,

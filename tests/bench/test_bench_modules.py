@@ -7,17 +7,8 @@ import json
 
 import pytest
 
-from bench.contradictions.__main__ import (
-    PAIRS,
-    SUBSETS,
-    Closeness,
-    build_pairs,
-    crowd,
-    load_pairs,
-    load_sets,
-    offline_rule,
-    score,
-)
+from bench.contradictions.__main__ import build_pairs, crowd, offline_rule, score
+from bench.contradictions.sets import PAIRS, SUBSETS, Closeness, load_pairs, load_sets
 from bench.stack import Stack
 from bench.summaries import answer_held, names_in, words
 from bench.tokens import figures, replay
