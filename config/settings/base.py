@@ -228,6 +228,8 @@ SPECTACULAR_SETTINGS = {
         "RunStatusEnum": "agents.models.RunStatus",
         "MemoryStatusEnum": "memories.models.MemoryStatus",
         "ErasureStatusEnum": "governance.models.ErasureStatus",
+        "MemoryKindEnum": "memories.models.MemoryKind",
+        "NoticeKindEnum": [("erasure", "erasure")],
     },
 }
 
