@@ -4,7 +4,9 @@ the request ``failed`` and resumable (and sends it again), and the resume checks
 strings chosen before the first deletion and ends ``completed`` with its receipt.
 
 The worker is stopped at a point by a lock the test holds on what the erasure touches
-next; once it waits there it is killed, and the lock released."""
+next; once it waits there it is killed, and the lock released. Row locks are FOR NO KEY
+UPDATE: they stop the row's own deletion, not the insert of a row that refers to it (a
+history row naming the thread), which would stop the worker one step early."""
 
 from __future__ import annotations
 
@@ -38,12 +40,12 @@ def _lock_requests(cur, requests) -> None:
 
 def _lock_first_memory(cur, requests) -> None:
     first = Memory.objects.filter(user_id=requests[0].subject_id).order_by("id").values_list("id", flat=True)[0]
-    cur.execute("SELECT id FROM memories_memory WHERE id = %s FOR UPDATE", [first])
+    cur.execute("SELECT id FROM memories_memory WHERE id = %s FOR NO KEY UPDATE", [first])
 
 
 def _lock_second_thread(cur, requests) -> None:
     second = Thread.objects.filter(owner_id=requests[0].subject_id).order_by("id").values_list("id", flat=True)[1]
-    cur.execute("SELECT id FROM conversations_thread WHERE id = %s FOR UPDATE", [second])
+    cur.execute("SELECT id FROM conversations_thread WHERE id = %s FOR NO KEY UPDATE", [second])
 
 
 def _lock_a_table_the_scan_reads(cur, requests) -> None:
