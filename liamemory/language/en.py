@@ -482,6 +482,10 @@ DATE_HINTS: frozenset[str] = frozenset()
 LETTERS = ""
 # What opens a question besides a question word.
 ASKING_OPENERS = r"what's|remind me|do you (?:know|remember)"
+# A request for something the person told before, said without a question ("bike lock code
+# please", "I need that insurance number"): the offline model answers it from its context
+# when a line holding a value matches it.
+ASKING_FOR = r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
 # The offline model's replies (``str.format`` fields in braces).
 REPLIES = {
     "told_you": "From what you told me",

@@ -384,6 +384,7 @@ DATE_HINTS = frozenset(
 # --- The offline model (``usecases.turn.offline``; see ``en``) -------------------------
 LETTERS = "àèéìòù"
 ASKING_OPENERS = r"ricordami|ti ricordi"
+ASKING_FOR = r"per favore|mi serve|mi servono|mi servirebbe|dammi|ridammi|dimmi|ricordami"
 REPLIES = {
     "told_you": "Da quanto mi hai detto",
     "i_remember": "Da quanto ricordo",
