@@ -482,6 +482,9 @@ DATE_HINTS: frozenset[str] = frozenset()
 LETTERS = ""
 # What opens a question besides a question word.
 ASKING_OPENERS = r"what's|remind me|do you (?:know|remember)"
+# What names one definite thing ("the abstract", "the shop alarm code"): a question about it
+# in a new conversation looks in the person's others (``usecases.turn.context``).
+DEFINITE_ARTICLES = ("the",)
 # A request for something the person told before, said without a question ("bike lock code
 # please", "I need that insurance number"): the offline model answers it from its context
 # when a line holding a value matches it.

@@ -384,6 +384,10 @@ DATE_HINTS = frozenset(
 # --- The offline model (``usecases.turn.offline``; see ``en``) -------------------------
 LETTERS = "àèéìòù"
 ASKING_OPENERS = r"ricordami|ti ricordi"
+DEFINITE_ARTICLES = (
+    "il", "lo", "la", "l'", "i", "gli", "le", "del", "dello", "della", "dell'", "dei", "degli", "delle", "al", "allo",
+    "alla", "ai", "agli", "alle", "nel", "nello", "nella", "nei", "negli", "nelle", "sul", "sulla",
+)  # fmt: skip
 ASKING_FOR = r"per favore|mi serve|mi servono|mi servirebbe|dammi|ridammi|dimmi|ricordami"
 REPLIES = {
     "told_you": "Da quanto mi hai detto",
