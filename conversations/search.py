@@ -436,8 +436,18 @@ def search_other_threads(*, user: AbstractBaseUser, thread: Thread, query: str, 
 
 
 def _relevant_to_a_person(hit: HistoryHit) -> bool:
-    """The floor of a person's search: a query word of its own, or a meaning well above chit-chat's."""
-    return hit.word_share > 0 or (hit.cosine_margin is not None and hit.cosine_margin >= THREAD_SEARCH_COSINE_FLOOR)
+    """The floor of a person's search: a query word of its own, or a meaning well above chit-chat's.
+
+    A hit by meaning alone must also carry something (``conversations.informative``): a
+    refusal ("I don't have information about that") or a bare question sits close to
+    any question, so "Did I ever mention a xylophone?" found the assistant's "I don't
+    know" in a chat that never named one.
+    """
+    if hit.word_share > 0:
+        return True
+    if hit.cosine_margin is None or hit.cosine_margin < THREAD_SEARCH_COSINE_FLOOR:
+        return False
+    return not carries_nothing(hit.excerpt, role=hit.role, asked=hit.asked or "")
 
 
 def informative_hits(hits: list[HistoryHit], *, query: str = "") -> list[HistoryHit]:

@@ -58,11 +58,13 @@ def test_an_erasure_leaves_no_text_in_the_planner_statistics_and_says_what_linge
 
 
 def _stats_holding(words: list[str]) -> list[str]:
-    """The relations (tables, their indexes) whose planner statistics hold any of ``words``."""
+    """The relations (tables, their indexes) whose planner statistics hold any of ``words``:
+    as text, or hex-encoded as pg_stats shows a binary column's samples (a checkpoint's blob)."""
     with connection.cursor() as cur:
         cur.execute(
             """SELECT DISTINCT s.tablename FROM pg_stats s, unnest(%s::text[]) w
-               WHERE s.schemaname = 'public' AND strpos(lower(s::text), lower(w)) > 0""",
+               WHERE s.schemaname = 'public' AND (strpos(lower(s::text), lower(w)) > 0
+                 OR strpos(s::text, encode(convert_to(w, 'UTF8'), 'hex')) > 0)""",
             [words],
         )
         found = [row[0] for row in cur.fetchall()]
@@ -87,6 +89,8 @@ def test_erasing_the_only_person_leaves_none_of_their_words_in_any_statistic(ali
         cur.execute("ANALYZE")  # whatever autovacuum may have sampled before the erasure
     words = [MARKER, "zqvalice", str(threads[0].pk)]
     assert {"conversations_message", "memories_memory", "checkpoint_blobs"} <= set(_stats_holding(words))
+    # The checkpoint tables' samples hold the person's words themselves, not only the thread's id.
+    assert {"checkpoint_blobs", "checkpoint_writes"} <= set(_stats_holding([MARKER]))
 
     client = APIClient()
     client.force_authenticate(alice)
@@ -210,8 +214,10 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
         cur.execute("ANALYZE")  # what autovacuum samples while they use it
     # The checks below see the words while they are there.
     assert {"conversations_message", "memories_memory", "checkpoint_blobs"} <= set(_rows_holding(words))
-    assert {"conversations_message", "memories_memory"} <= set(_stats_holding(words))
-    assert {"conversations_thread", "checkpoints"} <= set(_rows_holding(ids))
+    # Statistics: the words in the messages', memories' and checkpoints' samples, the ids in the checkpoints'.
+    stats = {"conversations_message", "memories_memory", "checkpoint_blobs", "checkpoint_writes"}
+    assert stats <= set(_stats_holding(words))
+    assert {"conversations_thread", "checkpoints"} <= set(_rows_holding(ids)) & set(_stats_holding(ids))
 
     log = tmp_path / "server.log"
     port = free_port()
