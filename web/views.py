@@ -34,7 +34,7 @@ from conversations.services import thread_rename
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError
 from liamemory.roles import AuthenticatedHttpRequest
-from memories.selectors import long_term_enabled_for
+from memories.selectors import long_term_memory_allowed
 from usecases import turns as run_services
 from usecases.erasure import erasure_notice_take
 from usecases.message_correction import statement_correct
@@ -110,7 +110,7 @@ def _render_chat(
         "through": rows[-1].sequence if rows else 0,
         "form": form,
         "tool_labels": presenters.TOOL_LABELS,
-        "memory_on": long_term_enabled_for(user=request.user) and not thread.incognito,
+        "memory_on": long_term_memory_allowed(user=request.user, thread=thread),
     }
     return render(request, "web/chat.html", context, status=status)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conversations.models import Thread
+from conversations.models import Message, Thread
 from tests.factories import UserFactory
 from tests.fake_anthropic import error_reply, slow_stream, text_reply
 from tests.web.conftest import SCREENSHOTS, screenshot
@@ -344,6 +344,8 @@ def test_regenerate_after_a_stop_writes_a_new_reply_below_the_stopped_one(
     start_conversation(page)
     say(page, "talk for a while")
     expect(page.locator(".msg-streaming .bubble")).to_contain_text("word2")
+    # The message just sent has its "Correct" control while the reply is still being written.
+    expect(page.locator(".msg-user").last.get_by_text("Correct", exact=True)).to_be_visible()
     page.get_by_role("button", name="Stop").click()
     expect(page.locator(".msg-assistant.msg-stopped .stopped-mark")).to_be_visible()
 
@@ -455,3 +457,32 @@ def test_correct_a_reply_then_the_next_answer_uses_the_right_value(new_page, wor
     say(page, "what is my order number?")
     expect(last_reply(page)).to_contain_text("B-1200")
     assert not errors, errors
+
+
+def test_a_correction_made_twice_is_refused_at_the_message(new_page, worker_for_live_server, alice):
+    """The same correction sent from a second tab that still shows the message uncorrected."""
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that my dog is called Bruno")
+    expect(last_reply(page)).to_contain_text("Bruno")
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    stale = page.context.new_page()
+    stale.goto(page.url)
+
+    for tab in (page, stale):
+        sent = tab.locator(".msg-user").first
+        sent.get_by_text("Correct", exact=True).click()
+        sent.get_by_label("What is right instead").fill("my dog is called Rocco")
+        with tab.expect_navigation():
+            sent.get_by_role("button", name="Save correction").click()
+    expect(page.get_by_text("Corrected: the assistant will use the right value from now on.")).to_be_visible()
+    # Corrected once: the message is marked, the correction in the words typed, no second "Correct".
+    for tab in (page, stale):
+        corrected = tab.locator(".msg-user.msg-corrected")
+        expect(corrected.locator(".correction")).to_have_text("Corrected by you: “my dog is called Rocco”")
+        expect(corrected.get_by_text("Correct", exact=True)).to_have_count(0)
+    expect(page.locator(".msg-corrected .form-error")).to_have_count(0)
+    refusal = stale.locator(".msg-user.msg-corrected .form-error")
+    expect(refusal).to_have_text("This correction is already saved: “my dog is called Rocco”. Nothing was changed.")
+    assert Message.objects.filter(thread__owner=alice, role="system").count() == 1
