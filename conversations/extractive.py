@@ -178,9 +178,7 @@ def parse_lines(previous_text: str) -> list[Line]:
     return lines
 
 
-_ABBREVIATION = re.compile(
-    r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Sr|Jr|Sig|Sig\.ra|Dott|Ing|Avv|vs|etc|e\.g|i\.e)\.$", re.IGNORECASE
-)
+_ABBREVIATION = re.compile(rf"\b(?:{language.alternation('SENTENCE_ABBREVIATIONS')})\.$", re.IGNORECASE)
 
 
 def sentences(text: str) -> list[str]:

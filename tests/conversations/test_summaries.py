@@ -79,7 +79,10 @@ def test_long_conversation_is_summarized_in_the_background(worker, alice, settin
     for fact in FACTS:
         assert fact in summary.text
     assert "Hello" not in summary.text and "Anything else" not in summary.text
-    event = TraceEvent.objects.get(run=run, kind="summary")
+    # The trace is written on the run once the summary is committed: a moment later.
+    event = wait_for(
+        lambda: TraceEvent.objects.filter(run=run, kind="summary").first(), timeout=30, what="the summary's trace"
+    )
     assert event.payload["outcome"] == "created"
     assert event.payload["decision"] in {"pays", "over_budget"}
     assert event.payload["covers_through"] == summary.covers_through

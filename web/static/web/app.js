@@ -275,10 +275,12 @@
     });
   }
 
-  // Stop, Try again and Regenerate, in the status box the server or this script rendered.
+  // Stop, Try again and Regenerate, in the status box the server or this script rendered:
+  // through the run API (the server's buttons are also forms, for a page without script).
   document.addEventListener("click", function (event) {
     var button = event.target.closest("#run-status button[data-action]");
     if (!button) return;
+    event.preventDefault();
     errorBox.textContent = "";
     if (button.dataset.action === "cancel") closeSource();
     if (button.dataset.action === "retry") setBusy(true);
