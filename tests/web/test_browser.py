@@ -342,6 +342,7 @@ def test_regenerate_after_a_stop_writes_a_new_reply_below_the_stopped_one(
     page = new_page()
     sign_in(page, "alice")
     start_conversation(page)
+    expect(page.get_by_text("Enter sends")).to_be_visible()
     say(page, "talk for a while")
     expect(page.locator(".msg-streaming .bubble")).to_contain_text("word2")
     # The message just sent has its "Correct" control while the reply is still being written.
@@ -380,6 +381,7 @@ def test_stop_and_regenerate_work_without_javascript(new_page, worker_for_live_s
     sign_in(page, "alice")
     page.get_by_label("Agent").select_option(label="General assistant")
     page.get_by_role("button", name="Start").click()
+    expect(page.get_by_text("Enter sends")).to_be_hidden()  # without the script Enter adds a line
     page.get_by_label("Message", exact=True).fill("talk for a while")
     page.get_by_role("button", name="Send").click()
     expect(page.locator("#run-status")).to_contain_text("is thinking")
