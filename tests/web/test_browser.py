@@ -6,6 +6,7 @@ Runs use the offline model unless a test points them at the fake Messages API.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -376,7 +377,7 @@ def test_regenerate_after_a_stop_writes_a_new_reply_below_the_stopped_one(
     told = json.dumps(following)
     assert "word0" in told and "Stopped by the user" in told and "A short answer this time." in told
     roles = [m["role"] for m in following]
-    assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles  # turns alternate
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles  # turns alternate
 
 
 def test_stop_and_regenerate_work_without_javascript(new_page, worker_for_live_server, fake_anthropic, settings, alice):
