@@ -189,6 +189,19 @@ def test_the_same_correction_twice_is_refused(client, alice, told):
     assert Memory.objects.get(user=alice, status="active").content == "my order number is B-1200"
 
 
+def test_the_api_lists_a_correction_at_the_message_it_corrects(alice, told, django_assert_num_queries):
+    api(alice).post(url(told, 1), {"right_value": "my order number is  B-1200", "about": "my order"}, format="json")
+    client = api(alice)
+    with django_assert_num_queries(2):  # the thread (ownership), the page of messages
+        listed = client.get(f"/api/threads/{told.pk}/messages").json()["results"]
+    statement = next(m for m in listed if m["sequence"] == 1)
+    note = next(m for m in listed if m["role"] == "system")
+    assert statement["corrected"] is True and statement["corrects_id"] is None and statement["correction"] is None
+    assert note["corrects_id"] == statement["id"]
+    assert note["correction"] == {"right_value": "my order number is B-1200", "about": "my order", "by": "the user"}
+    assert [m["sequence"] for m in listed if m["corrected"]] == [1]
+
+
 def test_a_corrected_message_offers_no_second_correction(client, alice, told):
     client.force_login(alice)
     client.post(f"/c/{told.pk}/m/1/correct", {"right_value": "B-1200"})

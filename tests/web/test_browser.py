@@ -6,6 +6,7 @@ Runs use the offline model unless a test points them at the fake Messages API.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -342,6 +343,7 @@ def test_regenerate_after_a_stop_writes_a_new_reply_below_the_stopped_one(
     page = new_page()
     sign_in(page, "alice")
     start_conversation(page)
+    expect(page.get_by_text("Enter sends")).to_be_visible()
     say(page, "talk for a while")
     expect(page.locator(".msg-streaming .bubble")).to_contain_text("word2")
     # The message just sent has its "Correct" control while the reply is still being written.
@@ -367,6 +369,16 @@ def test_regenerate_after_a_stop_writes_a_new_reply_below_the_stopped_one(
     retried = [r for r in fake_anthropic.message_requests() if "messages" in r][-1]
     assert "talk for a while" in json.dumps(retried["messages"]) and "word0" not in json.dumps(retried["messages"])
 
+    # The conversation goes on: the next turn reads both replies, the stopped one marked as such.
+    fake_anthropic.script(text_reply("Going on from here."))
+    say(page, "and now?")
+    expect(last_reply(page)).to_have_text("Going on from here.")
+    following = [r for r in fake_anthropic.message_requests() if "messages" in r][-1]["messages"]
+    told = json.dumps(following)
+    assert "word0" in told and "Stopped by the user" in told and "A short answer this time." in told
+    roles = [m["role"] for m in following]
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles  # turns alternate
+
 
 def test_stop_and_regenerate_work_without_javascript(new_page, worker_for_live_server, fake_anthropic, settings, alice):
     """Plain form posts: the page refreshes itself while a reply is written, Stop and
@@ -380,6 +392,7 @@ def test_stop_and_regenerate_work_without_javascript(new_page, worker_for_live_s
     sign_in(page, "alice")
     page.get_by_label("Agent").select_option(label="General assistant")
     page.get_by_role("button", name="Start").click()
+    expect(page.get_by_text("Enter sends")).to_be_hidden()  # without the script Enter adds a line
     page.get_by_label("Message", exact=True).fill("talk for a while")
     page.get_by_role("button", name="Send").click()
     expect(page.locator("#run-status")).to_contain_text("is thinking")
