@@ -127,7 +127,14 @@ def test_a_word_said_nowhere_finds_nothing_in_a_chat_held_through_the_api(worker
     wait_for(_all_embedded, what="every message's vector")
     thread_url = f"/api/threads/{thread['id']}/search"
 
-    for query in ["xylophone", "Did I ever mention a xylophone?", "trumpet lessons"]:
+    said_nowhere = [
+        "xylophone",
+        "Did I ever mention a xylophone?",
+        "trumpet lessons",
+        "Have I told you about the violin?",
+        "What did I say about my trip to Japan?",
+    ]
+    for query in said_nowhere:
         assert client.get(thread_url, {"q": query}).json()["results"] == [], query
         assert client.get("/api/search", {"q": query}).json()["results"] == [], query
     # What was said is still found there, by its words and by what it means.

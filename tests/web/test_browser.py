@@ -6,6 +6,7 @@ Runs use the offline model unless a test points them at the fake Messages API.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conversations.models import Thread
+from conversations.models import Message, Thread
 from tests.factories import UserFactory
 from tests.fake_anthropic import error_reply, slow_stream, text_reply
 from tests.web.conftest import SCREENSHOTS, screenshot
@@ -342,8 +343,11 @@ def test_regenerate_after_a_stop_writes_a_new_reply_below_the_stopped_one(
     page = new_page()
     sign_in(page, "alice")
     start_conversation(page)
+    expect(page.get_by_text("Enter sends")).to_be_visible()
     say(page, "talk for a while")
     expect(page.locator(".msg-streaming .bubble")).to_contain_text("word2")
+    # The message just sent has its "Correct" control while the reply is still being written.
+    expect(page.locator(".msg-user").last.get_by_text("Correct", exact=True)).to_be_visible()
     page.get_by_role("button", name="Stop").click()
     expect(page.locator(".msg-assistant.msg-stopped .stopped-mark")).to_be_visible()
 
@@ -365,6 +369,16 @@ def test_regenerate_after_a_stop_writes_a_new_reply_below_the_stopped_one(
     retried = [r for r in fake_anthropic.message_requests() if "messages" in r][-1]
     assert "talk for a while" in json.dumps(retried["messages"]) and "word0" not in json.dumps(retried["messages"])
 
+    # The conversation goes on: the next turn reads both replies, the stopped one marked as such.
+    fake_anthropic.script(text_reply("Going on from here."))
+    say(page, "and now?")
+    expect(last_reply(page)).to_have_text("Going on from here.")
+    following = [r for r in fake_anthropic.message_requests() if "messages" in r][-1]["messages"]
+    told = json.dumps(following)
+    assert "word0" in told and "Stopped by the user" in told and "A short answer this time." in told
+    roles = [m["role"] for m in following]
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles  # turns alternate
+
 
 def test_stop_and_regenerate_work_without_javascript(new_page, worker_for_live_server, fake_anthropic, settings, alice):
     """Plain form posts: the page refreshes itself while a reply is written, Stop and
@@ -378,6 +392,7 @@ def test_stop_and_regenerate_work_without_javascript(new_page, worker_for_live_s
     sign_in(page, "alice")
     page.get_by_label("Agent").select_option(label="General assistant")
     page.get_by_role("button", name="Start").click()
+    expect(page.get_by_text("Enter sends")).to_be_hidden()  # without the script Enter adds a line
     page.get_by_label("Message", exact=True).fill("talk for a while")
     page.get_by_role("button", name="Send").click()
     expect(page.locator("#run-status")).to_contain_text("is thinking")
@@ -455,3 +470,32 @@ def test_correct_a_reply_then_the_next_answer_uses_the_right_value(new_page, wor
     say(page, "what is my order number?")
     expect(last_reply(page)).to_contain_text("B-1200")
     assert not errors, errors
+
+
+def test_a_correction_made_twice_is_refused_at_the_message(new_page, worker_for_live_server, alice):
+    """The same correction sent from a second tab that still shows the message uncorrected."""
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that my dog is called Bruno")
+    expect(last_reply(page)).to_contain_text("Bruno")
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    stale = page.context.new_page()
+    stale.goto(page.url)
+
+    for tab in (page, stale):
+        sent = tab.locator(".msg-user").first
+        sent.get_by_text("Correct", exact=True).click()
+        sent.get_by_label("What is right instead").fill("my dog is called Rocco")
+        with tab.expect_navigation():
+            sent.get_by_role("button", name="Save correction").click()
+    expect(page.get_by_text("Corrected: the assistant will use the right value from now on.")).to_be_visible()
+    # Corrected once: the message is marked, the correction in the words typed, no second "Correct".
+    for tab in (page, stale):
+        corrected = tab.locator(".msg-user.msg-corrected")
+        expect(corrected.locator(".correction")).to_have_text("Corrected by you: “my dog is called Rocco”")
+        expect(corrected.get_by_text("Correct", exact=True)).to_have_count(0)
+    expect(page.locator(".msg-corrected .form-error")).to_have_count(0)
+    refusal = stale.locator(".msg-user.msg-corrected .form-error")
+    expect(refusal).to_have_text("This correction is already saved: “my dog is called Rocco”. Nothing was changed.")
+    assert Message.objects.filter(thread__owner=alice, role="system").count() == 1

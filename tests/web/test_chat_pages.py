@@ -344,6 +344,10 @@ def test_interrupted_run_says_it_waits_for_approval(as_alice, alice):
     Run.objects.filter(pk=run.pk).update(status="interrupted")
     assert "Waiting for approval" in as_alice.get(f"/c/{thread.pk}/").content.decode()
     assert "Waiting for approval" in as_alice.get(f"/c/{thread.pk}/update", {"after": 1}).content.decode()
+    # The person may withdraw the request meanwhile, with or without the page's script.
+    assert f'action="/c/{thread.pk}/runs/{run.pk}/cancel"' in as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert as_alice.post(f"/c/{thread.pk}/runs/{run.pk}/cancel").status_code == 302
+    assert Run.objects.get(pk=run.pk).status == "cancelled"
 
 
 def test_rename_and_bad_rename(as_alice, alice):

@@ -42,7 +42,9 @@
   }
   textarea.addEventListener("input", saveDraft);
 
-  // Enter sends, Shift+Enter adds a line (and nothing is sent while an input method composes).
+  // Enter sends, Shift+Enter adds a line (and nothing is sent while an input method composes);
+  // the hint saying so is hidden on a page without this script, where Enter adds a line.
+  document.getElementById("composer-hint").hidden = false;
   textarea.addEventListener("keydown", function (event) {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
