@@ -371,6 +371,10 @@ CHRONOTYPES = {
 }  # fmt: skip
 # Irregular plurals of counted things, in the singular.
 PLURALS = {"children": "child", "kids": "child", "kid": "child"}
+# The regular plural endings, regex → replacement, the first that matches applies
+# ("hobbies" → "hobby", "dogs" → "dog", never "glass"); ``PLURAL_S`` is the plain one.
+PLURAL_S = r"(?s)(?<=.{3})(?<!s)s\Z"
+PLURAL_ENDINGS = {r"(?s)(?<=.{2})ies\Z": "y", PLURAL_S: ""}
 # Rewritten before a statement is read, in order (regex → replacement): contractions
 # spelt out, then a statement about "the user" read as the speaker's own.
 CONTRACTIONS = {

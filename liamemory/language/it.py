@@ -287,6 +287,8 @@ PLURALS = {
     "sorelle": "sister", "sorella": "sister", "macchine": "car", "macchina": "car", "auto": "car",
     "nipoti": "grandchild",
 }  # fmt: skip
+PLURAL_S = ""
+PLURAL_ENDINGS: dict[str, str] = {}
 CONTRACTIONS: dict[str, str] = {}
 THIRD_PERSON = {
     r"^(il|la|lo|l'|i|gli|le) ?(.+?) (?:dell'utente|del cliente|della cliente) ": r"\1 mio \2 ",

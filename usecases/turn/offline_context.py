@@ -139,6 +139,7 @@ def _question_words(question: str) -> set[str]:
 
 
 _SPELLING_VARIANTS = list(language.table("SPELLING_VARIANTS").items())
+_PLURAL_S = [re.compile(p) for p in language.patterns("PLURAL_S")]
 
 
 def _singular(word: str) -> str:
@@ -146,7 +147,10 @@ def _singular(word: str) -> str:
     if len(word) > 5:
         for spelling, folded in _SPELLING_VARIANTS:
             word = word.replace(spelling, folded)
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    for plural in _PLURAL_S:
+        if plural.search(word):
+            return plural.sub("", word)
+    return word
 
 
 def _matches(word: str, have: set[str]) -> bool:
