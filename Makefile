@@ -48,7 +48,9 @@ bench: migrate
 	$(BIN)/python -m bench.context_recall --generated $(BENCH_FLAGS)
 	$(BIN)/python -m bench.summaries $(BENCH_FLAGS)
 	$(BIN)/python -m bench.contradictions
+	$(BIN)/python -m bench.contradictions.train
 	$(BIN)/python -m bench.productchat $(BENCH_FLAGS)
+	$(BIN)/python -m bench.productchat --split heldout $(BENCH_FLAGS)
 	$(BIN)/python -m bench.overhead $(BENCH_FLAGS)
 	$(BIN)/python -m bench.latency $(BENCH_FLAGS)
 	$(BIN)/python -m bench.vectors $(BENCH_FLAGS)

@@ -1,18 +1,33 @@
 from __future__ import annotations
 
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agents.models import Run
-from conversations.content import is_stopped
+from conversations.content import correction_words, is_stopped
 from conversations.models import Message, Thread
 from usecases.turn.registry import agent_choices
 
 
+class CorrectionOutSerializer(serializers.Serializer):
+    right_value = serializers.CharField(help_text="The right value, in the words it was given.")
+    about = serializers.CharField(help_text="What it is about ('' when not said).")
+    by = serializers.ChoiceField(choices=["the user", "staff"])
+
+
 class MessageOutSerializer(serializers.ModelSerializer):
+    """A message as the chat page shows it: a stopped reply marked, a corrected statement
+    marked, and a correction note naming the statement it corrects (the page shows it there)."""
+
     run_id = serializers.UUIDField(allow_null=True, read_only=True)
     thread_id = serializers.UUIDField(read_only=True)
     stopped = serializers.SerializerMethodField(help_text="A reply stopped by its person before it was finished.")
+    corrected = serializers.SerializerMethodField(help_text="A correction note names this message as wrong.")
+    corrects_id = serializers.IntegerField(
+        allow_null=True, read_only=True, help_text="On a correction note: the id of the message it corrects."
+    )
+    correction = serializers.SerializerMethodField(help_text="On a correction note: the right value given.")
 
     class Meta:
         model = Message
@@ -28,10 +43,23 @@ class MessageOutSerializer(serializers.ModelSerializer):
             "token_estimate",
             "created_at",
             "stopped",
+            "corrected",
+            "corrects_id",
+            "correction",
         ]
 
     def get_stopped(self, message: Message) -> bool:
         return is_stopped(message.content or [])
+
+    def get_corrected(self, message: Message) -> bool:
+        # Lists annotate it (``conversations.selectors.message_list``); one message asks.
+        corrected = getattr(message, "corrected", None)
+        return message.corrections.exists() if corrected is None else bool(corrected)
+
+    @extend_schema_field(CorrectionOutSerializer(allow_null=True))
+    def get_correction(self, message: Message) -> dict | None:
+        words = correction_words(message.content or []) if message.corrects_id else None
+        return CorrectionOutSerializer(words).data if words else None
 
 
 class TurnInSerializer(serializers.Serializer):

@@ -37,9 +37,9 @@ from bench.common import tasks_inline, write_result
 from bench.retrieval.dataset import generate
 from conversations.models import Message, Thread
 from conversations.selectors import summary_current
-from conversations.summary_services import thread_summary_update
 from conversations.tokens import estimate_messages, estimate_text
 from usecases.importer import export_import
+from usecases.thread_summary import thread_summarize
 from usecases.turn.context import build_context
 from usecases.turn.registry import get_agent
 
@@ -173,7 +173,7 @@ def replay(conv: Conversation, *, owner, questions: bool = True) -> dict:
         if pending:
             _import(thread_id, owner, pending, title=conv.name)
             pending = []
-            thread_summary_update(thread_id=thread_id, use_model=False)
+            thread_summarize(thread_id=thread_id, use_model=False)
         _import(thread_id, owner, [(seq, turn)], title=conv.name)
         thread = Thread.objects.get(pk=thread_id)
         request = Message.objects.get(thread=thread, sequence=seq)
@@ -194,7 +194,7 @@ def replay(conv: Conversation, *, owner, questions: bool = True) -> dict:
         )
     if pending:
         _import(thread_id, owner, pending)
-        thread_summary_update(thread_id=thread_id, use_model=False)
+        thread_summarize(thread_id=thread_id, use_model=False)
 
     asked = []
     if questions:

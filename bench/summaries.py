@@ -2,7 +2,7 @@
 
 Replays each conversation through the product: messages appended one by one with
 their own dates (``created_at``), the rolling summary updated after each as the
-background task would (``thread_summary_update``, no API key: the extractive
+background task would (``thread_summarize``, no API key: the extractive
 summarizer). At the end it reads the thread's current summary (body and "Key facts"
 line) and counts, over the whole conversation:
 
@@ -46,8 +46,8 @@ from conversations.content import text_block
 from conversations.models import Message, ThreadSummary
 from conversations.selectors import summary_current
 from conversations.services import messages_append, thread_create
-from conversations.summary_services import thread_summary_update
 from conversations.tokens import estimate_text
+from usecases.thread_summary import thread_summarize
 
 STOP = set(
     """
@@ -205,7 +205,7 @@ def replay(chat: Chat) -> dict:
     for role, text, when in chat.messages:
         (row,) = messages_append(thread=thread, items=[{"role": role, "content": [text_block(text)]}])
         Message.objects.filter(pk=row.pk).update(created_at=when)
-        status = thread_summary_update(thread_id=thread.pk, use_model=False).status
+        status = thread_summarize(thread_id=thread.pk, use_model=False).status
         outcomes[status] = outcomes.get(status, 0) + 1
     summary = summary_current(thread=thread)
     texts = list(ThreadSummary.objects.filter(thread=thread).order_by("version").values_list("text", flat=True))

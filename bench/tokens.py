@@ -3,7 +3,7 @@
 Replays a deterministic conversation (sessions of small talk in which order codes,
 amounts and dates are stated along the way) through the product's real context
 builder, with the rolling summary updated between turns as the background task
-would (``thread_summary_update``, extractive summarizer, no API key). For every turn
+would (``thread_summarize``, extractive summarizer, no API key). For every turn
 it records the estimated input tokens of the assembled context, split into the
 cacheable prefix (tools, identity, instructions), summary + memories, and the window;
 and what resending the whole history would have cost (the same prefix plus every
@@ -33,8 +33,8 @@ from conversations.facts import fact_in_text
 from conversations.models import Message
 from conversations.services import messages_append, thread_create
 from conversations.summarizer import SYSTEM_PROMPT
-from conversations.summary_services import thread_summary_update
 from conversations.tokens import estimate_messages, estimate_text
+from usecases.thread_summary import thread_summarize
 from usecases.turn.context import build_context
 from usecases.turn.registry import get_agent
 
@@ -154,7 +154,7 @@ def replay(turns: int, checkpoints: list[int]) -> dict:
             # Whole tokens: "18" is not held by "#184".
             held[i + 1] = (sum(1 for f in stated if fact_in_text(f, text)), len(stated))
         messages_append(thread=thread, items=[{"role": "assistant", "content": [text_block(reply)]}])
-        outcome = thread_summary_update(thread_id=thread.pk, use_model=False)
+        outcome = thread_summarize(thread_id=thread.pk, use_model=False)
         # An unchanged summary writes no version, yet the fast model would have been called.
         if outcome.status in {"created", "unchanged"} and outcome.summary is not None:
             upkeep += _upkeep_tokens(thread, outcome, covered, summary_tokens)

@@ -178,9 +178,7 @@ def parse_lines(previous_text: str) -> list[Line]:
     return lines
 
 
-_ABBREVIATION = re.compile(
-    r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Sr|Jr|Sig|Sig\.ra|Dott|Ing|Avv|vs|etc|e\.g|i\.e)\.$", re.IGNORECASE
-)
+_ABBREVIATION = re.compile(rf"\b(?:{language.alternation('SENTENCE_ABBREVIATIONS')})\.$", re.IGNORECASE)
 
 
 def sentences(text: str) -> list[str]:
@@ -291,38 +289,36 @@ def corrected_lines(messages: Sequence[Message]) -> set[tuple[str, str]]:
 
 
 # Whether a newer statement changes an older one ("I moved from Rome to Turin" after "I
-# live in Rome"): a reason, or None. The use cases hand over the memories' change test
-# (``memories.matching.change``) when ready: the layers forbid importing it here.
+# live in Rome"): a reason, or None. The caller passes it (the use case
+# ``usecases/thread_summary.py`` passes the memories' change test,
+# ``memories.matching.change.statement_changes``, which this app may not import); None
+# keeps every statement.
 ChangeJudge = Callable[[str, str], "str | None"]
-_change_judge: list[ChangeJudge] = []
 CHANGED_MARK = " (changed: this replaces what was said before)"
 
 
-def set_change_judge(judge: ChangeJudge) -> None:
-    _change_judge[:] = [judge]
-
-
-def _change_pairs(lines: list[Line], first_new: int) -> list[tuple[int, int]]:
+def _change_pairs(lines: list[Line], first_new: int, change_judge: ChangeJudge | None) -> list[tuple[int, int]]:
     """(older user line, newer user line that changes it), the newer ones from ``first_new`` on."""
-    if not _change_judge:
+    if change_judge is None:
         return []
-    judge = _change_judge[0]
     pairs: list[tuple[int, int]] = []
     stale: set[int] = set()
     # Statements only: a question ("can you check batch 101?") changes nothing it resembles.
     users = [i for i, x in enumerate(lines) if x.label == ROLE_LABEL["user"] and not x.text.rstrip().endswith("?")]
     for j in (i for i in users if i >= first_new):
         for i in (i for i in users if i < j and i not in stale):
-            if judge(lines[i].text.removesuffix(CHANGED_MARK), lines[j].text):
+            if change_judge(lines[i].text.removesuffix(CHANGED_MARK), lines[j].text):
                 stale.add(i)
                 pairs.append((i, j))
     return pairs
 
 
-def changed_statements(*, previous_text: str, messages: Sequence[Message]) -> list[tuple[str, str]]:
+def changed_statements(
+    *, previous_text: str, messages: Sequence[Message], change_judge: ChangeJudge | None
+) -> list[tuple[str, str]]:
     """(earlier statement, the newer one that changed it): user lines of the summary or ``messages``."""
     lines, first_new = _all_lines(previous_text, messages)
-    return [(lines[i].text, lines[j].text) for i, j in _change_pairs(lines, first_new)]
+    return [(lines[i].text, lines[j].text) for i, j in _change_pairs(lines, first_new, change_judge)]
 
 
 def _all_lines(previous_text: str, messages: Sequence[Message]) -> tuple[list[Line], int]:
@@ -337,14 +333,17 @@ def _all_lines(previous_text: str, messages: Sequence[Message]) -> tuple[list[Li
     return lines, first_new
 
 
-def extractive_text(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:
+def extractive_text(
+    *, previous_text: str, messages: Sequence[Message], budget: int, change_judge: ChangeJudge | None
+) -> str:
     """The previous summary's events plus the new messages', trimmed to ``budget`` tokens.
 
-    The newest statement wins: a user's statement that a newer one changes goes, and the
-    newer one says that it changed (the current value, and the fact that it moved).
+    The newest statement wins: a user's statement that a newer one changes (by
+    ``change_judge``) goes, and the newer one says that it changed (the current value, and
+    the fact that it moved).
     """
     lines, first_new = _all_lines(previous_text, messages)
-    pairs = _change_pairs(lines, first_new)
+    pairs = _change_pairs(lines, first_new, change_judge)
     stale, changed = {i for i, _ in pairs}, {j for _, j in pairs}
     # The assistant's echoes of a value that changed ("order A-7781 is noted") go with it.
     old_values = {f for i, j in pairs for f in set(find_facts(lines[i].text)) - set(find_facts(lines[j].text))}

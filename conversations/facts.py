@@ -37,7 +37,7 @@ _FACT_PATTERNS = [
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?",
     r"\d{1,2}[/.]\d{1,2}[/.]\d{2,4}",
     rf"\d{{1,2}}\s+(?:{_MONTHS})\b\.?(?:\s+\d{{4}})?",
-    rf"(?:{_MONTHS})\b\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?",
+    rf"(?:{_MONTHS})\b\.?\s+\d{{1,2}}(?:{language.alternation('ORDINAL_SUFFIXES')})?(?:,?\s+\d{{4}})?",
     # identifiers: letters and digits joined (A-7781, INV-2026-001, SKU12345, #4521)
     r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:[-_/][A-Za-z0-9]+)+",
     r"[A-Z]{2,}\d+[A-Z\d]*",
@@ -49,9 +49,11 @@ _FACT_PATTERNS = [
 ]
 # "#31" after "message" or in "[#31, …]" points at a message of the thread (excerpts and
 # the answers quoting them cite them so): a place in the conversation, not a fact of it.
-_MESSAGE_REFERENCE_BEFORE = re.compile(r"(?:\bmessages?|\bmessaggi?o?|\bmsg|\[)\s*$", re.IGNORECASE)
+_MESSAGE = language.alternation("MESSAGE_WORDS")
+_MESSAGE_OR_SHORT = "|".join(p for p in (_MESSAGE, language.alternation("MESSAGE_ABBREVIATIONS")) if p)
+_MESSAGE_REFERENCE_BEFORE = re.compile(rf"(?:\b(?:{_MESSAGE_OR_SHORT})|\[)\s*$", re.IGNORECASE)
 # ... and the date that follows it in such a citation ("message #31, 2026-03-01").
-_CITED_DATE_BEFORE = re.compile(r"(?:\bmessages?|\bmessaggi?o?|\[)\s*#\d+,\s*$", re.IGNORECASE)
+_CITED_DATE_BEFORE = re.compile(rf"(?:\b(?:{_MESSAGE})|\[)\s*#\d+,\s*$", re.IGNORECASE)
 _FACT_RE = re.compile(r"(?<![\w@/.-])(?:" + "|".join(f"(?:{p})" for p in _FACT_PATTERNS) + r")", re.IGNORECASE)
 _TRAILING = ".,;:"
 

@@ -80,6 +80,10 @@ BM25_B = 0.75
 # gives 78.3 / 78.6 / 78.6 (neighbours 0.5), the generated style-a chats 54.7 / 59.4 / 62.5.
 NEIGHBOUR_WEIGHT = 0.5
 HISTORY_WEIGHTS = {"lexical": 1.0, "cosine": 1.5}
+# On a thread longer than ``settings.HISTORY_LEXICAL_WINDOW`` (its newest messages, read
+# in full: the development chats are 370-700 messages), the older messages holding every
+# query word that the lexical statement adds, the newest first (``search_sql.OLDER_THAN_WINDOW``).
+LEXICAL_OLDER = 200
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,9 @@ class _Scores:
     cosine_std: float = 0.0
 
 
-def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms: list[str], before: int) -> _Scores:
+def _history_candidates(
+    *, scope_sql: str, scope_params: dict, query: str, terms: list[str], before: int, window: int | None
+) -> _Scores:
     scores = _Scores()
     if not terms:
         return scores
@@ -139,6 +145,9 @@ def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms
         **scope_params,
         "terms": terms,
         "tsq": tsquery_text(terms),
+        "tsq_all": tsquery_text(terms, every=True),
+        "window": window,
+        "older": LEXICAL_OLDER,
         "date_parts": [part for part, _ in dates],
         "date_values": [value for _, value in dates],
         "tz": settings.TIME_ZONE,
@@ -149,7 +158,13 @@ def _history_candidates(*, scope_sql: str, scope_params: dict, query: str, terms
         "pool": CANDIDATE_POOL,
     }
     with connection.cursor() as cursor:
-        cursor.execute(sql.HISTORY_SQL.format(scope=scope_sql.format(t="m")), params)
+        scope = scope_sql.format(t="m")
+        statement = sql.HISTORY_SQL.format(
+            scope=scope,
+            window=sql.RECENT_WINDOW if window else "",
+            older=sql.OLDER_THAN_WINDOW.format(scope=scope) if window else "",
+        )
+        cursor.execute(statement, params)
         rows = cursor.fetchall()
     for message_id, thread_id, sequence, score, own, coverage, *_ in rows:
         scores.candidates[message_id] = _Candidate(
@@ -263,7 +278,15 @@ def _history_hits(scores: _Scores, terms: list[str], limit: int, *, own_only: bo
 
 
 def _search_scope(
-    *, scope_sql: str, scope_params: dict, query: str, before: int, limit: int, own_only: bool = False
+    *,
+    scope_sql: str,
+    scope_params: dict,
+    query: str,
+    before: int,
+    limit: int,
+    own_only: bool = False,
+    lexical_scope_sql: str | None = None,
+    window: int | None = None,
 ) -> list[HistoryHit]:
     query = (query or "")[:MAX_QUERY_CHARS]
     terms = query_terms(query)
@@ -272,7 +295,12 @@ def _search_scope(
     # The question is embedded in another thread while the lexical statement runs.
     question = embeddings.query_vector_soon(query[:MAX_QUERY_CHARS]) if embeddings.enabled() else None
     scores = _history_candidates(
-        query=query, terms=terms, scope_sql=scope_sql, scope_params=scope_params, before=before
+        query=query,
+        terms=terms,
+        scope_sql=lexical_scope_sql or scope_sql,
+        scope_params=scope_params,
+        before=before,
+        window=window,
     )
     _vector_candidates(question=question, scores=scores, scope_sql=scope_sql, scope_params=scope_params, before=before)
     return _history_hits(scores, terms, limit, own_only=own_only)
@@ -288,6 +316,10 @@ _SAID_IN_THREAD = """{t}.thread_id = %(thread)s AND {t}.sequence NOT IN (
     SELECT x.sequence FROM conversations_message x
     WHERE x.thread_id = %(thread)s AND (x.role = %(tool_role)s OR x.content @> %(tool_use)s::jsonb)
 )"""
+# The same rows, said of the messages table itself: the lexical statement reads only a
+# window of the thread, where the clause above would read every row of it to list the tool rows.
+_SAID_IN_THREAD_MESSAGES = """{t}.thread_id = %(thread)s AND {t}.role <> %(tool_role)s
+    AND NOT {t}.content @> %(tool_use)s::jsonb"""
 
 
 def search_history(
@@ -298,10 +330,13 @@ def search_history(
     Tool calls and tool results are not searched (``_SAID_IN_THREAD``).
 
     Three queries at most: the lexical ranking, the nearest vectors, the hits' texts;
-    the question is embedded meanwhile.
+    the question is embedded meanwhile. On a long thread the lexical ranking reads the
+    newest ``settings.HISTORY_LEXICAL_WINDOW`` messages and, before them, only those holding every query word.
     """
     return _search_scope(
         scope_sql=_SAID_IN_THREAD,
+        lexical_scope_sql=_SAID_IN_THREAD_MESSAGES,
+        window=settings.HISTORY_LEXICAL_WINDOW or None,
         scope_params={"thread": thread.pk, "tool_role": MessageRole.TOOL, "tool_use": _TOOL_USE},
         query=query,
         before=before_sequence if before_sequence is not None else 2**31 - 1,
@@ -401,8 +436,18 @@ def search_other_threads(*, user: AbstractBaseUser, thread: Thread, query: str, 
 
 
 def _relevant_to_a_person(hit: HistoryHit) -> bool:
-    """The floor of a person's search: a query word of its own, or a meaning well above chit-chat's."""
-    return hit.word_share > 0 or (hit.cosine_margin is not None and hit.cosine_margin >= THREAD_SEARCH_COSINE_FLOOR)
+    """The floor of a person's search: a query word of its own, or a meaning well above chit-chat's.
+
+    A hit by meaning alone must also carry something (``conversations.informative``): a
+    refusal ("I don't have information about that") or a bare question sits close to
+    any question, so "Did I ever mention a xylophone?" found the assistant's "I don't
+    know" in a chat that never named one.
+    """
+    if hit.word_share > 0:
+        return True
+    if hit.cosine_margin is None or hit.cosine_margin < THREAD_SEARCH_COSINE_FLOOR:
+        return False
+    return not carries_nothing(hit.excerpt, role=hit.role, asked=hit.asked or "")
 
 
 def informative_hits(hits: list[HistoryHit], *, query: str = "") -> list[HistoryHit]:

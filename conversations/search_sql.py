@@ -20,7 +20,9 @@ formatted in.
 # ``terms`` is MATERIALIZED, or each query word is stemmed again for every word of every
 # candidate (260 ms on a 419-message thread). ``stats`` is MATERIALIZED: inlined, the
 # planner recomputed the scope's aggregate per candidate (850 ms instead of 50 ms on a
-# 2,000-message thread, bench/README.md). Also
+# 2,000-message thread, bench/README.md). ``{window}`` and ``{older}`` are empty for a
+# person's search over their threads; one thread's search bounds the rows it reads with
+# ``RECENT_WINDOW`` and ``OLDER_THAN_WINDOW`` (below). Also
 # returned: the sum and the sum of squares of all scores (``conversations.search``
 # standardises the scores with them) and the scope's size.
 HISTORY_SQL = """
@@ -34,15 +36,20 @@ terms AS MATERIALIZED (
 q AS (
     SELECT to_tsquery('english', %(tsq)s) || to_tsquery('italian', %(tsq)s) AS qm
 ),
-scope AS (
-    SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem,
-           row_number() OVER w AS rn,
-           length(m.search_stem) + %(nb)s * (coalesce(lag(length(m.search_stem)) OVER w, 0)
-                                             + coalesce(lead(length(m.search_stem)) OVER w, 0)) AS dl
+recent AS (
+    SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem
     FROM conversations_message m
     WHERE {scope} AND m.sequence < %(before)s AND m.text <> ''
-    WINDOW w AS (PARTITION BY m.thread_id ORDER BY m.sequence)
+    {window}
 ),
+scope AS (
+    SELECT r.id, r.thread_id, r.sequence, r.created_at, r.search_stem,
+           row_number() OVER w AS rn,
+           length(r.search_stem) + %(nb)s * (coalesce(lag(length(r.search_stem)) OVER w, 0)
+                                             + coalesce(lead(length(r.search_stem)) OVER w, 0)) AS dl
+    FROM recent r
+    WINDOW w AS (PARTITION BY r.thread_id ORDER BY r.sequence)
+{older}),
 stats AS MATERIALIZED (
     SELECT count(*)::float AS n, greatest(avg(dl), 1)::float AS avg_dl FROM scope
 ),
@@ -85,4 +92,30 @@ SELECT b.id, b.thread_id, b.sequence, b.score, b.own, b.coverage,
 FROM bm25 b CROSS JOIN stats
 ORDER BY b.score DESC, b.sequence DESC
 LIMIT %(pool)s
+"""
+
+# One thread's search reads only the newest ``%(window)s`` messages of its scope in full
+# (``HISTORY_SQL``'s ``{window}``), so that the statement costs the same on a thread of
+# 100,000 messages as on one of a few thousand: reading every row to number it and
+# measure its neighbours took 1-2 s there (bench/README.md, "Long threads").
+RECENT_WINDOW = "ORDER BY m.sequence DESC LIMIT %(window)s"
+# Before that window, the GIN index finds the messages that hold every query word (in
+# English or Italian stemming): an order code or a name said long ago is still found,
+# without reading the rows that share only a common word with the question. They come
+# apart from the window and from each other (``rn`` spaced by two: nobody's neighbour),
+# their length counted as if their neighbours were as long as they are; the newest
+# ``%(older)s`` of them at most.
+OLDER_THAN_WINDOW = """    UNION ALL
+    SELECT o.id, o.thread_id, o.sequence, o.created_at, o.search_stem,
+           -2 * row_number() OVER (ORDER BY o.sequence DESC) AS rn,
+           length(o.search_stem) * (1 + 2 * %(nb)s) AS dl
+    FROM (
+        SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem
+        FROM conversations_message m
+        WHERE {scope} AND m.text <> ''
+          AND m.sequence < (SELECT coalesce(min(r.sequence), 0) FROM recent r)
+          AND m.search_stem @@ (to_tsquery('english', %(tsq_all)s) || to_tsquery('italian', %(tsq_all)s))
+        ORDER BY m.sequence DESC
+        LIMIT %(older)s
+    ) o
 """

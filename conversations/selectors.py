@@ -8,7 +8,7 @@ from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.db.models.functions import JSONObject
 from django.utils.dateparse import parse_datetime
 
@@ -116,8 +116,10 @@ def summary_and_window(*, thread: Thread, size: int, with_summary: bool) -> tupl
 
 
 def message_list(*, thread: Thread) -> QuerySet[Message]:
-    """A thread's messages (the caller got ``thread`` through ``thread_get_for_user``)."""
-    return Message.objects.filter(thread=thread)
+    """A thread's messages (the caller got ``thread`` through ``thread_get_for_user``), each
+    with ``corrected``: whether a correction note names it (in the same query)."""
+    notes = Message.objects.filter(thread=thread, corrects=OuterRef("pk"))
+    return Message.objects.filter(thread=thread).annotate(corrected=Exists(notes))
 
 
 def thread_titles(*, user: User, thread_ids: list) -> dict:

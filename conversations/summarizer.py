@@ -21,6 +21,7 @@ from django.conf import settings
 from conversations.extractive import (
     DAY_RE,
     LINE_RE,
+    ChangeJudge,
     changed_statements,
     extractive_text,
     is_correction_note,
@@ -117,9 +118,14 @@ class SummaryText:
     usage: llm.Usage = field(default_factory=llm.Usage)
 
 
-def extractive_summary(*, previous_text: str, messages: Sequence[Message], budget: int) -> str:
-    """Deterministic: the previous summary's event lines plus the new ones, trimmed to ``budget``."""
-    return extractive_text(previous_text=strip_key_facts(previous_text), messages=messages, budget=budget)
+def extractive_summary(
+    *, previous_text: str, messages: Sequence[Message], budget: int, change_judge: ChangeJudge | None
+) -> str:
+    """Deterministic: the previous summary's event lines plus the new ones, trimmed to ``budget``
+    (a statement ``change_judge`` finds changed by a newer one goes)."""
+    return extractive_text(
+        previous_text=strip_key_facts(previous_text), messages=messages, budget=budget, change_judge=change_judge
+    )
 
 
 # --- The fast-model summarizer -------------------------------------------------------
@@ -169,10 +175,18 @@ def model_configured() -> bool:
     return llm.has_api_key()
 
 
-def summarize(*, previous_text: str, messages: Sequence[Message], use_model: bool | None = None) -> SummaryText:
+def summarize(
+    *,
+    previous_text: str,
+    messages: Sequence[Message],
+    change_judge: ChangeJudge | None,
+    use_model: bool | None = None,
+) -> SummaryText:
     """A new summary of ``previous_text`` + ``messages``, with lost facts added back.
 
-    ``use_model`` None means: the fast model when an API key is configured.
+    ``change_judge``: whether a newer statement changes an older one (the older one and
+    its facts then go; None keeps every statement). ``use_model`` None means: the fast
+    model when an API key is configured.
     """
     budget = settings.SUMMARY_MAX_TOKENS
     if use_model is None:
@@ -184,11 +198,15 @@ def summarize(*, previous_text: str, messages: Sequence[Message], use_model: boo
         body, reply = model_summary(previous_text=previous_text, messages=messages, budget=budget)
         usage, model = reply.usage, reply.model or settings.FAST_MODEL
     if not body:
-        body = extractive_summary(previous_text=previous_text, messages=messages, budget=budget)
+        body = extractive_summary(
+            previous_text=previous_text, messages=messages, budget=budget, change_judge=change_judge
+        )
         model = EXTRACTIVE_MODEL
     source_messages, wrong_facts = without_corrected(messages)
     # The values of statements a newer one changed are not facts to rescue either.
-    changes = changed_statements(previous_text=strip_key_facts(previous_text), messages=source_messages)
+    changes = changed_statements(
+        previous_text=strip_key_facts(previous_text), messages=source_messages, change_judge=change_judge
+    )
     stale = {f for old, new in changes for f in set(find_facts(old)) - set(find_facts(new))}
     source = span_source(previous_text=_without_facts(previous_text, wrong_facts | stale), messages=source_messages)
     source = _without_facts(source, stale)

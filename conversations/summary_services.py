@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.db.models.functions import Now
 
+from conversations.extractive import ChangeJudge
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.selectors import summary_current
 from conversations.summarizer import SummaryText, model_configured, summarize, summary_cut
@@ -211,6 +212,7 @@ def _write(plan: _Plan, result: SummaryText, *, started: float) -> SummaryOutcom
 def thread_summary_update(
     *,
     thread_id: uuid.UUID | str,
+    change_judge: ChangeJudge | None,
     force: bool = False,
     use_model: bool | None = None,
     claim: str | None = None,
@@ -219,8 +221,9 @@ def thread_summary_update(
 
     Idempotent: the cut is computed from the thread's state, so a repeated call
     finds nothing new to cover. ``force`` skips the pays-or-waits decision (it never
-    skips the claim). ``use_model`` None: the fast model when an API key is set.
-    ``claim``: who holds the thread's summary job (the task id, the same for a
+    skips the claim). ``change_judge``: whether a newer statement changes an older one
+    (``conversations.extractive``). ``use_model`` None: the fast model when an API key is
+    set. ``claim``: who holds the thread's summary job (the task id, the same for a
     redelivery; default a new one). Raises ``liamemory.llm.ModelError`` when the fast
     model fails; nothing is written. The outcome's ``trace`` says what was decided, for
     the run that asked (the use case ``usecases/thread_summary.py`` records it).
@@ -244,7 +247,9 @@ def thread_summary_update(
                 plan.trace = _trace(plan.payload, tokens_in=0, tokens_out=0, started=started)
             return plan
         # The model is called in no transaction; the claim keeps other jobs off the thread.
-        result = summarize(previous_text=plan.previous_text, messages=plan.source, use_model=use_model)
+        result = summarize(
+            previous_text=plan.previous_text, messages=plan.source, change_judge=change_judge, use_model=use_model
+        )
         with transaction.atomic():
             if not Thread.objects.select_for_update().filter(pk=thread_id, summary_claim=claim).exists():
                 # Deleted meanwhile (its summaries with it), or the claim expired and

@@ -37,7 +37,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+import psycopg
 from django.db import connection
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
 from liamemory import embeddings
 
@@ -67,10 +69,35 @@ def to_halfvec_text(vector: np.ndarray) -> str:
     return "[" + ",".join(f"{x:.6g}" for x in _rounded(vector)) + "]"
 
 
+@contextmanager
+def _binary_cursor() -> Iterator[CursorWrapper]:
+    """A cursor whose rows come in PostgreSQL's binary format.
+
+    A vector's bytea then arrives as its 768 bytes, not as 1,538 hex digits the server
+    writes and psycopg reads back: on a 10,000-message thread that halved the exact
+    scan's transfer and its client CPU (bench/README.md, "Long threads"). Binary results
+    need server-side parameters (no prepared statement: a transaction pooler still
+    works). Wrapped as Django wraps its own, so it is logged under ``DEBUG`` and counted.
+    """
+    connection.ensure_connection()
+    raw = psycopg.Cursor(connection.connection)
+    raw.format = psycopg.pq.Format.BINARY
+    try:
+        yield CursorDebugWrapper(raw, connection) if connection.queries_logged else CursorWrapper(raw, connection)
+    finally:
+        raw.close()
+
+
 class ExactScan:
-    """Read the scope's newest vectors and compare them all in numpy."""
+    """Read the scope's newest vectors and compare them all in numpy.
+
+    ``binary=False`` reads them in text format, as before (benchmarks compare the two).
+    """
 
     name = "exact"
+
+    def __init__(self, *, binary: bool = True) -> None:
+        self.binary = binary
 
     SQL = f"""
 SELECT e.message_id, e.thread_id, e.sequence, e.vector
@@ -85,7 +112,7 @@ LIMIT %(scan)s
     ) -> list[Near]:
         params = {**scope_params, "before": before, "model": embeddings.MODEL_NAME, "scan": EXACT_SCAN}
         # The rows are read while the query is still being embedded in another thread.
-        with connection.cursor() as cursor:
+        with _binary_cursor() if self.binary else connection.cursor() as cursor:
             cursor.execute(self.SQL.format(scope=scope_sql.format(t="e")), params)
             rows = cursor.fetchall()
         if not rows:
@@ -176,9 +203,9 @@ def reset() -> None:
 
 
 @contextmanager
-def forced(name: str) -> Iterator[ExactScan | PgVector]:
-    """Use the named backend for the block (benchmarks compare the two side by side)."""
-    _forced.append(BACKENDS[name]())
+def forced(name: str | ExactScan | PgVector) -> Iterator[ExactScan | PgVector]:
+    """Use the named backend (or this one) for the block (benchmarks compare them side by side)."""
+    _forced.append(BACKENDS[name]() if isinstance(name, str) else name)
     try:
         yield _forced[-1]
     finally:

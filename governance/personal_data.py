@@ -11,8 +11,16 @@ STORES = (
         # A hold in force stops the erasure; a lifted one goes with the person.
         keys=(
             Key("user", Parent.PERSON, OnParent.DELETE),
-            Key("placed_by", Parent.PERSON, OnParent.PSEUDONYMIZE, scrubs=("placed_by",)),
+            # Holds the person placed on other people name them no more.
+            Key(
+                "placed_by",
+                Parent.PERSON,
+                OnParent.PSEUDONYMIZE,
+                scrubs=("placed_by",),
+                counted_as="references_cleared",
+            ),
         ),
+        only=(("lifted_at__isnull", False),),
         content=("reason",),
         audit=Audit.SELF,
         description="legal holds on your data that were lifted",
@@ -22,7 +30,14 @@ STORES = (
         model="governance.ErasureRequest",
         keys=(
             Key("subject", Parent.PERSON, OnParent.KEEP),
-            Key("requested_by", Parent.PERSON, OnParent.PSEUDONYMIZE, scrubs=("requested_by",)),
+            # Requests the person filed about other people name them no more.
+            Key(
+                "requested_by",
+                Parent.PERSON,
+                OnParent.PSEUDONYMIZE,
+                scrubs=("requested_by",),
+                counted_as="references_cleared",
+            ),
         ),
         content=("reason", "verification"),
         audit=Audit.SELF,

@@ -13,6 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
+
+from django.apps import apps
+from django.contrib.sessions.backends.db import SessionStore
+from django.db.models import QuerySet
 
 
 class Parent(StrEnum):
@@ -72,6 +77,11 @@ class Key:
     # DETACH: the boolean column set, and the column that keeps the parent's id.
     flag: str = ""
     ref: str = ""
+    # PSEUDONYMIZE: columns given a text naming the person by the receipt's pseudonym
+    # (``{ref}``, formatted), and the count the erasure reports the rows under (the store's
+    # name when empty).
+    pseudonym: tuple[tuple[str, str], ...] = ()
+    counted_as: str = ""
 
     def action(self, event: Event) -> OnParent:
         """What this event does to the row."""
@@ -96,12 +106,36 @@ class Store:
     # it takes what hangs under the rows too, so the engine hands it the ids and stops.
     delete_with: Callable[..., dict[str, int]] | None = field(default=None, compare=False)
     # The store whose ``delete_with`` takes these rows too (the checkpointer deletes
-    # its three tables in one call): the engine leaves this one to it.
+    # its three tables in one call; an account takes its group links): the engine
+    # leaves this one to it.
     goes_with: str = ""
+    # SCRUB_HISTORY on a person's rows: the app's own emptying of them to tombstones
+    # (``scrub_with(ids=...)`` -> rows emptied).
+    scrub_with: Callable[..., int] | None = field(default=None, compare=False)
+    # Where no declared key can be read by a query (a session's signed data): the
+    # person's rows (``find_with(user_id)`` -> a queryset).
+    find_with: Callable[[int], QuerySet] | None = field(default=None, compare=False)
+    # The rows an erasure takes, of those the keys find (``field lookup``, value): a legal
+    # hold in force stops the erasure instead.
+    only: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         if bool(self.model) == bool(self.table):
             raise ValueError(f"store {self.name}: give a model or a table, not both")
+
+
+def sessions_of(user_id: int) -> QuerySet:
+    """The sessions signed in as the person: their id is inside the signed data, so every
+    session is read and decoded (a person has few; the table is small)."""
+    # Looked up when called: this module is imported while the apps load.
+    session = apps.get_model("sessions", "Session")
+    store, wanted = SessionStore(), str(user_id)
+    keys = [
+        key
+        for key, data in session.objects.values_list("session_key", "session_data").iterator(chunk_size=1000)
+        if str(store.decode(data).get("_auth_user_id", "")) == wanted
+    ]
+    return session.objects.filter(session_key__in=keys)
 
 
 # The stores of the framework's apps (accounts, tokens, sessions, the admin log) and the
@@ -119,12 +153,14 @@ FRAMEWORK_STORES = (
         "account_groups",
         model="auth.User_groups",
         keys=(Key("user", Parent.PERSON, OnParent.DELETE),),
+        goes_with="account",
         description="your account's roles",
     ),
     Store(
         "account_permissions",
         model="auth.User_user_permissions",
         keys=(Key("user", Parent.PERSON, OnParent.DELETE),),
+        goes_with="account",
         description="your account's permissions",
     ),
     Store(
@@ -139,6 +175,7 @@ FRAMEWORK_STORES = (
         # The person is inside the signed session data, not in a column.
         keys=(Key("session_data", Parent.PERSON, OnParent.DELETE),),
         content=("session_data",),
+        find_with=sessions_of,
         description="your sign-ins",
     ),
     Store(
@@ -153,8 +190,22 @@ FRAMEWORK_STORES = (
         "staff_access_pseudonymized",
         model="liamemory.StaffAccessLog",
         keys=(
-            Key("subject", Parent.PERSON, OnParent.PSEUDONYMIZE, scrubs=("subject", "object_ref")),
-            Key("viewer", Parent.PERSON, OnParent.PSEUDONYMIZE, scrubs=("viewer", "viewer_username")),
+            # Who was looked at: named by the receipt's pseudonym; the ids of what was seen go.
+            Key(
+                "subject",
+                Parent.PERSON,
+                OnParent.PSEUDONYMIZE,
+                scrubs=("subject", "object_ref"),
+                pseudonym=(("subject_ref", "{ref}"),),
+            ),
+            # Who looked, when the person was the staff member looking.
+            Key(
+                "viewer",
+                Parent.PERSON,
+                OnParent.PSEUDONYMIZE,
+                scrubs=("viewer",),
+                pseudonym=(("viewer_username", "erased person {ref:.12}"),),
+            ),
             # The id of what was looked at (a thread, a run, a memory).
             Key("object_ref", Parent.ANY_OBJECT, OnParent.PSEUDONYMIZE, scrubs=("object_ref",)),
         ),

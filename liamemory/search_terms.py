@@ -43,10 +43,10 @@ def query_terms(query: str) -> list[str]:
     return terms
 
 
-def tsquery_text(terms: list[str]) -> str:
-    """A tsquery of the terms, OR-ed: a message need not contain every word of a question."""
-    # OR semantics: a message need not contain every word of a question.
-    return " | ".join(f"'{t}'" for t in terms)
+def tsquery_text(terms: list[str], *, every: bool = False) -> str:
+    """A tsquery of the terms, OR-ed: a message need not contain every word of a question
+    (AND-ed with ``every``: the messages that hold them all)."""
+    return (" & " if every else " | ").join(f"'{t}'" for t in terms)
 
 
 _MONTHS = language.numbered("MONTHS") | language.table("MONTH_ABBREVIATIONS")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from liamemory.personal_data import Audit, Event, Key, OnParent, Parent, Store
-from memories.deletion import HISTORY_ON, TAKES_CHAIN, memories_delete
+from memories.deletion import HISTORY_ON, TAKES_CHAIN, memories_delete, memory_history_scrub
 
 DELETE, UNLINK, DETACH, KEEP = OnParent.DELETE, OnParent.UNLINK, OnParent.DETACH, OnParent.KEEP
 SCRUB = OnParent.SCRUB_HISTORY
@@ -31,6 +31,10 @@ _SOURCES = (
     Key("source_run", Parent.RUN, UNLINK, on=((Event.DELETE, DELETE),)),
 )
 
+def _scrub_history(*, ids: list[int]) -> int:
+    return memory_history_scrub(history_ids=ids)
+
+
 STORES = (
     Store(
         "memories",
@@ -52,7 +56,14 @@ STORES = (
         model="memories.HistoricalMemory",
         keys=(
             Key("user", Parent.PERSON, SCRUB),
-            Key("history_user", Parent.PERSON, OnParent.PSEUDONYMIZE, scrubs=("history_user",)),
+            # The person as the one who changed someone else's memory: the name goes.
+            Key(
+                "history_user",
+                Parent.PERSON,
+                OnParent.PSEUDONYMIZE,
+                scrubs=("history_user",),
+                counted_as="memory_history_actor_cleared",
+            ),
             # The memory's id (no foreign key: the history outlives the memory). Its
             # history keeps the text on a deletion, loses it when forgotten or erased
             # (``memories_delete``) and goes when it expires.
@@ -65,6 +76,7 @@ STORES = (
         exported=True,
         audit=Audit.SELF,
         description="the history of changes to those memories (kept as dates without content)",
+        scrub_with=_scrub_history,
     ),
     Store(
         "embeddings",

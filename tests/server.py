@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import httpx
 
+from liamemory.management.commands.runstack import stack_commands
 from tests.worker import REPO, database_url_for_tests
 
 
@@ -24,8 +24,8 @@ def free_port() -> int:
 
 
 def runserver(port: int) -> list[str]:
-    """``make run``'s server."""
-    return [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+    """``make run``'s web server: the command ``runstack`` starts, taken from it."""
+    return stack_commands(f"127.0.0.1:{port}")["web"]
 
 
 @contextmanager

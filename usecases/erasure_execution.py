@@ -13,33 +13,30 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.contrib.sessions.models import Session
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from agents.models import RunStatus
 from agents.state_machine import runs_move
-from governance.models import ErasureReceipt, ErasureRequest, ErasureStatus, LegalHold
+from governance.models import ErasureReceipt, ErasureRequest, ErasureStatus
 from liamemory.errors import Conflict, Forbidden
-from liamemory.models import StaffAccessLog
 from liamemory.personal_data import Event, Parent
 from liamemory.roles import is_compliance_officer
-from memories.deletion import memory_history_scrub
 from memories.models import Memory
 from usecases import erasure_scan as scan
 from usecases import erasure_selectors as sel
 from usecases.erasure_receipts import receipt_build, receipt_hash
 from usecases.erasure_statistics import statistics_not_rebuildable, statistics_rebuild
+from usecases.erasure_steps import Subject, erasure_counts, erasure_steps
 from usecases.personal_data import person_store_rows, store_tables
 from usecases.personal_data_plan import deletion_plan
-from usecases.thread_deletion import threads_delete
 
 logger = logging.getLogger(__name__)
 
@@ -99,37 +96,23 @@ def _in_batches(
     hold_check: bool = True,
 ) -> None:
     """Repeat ``delete(ids)`` on the next batch until none is left, one transaction each."""
+    done: list[Any] = []
     while True:
         with transaction.atomic():
             ids = next_ids()
             if not ids:
                 return
+            # A step must leave its rows unfound (gone, or the person's columns emptied):
+            # one that does not would repeat for ever. A declaration error: stop, resumable.
+            if ids == done:
+                raise RuntimeError("an erasure step found the rows it had just erased again")
+            done = ids
             delta = delete(ids)
             _add_counts(request_id, delta, hold_check=hold_check)
 
 
 def _erase_memories(ids: list[int]) -> dict[str, int]:
     return deletion_plan(event=Event.ERASE, parent=Parent.MEMORY, ids=ids).execute()
-
-
-def _scrub_history(history_ids: list[int]) -> dict[str, int]:
-    return {"memory_history_scrubbed": memory_history_scrub(history_ids=history_ids)}
-
-
-def _delete_runs(ids: list[uuid.UUID]) -> dict[str, int]:
-    return deletion_plan(event=Event.ERASE, parent=Parent.RUN, ids=ids).execute()
-
-
-def _pseudonymize_staff_access(user_id: int, subject_ref: str) -> int:
-    """The audit of staff reads outlives the person: who looked, what kind of data and when
-    stay; the person is named only by the receipt's pseudonym, and the ids of their erased
-    objects go. Where the person was the staff member looking, their name goes the same way."""
-    about = StaffAccessLog.objects.filter(subject_id=user_id)
-    seen = about.update(subject=None, subject_ref=subject_ref, object_ref="")
-    looked = StaffAccessLog.objects.filter(viewer_id=user_id).update(
-        viewer=None, viewer_username=f"erased person {subject_ref[:12]}"
-    )
-    return seen + looked
 
 
 def _start(request_id: uuid.UUID) -> ErasureRequest | None:
@@ -149,7 +132,7 @@ def _start(request_id: uuid.UUID) -> ErasureRequest | None:
         request.started_at = request.started_at or now
         request.error_message = ""
         request.attempts += 1
-        request.executed_counts = {store: request.executed_counts.get(store, 0) for store in sel.STORES}
+        request.executed_counts = {store: request.executed_counts.get(store, 0) for store in erasure_counts()}
         if not request.verification:
             # Chosen before the first deletion and kept: a resume checks what the first
             # attempt would have, not a sample of what it left.
@@ -166,7 +149,7 @@ def _start(request_id: uuid.UUID) -> ErasureRequest | None:
 def _cancel_runs(uid: int) -> None:
     """Cancel the person's unfinished runs (each move leaves a transition row, erased with the run)."""
     runs_move(
-        sel.subject_runs(user_id=uid),
+        person_store_rows(user_id=uid, names=("runs",))["runs"],
         to=RunStatus.CANCELLED,
         reason="erasure",
         finished_at=timezone.now(),
@@ -180,74 +163,14 @@ def _subject_id(request: ErasureRequest) -> int:
     return request.subject_id
 
 
-def _next(uid: int, store: str, size: int) -> list[Any]:
-    """The next batch of the person's rows of a store, found by the map's keys."""
-    rows = person_store_rows(user_id=uid, names=(store,))[store]
-    return list(rows.order_by("pk").values_list("pk", flat=True)[:size])
-
-
-def _delete_rows(uid: int, stores: tuple[str, ...]) -> dict[str, int]:
-    """The person's rows of stores nothing hangs under, found by the map's keys."""
-    return {name: rows.delete()[0] for name, rows in person_store_rows(user_id=uid, names=stores).items()}
-
-
 def _delete_everything(request: ErasureRequest, *, hold_check: bool = True) -> None:
-    """Every deletion of the erasure, store by store in batches, counted on the request.
-    The dry run is this same function in a transaction that is rolled back."""
-    rid, uid, size = request.pk, _subject_id(request), batch_size()
-    _in_batches(
-        rid,
-        lambda: list(sel.subject_log_entries(user_id=uid).values_list("id", flat=True)[:size]),
-        lambda ids: {"admin_log_entries": LogEntry.objects.filter(id__in=ids).delete()[0]},
-        hold_check=hold_check,
-    )
-    _in_batches(
-        rid,
-        lambda: _next(uid, "memories", size),
-        _erase_memories,
-        hold_check=hold_check,
-    )
-    _in_batches(
-        rid,
-        lambda: list(sel.subject_history(user_id=uid).values_list("history_id", flat=True)[:size]),
-        _scrub_history,
-        hold_check=hold_check,
-    )
-    _in_batches(
-        rid,
-        lambda: list(sel.subject_history_as_actor(user_id=uid).values_list("history_id", flat=True)[:size]),
-        lambda ids: {
-            "memory_history_actor_cleared": Memory.history.model.objects.filter(history_id__in=ids).update(
-                history_user=None
-            )
-        },
-        hold_check=hold_check,
-    )
-    _in_batches(
-        rid,
-        lambda: _next(uid, "threads", size),
-        lambda ids: threads_delete(thread_ids=ids, event=Event.ERASE),
-        hold_check=hold_check,
-    )
-    _in_batches(
-        rid,
-        lambda: _next(uid, "runs", size),
-        _delete_runs,
-        hold_check=hold_check,
-    )
-    with transaction.atomic():
-        refs = sel.subject_references(user_id=uid, exclude_request_id=rid)
-        _add_counts(
-            rid,
-            {
-                **_delete_rows(uid, ("memory_preferences", "api_tokens")),
-                "sessions": Session.objects.filter(session_key__in=list(sel.subject_sessions(user_id=uid))).delete()[0],
-                "legal_holds_lifted": LegalHold.objects.filter(user_id=uid, lifted_at__isnull=False).delete()[0],
-                "references_cleared": refs["holds_placed"].update(placed_by=None)
-                + refs["requests_filed"].update(requested_by=None),
-                "staff_access_pseudonymized": _pseudonymize_staff_access(uid, request.subject_ref),
-            },
-            hold_check=hold_check,
+    """Every step of the erasure but the account's (``erasure_steps``: read from the map of
+    personal data, in its order), each in batches counted on the request. The dry run is
+    this same function in a transaction that is rolled back."""
+    subject, size = Subject(user_id=_subject_id(request), ref=request.subject_ref), batch_size()
+    for step in erasure_steps():
+        _in_batches(
+            request.pk, partial(step.next_ids, subject, size), partial(step.apply, subject), hold_check=hold_check
         )
 
 
@@ -258,7 +181,7 @@ def erasure_plan(*, request_id: uuid.UUID) -> dict[str, int]:
     locked while it runs."""
     with transaction.atomic():
         request = ErasureRequest.objects.select_for_update().get(pk=request_id)
-        request.executed_counts = dict.fromkeys(sel.STORES, 0)
+        request.executed_counts = dict.fromkeys(erasure_counts(), 0)
         ErasureRequest.objects.filter(pk=request_id).update(executed_counts=request.executed_counts)
         # As the execution starts: its cancels leave rows that its deletions count.
         _cancel_runs(_subject_id(request))
@@ -266,7 +189,7 @@ def erasure_plan(*, request_id: uuid.UUID) -> dict[str, int]:
         counts = dict(ErasureRequest.objects.get(pk=request_id).executed_counts)
         transaction.set_rollback(True)
     counts["account"] = 1 if request.delete_account else 0
-    return {store: int(counts.get(store, 0)) for store in sel.STORES}
+    return {store: int(counts.get(store, 0)) for store in erasure_counts()}
 
 
 def _finish(request_id: uuid.UUID) -> ErasureRequest:

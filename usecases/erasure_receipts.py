@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 
 from governance.models import ErasureReceipt, ErasureRequest
-from usecases.erasure_selectors import STORES
+from usecases.erasure_steps import erasure_counts
 from usecases.personal_data import describe
 
 RECEIPT_FORMAT = "liamemory.erasure-receipt"
@@ -111,7 +111,7 @@ def receipt_build(
         "requested_at": request.created_at.isoformat(),
         "started_at": request.started_at.isoformat() if request.started_at else None,
         "finished_at": finished_at.isoformat(),
-        "counts": {store: int(counts.get(store, 0)) for store in STORES},
+        "counts": {store: int(counts.get(store, 0)) for store in erasure_counts()},
         "verification": {**verification, "statistics_not_rebuilt": not_rebuilt},
         "outside_database": [OUTSIDE_DATABASE[0], statistics_statement(not_rebuilt), *OUTSIDE_DATABASE[1:]],
     }

@@ -1,8 +1,8 @@
 """The schema-wide leftover scan after an erasure, and the canaries it looks for.
 
 Read-only. The scan reads the table list from the database's catalogue, so a table
-added later is covered without a code change. What a person owns, store by store, is
-``usecases/erasure_selectors.py``.
+added later is covered without a code change. What a person owns, store by store, is read
+from the map of personal data (``usecases/personal_data.py``).
 """
 
 from __future__ import annotations
@@ -17,11 +17,7 @@ from django.contrib.auth.models import User
 from django.db import connection
 
 from agents.checkpointer import CHECKPOINT_TABLES
-from agents.models import TraceEvent
-from conversations.models import Message, ThreadSummary
-from memories.models import Memory
-from usecases.erasure_selectors import subject_history, subject_runs, subject_threads
-from usecases.personal_data import person_rows
+from usecases.personal_data import person_rows, person_store_rows
 
 # Canary tokens: long runs of word characters that contain a digit, or very long
 # words. Common words rarely qualify, so a hit after erasure means a real leftover.
@@ -75,16 +71,17 @@ def _tokens_of(*, user_id: int) -> set[str]:
     The result is only ever held in memory: it is personal data itself.
     """
     found: set[str] = set()
-    sources: list[Iterable[Any]] = [
-        Message.objects.filter(thread__owner_id=user_id).values_list("text", flat=True).iterator(),
-        ThreadSummary.objects.filter(thread__owner_id=user_id).values_list("text", flat=True).iterator(),
-        Memory.objects.filter(user_id=user_id).values_list("content", flat=True).iterator(),
-        subject_history(user_id=user_id).values_list("content", flat=True).iterator(),
-        TraceEvent.objects.filter(run__in=subject_runs(user_id=user_id).values("id"))
-        .values_list("payload", flat=True)
-        .iterator(),
-        subject_threads(user_id=user_id).values_list("title", flat=True).iterator(),
-    ]
+    # The person's rows found by the map's keys; the columns whose words are theirs.
+    read = {
+        "messages": "text",
+        "summaries": "text",
+        "memories": "content",
+        "memory_history_scrubbed": "content",
+        "trace_events": "payload",
+        "threads": "title",
+    }
+    rows = person_store_rows(user_id=user_id, names=read)
+    sources = [rows[name].values_list(column, flat=True).iterator() for name, column in read.items()]
     for source in sources:
         for value in source:
             for text in _strings(value):
@@ -174,8 +171,8 @@ def name_needles(*names: str) -> set[str]:
 def identifiers_of(*, user: User) -> tuple[set[str], set[str]]:
     """(strings naming the person, UUIDs of their threads and runs)."""
     strings = name_needles(user.get_username(), getattr(user, "email", ""))
-    uuids = {str(t) for t in subject_threads(user_id=user.pk).values_list("id", flat=True)}
-    uuids |= {str(r) for r in subject_runs(user_id=user.pk).values_list("id", flat=True)}
+    owned = person_store_rows(user_id=user.pk, names=("threads", "runs"))
+    uuids = {str(i) for name in ("threads", "runs") for i in owned[name].values_list("pk", flat=True)}
     strings |= uuids
     return strings, uuids
 

@@ -22,6 +22,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
 
+from conversations.content import correction_words
 from conversations.models import Message, MessageRole
 from conversations.services import message_correct, message_lock_for_correction
 from liamemory.errors import Conflict
@@ -78,11 +79,7 @@ def statement_correct(
         message = locked
         earlier = message.corrections.order_by("sequence").first()
         if earlier is not None:
-            raise Conflict(
-                f"Message #{message.sequence} has already been corrected (note #{earlier.sequence}). "
-                "To change the right value again, correct the memory the note produced or say it in the conversation.",
-                extra={"sequence": message.sequence, "note_sequence": earlier.sequence},
-            )
+            raise _corrected_already(message=message, note=earlier, right_value=right_value)
         note = message_correct(
             message=message, right_value=right_value, about=about, by="staff" if by_staff else "the user"
         )
@@ -111,3 +108,17 @@ def statement_correct(
 
 def note_value(right_value: str) -> str:
     return " ".join(right_value.split())
+
+
+def _corrected_already(*, message: Message, note: Message, right_value: str) -> Conflict:
+    """The refusal of a second correction, in words a person reads at the message (the same one twice, or another)."""
+    words = correction_words(note.content or [])
+    before = words.right_value if words else ""
+    extra = {"sequence": message.sequence, "note_sequence": note.sequence, "right_value": before}
+    if note_value(right_value).casefold() == before.casefold():
+        return Conflict(f"This correction is already saved: “{before}”. Nothing was changed.", extra=extra)
+    return Conflict(
+        f"This message was already corrected to “{before}”, and a message is corrected once. To change the "
+        "right value again, correct the memory it produced (What I remember) or say it in the conversation.",
+        extra=extra,
+    )

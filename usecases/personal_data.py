@@ -142,7 +142,8 @@ def person_rows(*, user_id: int) -> Iterator[tuple[type[Model], QuerySet, tuple[
 
 def person_store_rows(*, user_id: int, names: Collection[str]) -> dict[str, QuerySet]:
     """Per named store (with a model), the person's rows: the rows an erasure takes
-    whole, found through the declared keys (a store reached by several: their union).
+    whole, found through the declared keys (a store reached by several: their union;
+    one whose keys no query can read: its ``find_with``), narrowed by its ``only``.
     Querysets, unevaluated: a reader reads each in one query."""
     parents = _parent_ids(user_id)
     found: dict[str, QuerySet] = {}
@@ -151,12 +152,30 @@ def person_store_rows(*, user_id: int, names: Collection[str]) -> dict[str, Quer
         if model is None or store.name not in names:
             continue
         assert store.name not in found, f"two stores named {store.name}"
+        if store.find_with is not None:
+            found[store.name] = store.find_with(user_id)
+            continue
         q = Q()
         for key in store.keys:
             key_q, action = _key_filter(model, store, key, parents)
             if key_q and action in _ROW_GOES:
                 q |= key_q
-        found[store.name] = model._default_manager.filter(q) if q else model._default_manager.none()
+        rows = model._default_manager.filter(q) if q else model._default_manager.none()
+        found[store.name] = rows.filter(**dict(store.only))
+    return found
+
+
+def person_key_rows(*, user_id: int, store: Store, actions: Collection[OnParent]) -> list[tuple[Key, Q]]:
+    """The declared keys of ``store`` whose erasure action is one of ``actions`` and that
+    reach the person, each with the filter of the rows it ties to them."""
+    model = store_model(store)
+    assert model is not None, store.name
+    parents = _parent_ids(user_id)
+    found = []
+    for key in store.keys:
+        q, action = _key_filter(model, store, key, parents)
+        if q and action in actions:
+            found.append((key, q))
     return found
 
 

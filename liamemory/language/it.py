@@ -90,6 +90,10 @@ COMMON_WORDS = frozenset(
 )
 
 # Replies that carry no information (``conversations.informative``; see ``en``).
+MESSAGE_WORDS = r"messaggi?o?"
+MESSAGE_ABBREVIATIONS = ""
+ORDINAL_SUFFIXES = ""
+SENTENCE_ABBREVIATIONS = r"Sig|Sig\.ra|Dott|Ing|Avv"
 NO_INFORMATION = (
     r"non (?:ho|ne ho|abbiamo) (?:informazioni|idea|dati|notizie)\b",
     r"non (?:lo )?(?:so|sappiamo|ricordo|trovo|saprei)\b",
@@ -159,6 +163,8 @@ TASK_REQUESTS = (
     r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all')|messaggio (?:a|al|alla)|programma"
 )
 CLOCK = r"\balle\s\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}:\d{2}\b"
+CLOCK_SUFFIXES = ""
+CODE_ARTICLES = r"la\s|il\s|l'"
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
     r"|se io|dovrei|vorrei|chissà)\b"
@@ -192,6 +198,8 @@ OTHER_PEOPLE = (
     r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w|nipot\w|cognat\w"
 )
 ADDITIVE = r"anche|pure|inoltre|un altro|un'altra|secondo|seconda|a parte|in più|oltre a|per una conferenza|in visita"
+DENIALS = r"non|mai"
+DENIED_ARTICLES = r"il|la"
 
 MEMORY_FILLER_PREFIXES = (
     r"(?:per favore |ti prego di )?(?:ricorda(?:ti)?|tieni a mente|nota|non dimenticare|per la cronaca)"
@@ -288,6 +296,16 @@ THIRD_PERSON = {
 NEGATION_PHRASES = {r"^non\s+": "", r"(?<=\s)non\s+": "", r"\bpiù\b": "", r"\bmai\b": ""}
 WORK_PLACE_PREPOSITIONS = frozenset({"a", "ad"})
 NOT_VERBS: frozenset[str] = frozenset()
+NAME_ATTRIBUTES: tuple[str, ...] = ()
+BORN_ON_PREPOSITIONS = frozenset({"il"})
+WORK_AS_PREPOSITIONS = frozenset({"come"})
+WORK_FIELD_PREPOSITIONS = frozenset({"nel", "nella"})
+COMMUTE_MEANS: dict[str, str] = {}
+COMMUTE_DROPPED: tuple[str, ...] = ()
+PESCATARIAN_FOODS = frozenset({"pesce"})
+VERB_SUFFIXES = ("are", "ere", "ire", "o")
+LIKE_STEMS: frozenset[str] = frozenset()
+AUXILIARY_DROPS: dict[str, str] = {}
 CLAIM_GRAMMAR = {
     "subject": r"io",
     "have": r"ho",
@@ -346,6 +364,28 @@ CLAIM_GRAMMAR = {
     "left_tail": r"nel|a|il",
     "sell_verb": r"venduto|regalato",
     "sold_determiner": r"la |il |lo |l'|mia |mio ",
+    "value_intro": r"chiamat[oaie]|di nome",
+    "attribute_article": r"il|lo|la|l'|i|gli|le",
+    "name_suffix": "",
+    "name_of": r"nome (?:di|del|della|dello) (?:mio |mia )?",
+    "age_word": r"anni",
+    "age_after": "",
+    "married_to": r"sposat[oa]|fidanzat[oa]",
+    "married_preposition": r"con|a",
+    "origin_intro": r"di|originari[oa] di",
+    "allergy_word": r"allergic[oa]|intollerante",
+    "allergy_preposition": r"a|al|alla|ai|alle|agli",
+    "based_in": "",
+    "born_word": r"nat[oa]",
+    "born_place_preposition": r"a|ad",
+    "gerund": "",
+    "alone": r"da sol[oa]",
+    "no_determiner": r"nessun[oa]?",
+    "subjectless_verb": "",
+    "still": r"sempre|ancora|tuttora",
+    # "bevo", "fumo", "gioco a": the pronoun optional, the verb's own ending says the person.
+    "first_person_verb": r"^(?:io )?(?P<verb>[a-zà-ù]{3,}o) ?(?P<v>.*)$",
+    "third_person_ending": "",
 }
 
 # --- Relative dates (``conversations.relative_dates``; see ``en``) ---------------------
@@ -384,6 +424,12 @@ DATE_HINTS = frozenset(
 # --- The offline model (``usecases.turn.offline``; see ``en``) -------------------------
 LETTERS = "àèéìòù"
 ASKING_OPENERS = r"ricordami|ti ricordi"
+QUESTION_CONTRACTIONS: tuple[str, ...] = ()
+# "come" asks ("come si chiama?") but also opens statements ("come sai, …").
+STATEMENT_OPENERS = ("come",)
+SPELLING_VARIANTS: dict[str, str] = {}
+CAPITALISED_WORDS: tuple[str, ...] = ()
+PAST_AUXILIARIES: tuple[str, ...] = ()
 REPLIES = {
     "told_you": "Da quanto mi hai detto",
     "i_remember": "Da quanto ricordo",

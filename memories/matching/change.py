@@ -44,6 +44,8 @@ def _pattern(name: str) -> re.Pattern[str]:
 
 
 _FUNCTION_WORDS = language.union("FUNCTION_WORDS")
+# A denial before a value ("not 42", "non il 42").
+_DENIAL = rf"\b(?:{language.alternation('DENIALS')})\s+(?:(?:{language.alternation('DENIED_ARTICLES')})\s+)?"
 # First person, or the user named in the third ("the user", "l'utente").
 _SELF = re.compile(r"(?<![\w'])(?:" + language.word_alternatives("FIRST_PERSON", "THE_USER") + r")(?![\w])")
 
@@ -88,7 +90,7 @@ def _speaks_of_self(text: str) -> bool:
 def _denies_old_value(old: str, new: str) -> str | None:
     """ "43, not 42": the new statement negates a number or name the old one gave."""
     for value in sorted(_values(old)):
-        if re.search(rf"\b(?:not|non|no|never|mai)\s+(?:the\s+|il\s+|la\s+)?{re.escape(value)}(?!\w)", new.lower()):
+        if re.search(rf"{_DENIAL}{re.escape(value)}(?!\w)", new.lower()):
             return value
     return None
 

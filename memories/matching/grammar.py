@@ -11,28 +11,51 @@ from dataclasses import dataclass
 
 from memories.matching.patterns import (
     ADVERBS,
+    AGE,
+    ALLERGY,
+    ALONE,
     ARTICLES,
+    ATTRIBUTE_ARTICLE,
+    AUXILIARY_DROPS,
+    BASED_IN,
+    BORN_IN,
+    BORN_ON_PREPOSITIONS,
     CLAUSE_SPLIT,
+    COMMUTE_DROPPED,
+    COMMUTE_MEANS,
     CONTRACTIONS,
     CORRECTING_OPENERS,
     CUE_RE,
     DEFINITE,
-    EN_VERB,
     ENTITY_SUBJECT,
+    FIRST_PERSON_VERBS,
+    GERUND,
     HATE,
     INVERTED,
-    IT_VERB,
     LEADING_FILLERS,
     LEFT,
+    LIKE_STEMS,
+    MARRIED_TO,
+    NAME_ATTRIBUTES,
+    NAME_OF,
+    NAME_SUFFIX,
     NEGATION_PHRASES,
-    NOT_VERBS,
+    NO_DETERMINER,
+    ORIGIN,
+    PESCATARIAN_FOODS,
     POSSESSIVE,
     POSSESSIVE_COLON,
     RULES,
     SOFTENERS,
     SOLD,
+    STILL,
     STOPPED,
+    SUBJECTLESS_VERB,
     THIRD_PERSON,
+    VALUE_INTRO,
+    VERB_SUFFIXES,
+    WORK_AS_PREPOSITIONS,
+    WORK_FIELD_PREPOSITIONS,
     WORK_PLACE_PREPOSITIONS,
 )
 from memories.matching.words import (
@@ -67,7 +90,7 @@ def _clean_value(value: str) -> str:
     value = re.sub(r"\s+", " ", value).strip(" " + EDGE_PUNCTUATION)
     for _ in range(2):
         value = ARTICLES.sub("", value).strip()
-    value = re.sub(r"^(?:called|named|chiamat[oaie]|di nome)\s+", "", value)
+    value = VALUE_INTRO.sub("", value)
     return value.strip(" " + EDGE_PUNCTUATION)
 
 
@@ -87,9 +110,9 @@ def _canonical_attribute(attr: str) -> tuple[str, bool]:
     qualified = bool(ATTRIBUTE_QUALIFIERS.search(attr))
     attr = ATTRIBUTE_QUALIFIERS.sub(" ", attr)
     attr = re.sub(r"\s+", " ", attr).strip()
-    attr = re.sub(r"^(?:the|il|lo|la|l'|i|gli|le)\s*", "", attr).strip()
-    attr = re.sub(r"'s name$| name$", "", attr).strip() if attr not in ("name", "first name", "last name") else attr
-    attr = re.sub(r"^(?:nome (?:di|del|della|dello) (?:mio |mia )?)", "", attr).strip()
+    attr = ATTRIBUTE_ARTICLE.sub("", attr).strip()
+    attr = NAME_SUFFIX.sub("", attr).strip() if attr not in NAME_ATTRIBUTES else attr
+    attr = NAME_OF.sub("", attr).strip()
     if attr in ATTRIBUTE_ALIASES:
         return ATTRIBUTE_ALIASES[attr], qualified
     m = ITALIAN_FAVOURITE.match(attr)
@@ -119,7 +142,7 @@ def _classify_being(value: str) -> tuple[str, str, bool] | None:
     value = _clean_value(value)
     if not value:
         return None
-    m = re.match(r"^(\d+)(?: (?:years?|anni)(?: old)?)?$", value)
+    m = AGE.match(value)
     if m:
         return "age", m.group(1), False
     if value in DIET:
@@ -131,24 +154,24 @@ def _classify_being(value: str) -> tuple[str, str, bool] | None:
         return "religion", RELIGION[value], False
     if value in CHRONOTYPE:
         return "chronotype", CHRONOTYPE[value], False
-    m = re.match(r"^(married|engaged|sposat[oa]|fidanzat[oa]) (?:to|con|a) .+$", value)
+    m = MARRIED_TO.match(value)
     if m:
         return "marital status", MARITAL.get(m.group(1), m.group(1)), False
     if value in OCCUPATIONS:
         return "occupation", value, False
-    m = re.match(r"^(?:from|di|originari[oa] di) (.+)$", value)
+    m = ORIGIN.match(value)
     if m:
         return "origin", _clean_value(m.group(1)), False
-    m = re.match(r"^(?:allergic|allergic[oa]|intolerant|intollerante) (?:to|a|al|alla|ai|alle|agli) (.+)$", value)
+    m = ALLERGY.match(value)
     if m:
         return f"allergy:{_clean_value(m.group(1))}", "", True
-    m = re.match(r"^(?:based|living|located) in (.+)$", value)
+    m = BASED_IN.match(value)
     if m:
         return "residence", _clean_value(m.group(1)), False
-    m = re.match(r"^(?:nat[oa]|born) (?:a|in|ad) (.+)$", value)
+    m = BORN_IN.match(value)
     if m:
         return "birthplace", _clean_value(m.group(1)), False
-    m = re.match(r"^(\w{3,}ing) ?(.*)$", value)
+    m = GERUND.match(value)
     if m:
         # "I am studying law": what one does, like "I study law".
         return f"do:{_verb_stem(m.group(1))}", _clean_value(m.group(2)), True
@@ -163,15 +186,15 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
     if kind == "marital":
         return "marital status", MARITAL.get(value, value), False
     if kind == "household":
-        return "household", re.sub(r"^(?:by myself|on my own|da sol[oa])$", "alone", value), False
+        return "household", ALONE.sub("alone", value), False
     if kind == "residence":
         return "residence", value, False
     if kind == "born":
-        date_like = groups["p"] in ("on", "il") or any(ch.isdigit() for ch in value)
+        date_like = groups["p"] in BORN_ON_PREPOSITIONS or any(ch.isdigit() for ch in value)
         return ("birthday" if date_like else "birthplace"), value, False
     if kind == "work":
         prep = groups["p"]
-        if prep in ("as", "come"):
+        if prep in WORK_AS_PREPOSITIONS:
             return "occupation", value, False
         if prep in WORK_PLACE_PREPOSITIONS:
             # "work in Milan" (a place, capitalized as typed) vs "work in marketing" (a field).
@@ -179,7 +202,7 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
             if typed and typed.group(1).isupper():
                 return "work location", value, False
             return "work field", value, False
-        if prep in ("nel", "nella"):
+        if prep in WORK_FIELD_PREPOSITIONS:
             return "work field", value, False
         return "employer", value, False
     if kind == "employer":
@@ -197,12 +220,10 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
         means = next(
             g for g in (groups.get("v"), groups.get("w"), groups.get("x"), groups.get("y"), groups.get("z")) if g
         )
-        means = _clean_value(means.replace("the ", ""))
-        return (
-            "commute",
-            {"walks": "walk", "cycles": "cycle", "bikes": "cycle", "drives": "drive"}.get(means, means),
-            False,
-        )
+        for dropped in COMMUTE_DROPPED:
+            means = means.replace(dropped, "")
+        means = _clean_value(means)
+        return "commute", COMMUTE_MEANS.get(means, means), False
     if kind == "retired":
         return "occupation", "retired", False
     if kind == "have_the":
@@ -211,7 +232,7 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
         return "car", value, False
     if kind == "eats":
         # What one eats says which diet one keeps: "I eat fish now" ends "I am vegetarian".
-        return "diet", "pescatarian" if value in ("fish", "seafood", "pesce") else "omnivore", False
+        return "diet", "pescatarian" if value in PESCATARIAN_FOODS else "omnivore", False
     if kind == "like":
         return f"like:{value}", "", True
     if kind == "prefer":
@@ -227,7 +248,7 @@ def _claim_from_rule(kind: str, m: re.Match[str], raw: str) -> tuple[str, str, b
 
 def _verb_stem(verb: str) -> str:
     """ "smoke", "smokes", "smoking", "fumo", "fumare" → one key per verb (good enough for a slot)."""
-    for suffix in ("ing", "are", "ere", "ire", "es", "ed", "s", "e", "o"):
+    for suffix in VERB_SUFFIXES:
         if verb.endswith(suffix) and len(verb) - len(suffix) >= 3:
             verb = verb[: -len(suffix)]
             break
@@ -242,7 +263,7 @@ def _stated_end(text: str) -> tuple[str, str, bool] | None:
     if m:
         verb = _verb_stem(m.group("verb"))
         rest = m.group("rest")
-        if verb in ("lik", "lov", "enjoy"):
+        if verb in LIKE_STEMS:
             return f"like:{_clean_value(rest)}", "", True
         # "stopped eating meat" is "eat meat", negated: read it with the rules when they know the verb.
         for base in (verb, verb + "e", verb + "o"):
@@ -316,15 +337,12 @@ def _parse(text: str, raw: str) -> tuple[str, str, bool, bool, bool] | None:
                 flipped = kind == "like" and bool(HATE.match(text))
                 break
     if parsed is None:
-        gm = EN_VERB.match(text)
-        if gm and gm.group("verb") not in NOT_VERBS:
-            verb = gm.group("verb")
-            verb = verb[:-1] if verb.endswith("s") and len(verb) > 3 and not verb.endswith("ss") else verb
-            parsed = (f"do:{_verb_stem(verb)}", _clean_value(gm.group("v")), True)
-        else:
-            im = IT_VERB.match(text)
-            if im:
-                parsed = (f"do:{_verb_stem(im.group('verb'))}", _clean_value(im.group("v")), True)
+        for verb_pattern, third_person, not_verbs in FIRST_PERSON_VERBS:
+            vm = verb_pattern.match(text)
+            if vm and vm.group("verb") not in not_verbs:
+                verb = third_person.sub("", vm.group("verb")) if third_person else vm.group("verb")
+                parsed = (f"do:{_verb_stem(verb)}", _clean_value(vm.group("v")), True)
+                break
     if parsed is None:
         return None
     slot, value, multi = parsed
@@ -353,16 +371,18 @@ def extract_claim(text: str) -> Claim | None:
             negated = True
             folded = new
     # "i have no car" / "non ho figli": a determiner negation.
-    new = re.sub(r"^((?:i |io )?(?:have|has|ho)) (?:no|any|nessun[oa]?) ", r"\1 a ", folded)
+    new = NO_DETERMINER.sub(r"\1 a ", folded)
     if new != folded:
         negated, folded = True, new
     # What is left of "do not": "i do like" reads "i like".
-    folded = re.sub(r"^(i |my \w+(?: \w+)? )(?:do|does|did) ", r"\1", re.sub(r"\s+", " ", folded).strip(" ,"))
-    if re.match(r"^(?:like|love|live|work|have|am|prefer|speak|drive|moved|lives|works|likes|has|is) ", folded):
+    folded = re.sub(r"\s+", " ", folded).strip(" ,")
+    for pattern, repl in AUXILIARY_DROPS:
+        folded = re.sub(pattern, repl, folded)
+    if SUBJECTLESS_VERB.match(folded):
         folded = "i " + folded
     for _ in range(2):
         folded = ADVERBS.sub(r"\1", folded)
-    folded = re.sub(r" (?:sempre|ancora|tuttora|still) ", " ", folded)
+    folded = STILL.sub(" ", folded)
     parsed = _parse_clauses(folded, text)
     if parsed is None:
         return None

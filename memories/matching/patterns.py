@@ -116,15 +116,17 @@ INVERTED = re.compile(rf"^(?P<v>[^,]+?) (?:{_g('inverted_copula')}) {_ARTICLE}(?
 ENTITY_SUBJECT = re.compile(rf"^{_ARTICLE}(?:{_g('my')}) (?P<e>[a-z]+(?: [a-z]+)?) (?=(?:{_g('entity_verb')})\b)")
 
 
-# The last readings of a statement: a first-person verb opening it, in Italian ("bevo",
-# "fumo", "gioco a", the pronoun optional) or in English ("i smoke").
-IT_VERB = re.compile(r"^(?:io )?(?P<verb>[a-zà-ù]{3,}o) ?(?P<v>.*)$")
-
-
-EN_VERB = re.compile(r"^i (?P<verb>[a-z]+) ?(?P<v>.*)$")
-
-
-NOT_VERBS = language.union("NOT_VERBS")
+# The last readings of a statement: a first-person verb opening it ("i smoke", "bevo",
+# "gioco a"), in each language that has one, in language order: (its pattern, the
+# ending its third person drops or None, the words after the subject that are no verb).
+FIRST_PERSON_VERBS: list[tuple[re.Pattern[str], re.Pattern[str] | None, frozenset[str]]] = [
+    (
+        re.compile(source),
+        re.compile(ending) if (ending := language.words(lang).CLAIM_GRAMMAR["third_person_ending"]) else None,
+        language.words(lang).NOT_VERBS,
+    )
+    for lang, source in language.entries("CLAIM_GRAMMAR", "first_person_verb").items()
+]
 
 
 HATE = re.compile(rf"^{_I}(?:{_g('hate_verb')})\b")
@@ -140,3 +142,47 @@ SOLD = re.compile(rf"^{_I}{_HAVE}(?:{_g('sell_verb')}) (?:{_g('sold_determiner')
 
 
 CLAUSE_SPLIT = re.compile(rf"\s*(?:[,;]|\b(?:{_g('conjunction')})\b)\s+")
+
+
+# A pattern that never matches: what a rule becomes when no language fills its words.
+NEVER = re.compile(r"(?!)")
+
+
+def _filled(shape: str, *keys: str) -> re.Pattern[str]:
+    """``shape`` compiled, or ``NEVER`` when no language fills one of ``keys``."""
+    return re.compile(shape) if all(_g(key) for key in keys) else NEVER
+
+
+# The steps of reading a statement and its value (``memories.matching.grammar``).
+VALUE_INTRO = _filled(rf"^(?:{_g('value_intro')})\s+", "value_intro")
+ATTRIBUTE_ARTICLE = _filled(rf"^(?:{_g('attribute_article')})\s*", "attribute_article")
+NAME_SUFFIX = _filled(rf"(?:{_g('name_suffix')})$", "name_suffix")
+NAME_OF = _filled(rf"^(?:{_g('name_of')})", "name_of")
+NAME_ATTRIBUTES = frozenset(language.patterns("NAME_ATTRIBUTES"))
+_AGE_AFTER = rf"(?: (?:{_g('age_after')}))?" if _g("age_after") else ""
+_AGE_UNIT = rf"(?: (?:{_g('age_word')}){_AGE_AFTER})?" if _g("age_word") else ""
+AGE = re.compile(rf"^(\d+){_AGE_UNIT}$")
+MARRIED_TO = _filled(rf"^({_g('married_to')}) (?:{_g('married_preposition')}) .+$", "married_to", "married_preposition")
+ORIGIN = _filled(rf"^(?:{_g('origin_intro')}) (.+)$", "origin_intro")
+ALLERGY = _filled(
+    rf"^(?:{_g('allergy_word')}) (?:{_g('allergy_preposition')}) (.+)$", "allergy_word", "allergy_preposition"
+)
+BASED_IN = _filled(rf"^(?:{_g('based_in')}) (.+)$", "based_in")
+BORN_IN = _filled(
+    rf"^(?:{_g('born_word')}) (?:{_g('born_place_preposition')}) (.+)$", "born_word", "born_place_preposition"
+)
+GERUND = _filled(rf"^({_g('gerund')}) ?(.*)$", "gerund")
+ALONE = _filled(rf"^(?:{_g('alone')})$", "alone")
+NO_DETERMINER = _filled(rf"^({_I}(?:{_g('have')})) (?:{_g('no_determiner')}) ", "have", "no_determiner")
+AUXILIARY_DROPS = list(language.table("AUXILIARY_DROPS").items())
+SUBJECTLESS_VERB = _filled(rf"^(?:{_g('subjectless_verb')}) ", "subjectless_verb")
+STILL = _filled(rf" (?:{_g('still')}) ", "still")
+BORN_ON_PREPOSITIONS = language.union("BORN_ON_PREPOSITIONS")
+WORK_AS_PREPOSITIONS = language.union("WORK_AS_PREPOSITIONS")
+WORK_FIELD_PREPOSITIONS = language.union("WORK_FIELD_PREPOSITIONS")
+COMMUTE_MEANS: dict[str, str] = language.table("COMMUTE_MEANS")
+COMMUTE_DROPPED = language.patterns("COMMUTE_DROPPED")
+PESCATARIAN_FOODS = language.union("PESCATARIAN_FOODS")
+# Every language's verb endings, the longest first (a stable sort: language order within a length).
+VERB_SUFFIXES = tuple(sorted(language.patterns("VERB_SUFFIXES"), key=len, reverse=True))
+LIKE_STEMS = language.union("LIKE_STEMS")

@@ -6,8 +6,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from conversations.content import text_block
+from conversations.models import Message, MessageEmbedding
 from conversations.services import messages_append, thread_create
 from tests.conversations.test_search import CHITCHAT, _embed_all, _exchange_with_tools, _say
+from tests.utils import wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +88,56 @@ def test_searching_one_thread_for_a_word_said_nowhere_finds_nothing(alice, setti
     assert "Okafor" in api(alice).get(url, {"q": "Who is my physician?"}).json()["results"][0]["excerpt"]
     hits = api(alice).get(url, {"q": "recall_facts query"}).json()["results"]
     assert all(h["role"] in {"user", "assistant"} and "recall_facts" not in h["excerpt"] for h in hits)
+
+
+def _ended(client, run_url):
+    body = client.get(run_url).json()
+    return body if body["status"] not in ("queued", "running") else None
+
+
+def _all_embedded() -> bool:
+    said = Message.objects.exclude(role="tool").count()
+    return MessageEmbedding.objects.count() >= said
+
+
+CHAT = [
+    "Hi! How are you today?",
+    "remember that my order number is A-7781",
+    "Our dog is called Bruno, he is three.",
+    "Can you give me three quick tips about cooking pasta?",
+    "The weather was grey all day, I stayed inside with a podcast.",
+    "I'm allergic to penicillin.",
+    "What do you know about me?",
+    "My dentist appointment is on Tuesday at 10.",
+    "What is my order number?",
+    "Thanks, that's all for now!",
+]
+
+
+@pytest.mark.worker
+def test_a_word_said_nowhere_finds_nothing_in_a_chat_held_through_the_api(worker, alice):
+    """The issue's case as a person meets it: a real chat (the offline model, its tool
+    calls and replies, the worker's embeddings), then its search for a word said nowhere."""
+    client = api(alice)
+    thread = client.post("/api/threads", {"agent": "assistant"}, format="json").json()
+    for text in CHAT:
+        sent = client.post(f"/api/threads/{thread['id']}/messages", {"content": text}, format="json").json()
+        done = wait_for(lambda url=sent["run"]["url"]: _ended(client, url), what="the reply")
+        assert done["status"] == "completed", done
+    wait_for(_all_embedded, what="every message's vector")
+    thread_url = f"/api/threads/{thread['id']}/search"
+
+    said_nowhere = [
+        "xylophone",
+        "Did I ever mention a xylophone?",
+        "trumpet lessons",
+        "Have I told you about the violin?",
+        "What did I say about my trip to Japan?",
+    ]
+    for query in said_nowhere:
+        assert client.get(thread_url, {"q": query}).json()["results"] == [], query
+        assert client.get("/api/search", {"q": query}).json()["results"] == [], query
+    # What was said is still found there, by its words and by what it means.
+    assert "Bruno" in client.get(thread_url, {"q": "Bruno"}).json()["results"][0]["excerpt"]
+    found = [r["excerpt"] for r in client.get(thread_url, {"q": "When do I see the dentist?"}).json()["results"]]
+    assert any("dentist appointment is on Tuesday" in e for e in found), found

@@ -4,6 +4,7 @@ person on the page, in one INSERT."""
 from __future__ import annotations
 
 import pytest
+from django.apps import apps
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -12,8 +13,10 @@ from agents.models import Approval, Run, TraceEvent
 from conversations.models import ThreadSummary
 from liamemory.admin_utils import AccessLoggedMixin
 from liamemory.models import StaffAccessLog
+from liamemory.personal_data import Parent
 from tests.backoffice.test_admin import make_thread
 from tests.factories import MemoryFactory, RunFactory
+from usecases.personal_data import PARENT_MODELS, STORES
 
 pytestmark = pytest.mark.django_db
 
@@ -135,3 +138,30 @@ def test_a_memory_version_page_is_logged(staff_client, alice):
     assert response.status_code == 200 and "7781" in response.content.decode()
     [row] = StaffAccessLog.objects.all()
     assert row.subject == alice and row.what == "memory"
+
+
+def test_the_thread_history_page_writes_a_staff_access_row(staff_client, data, alice):
+    """The issue's repro: the history page of a thread showed its title with no row."""
+    thread = data["alice"]
+    response = staff_client.get(reverse("admin:conversations_thread_history", args=[thread.pk]))
+    assert response.status_code == 200 and thread.title in response.content.decode()
+    row = StaffAccessLog.objects.get(subject=alice)
+    assert row.what == "thread" and row.object_ref == f"{thread.pk} history" and row.viewer.is_staff
+
+
+def test_every_admin_of_conversations_runs_or_memories_logs_staff_access():
+    """So the history test above covers them all: a store of what people said or what was
+    done for them (the map's threads, runs, messages, memories and what hangs off them),
+    shown in admin, writes the access log."""
+    from django.contrib import admin
+
+    below_a_person = {Parent.THREAD, Parent.RUN, Parent.MESSAGE, Parent.MEMORY}
+    parents = {PARENT_MODELS[p] for p in below_a_person}
+    shown = []
+    for store in STORES:
+        model = apps.get_model(store.model) if store.model else None
+        if model is None or model not in admin.site._registry or not store.content:
+            continue
+        if store.model in parents or any(k.parent in below_a_person for k in store.keys):
+            shown.append((store.model, isinstance(admin.site._registry[model], AccessLoggedMixin)))
+    assert len(shown) >= 6 and all(logged for _, logged in shown), shown

@@ -9,6 +9,7 @@ from conversations.facts import KEY_FACTS_PREFIX, find_facts
 from conversations.models import Message
 from conversations.services import messages_append, thread_create
 from conversations.summarizer import summarize
+from memories.matching.change import statement_changes
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +34,7 @@ def test_a_changed_statement_leaves_the_summary_with_the_current_value(alice):
         ],
     )
     messages = list(Message.objects.filter(thread=thread).order_by("sequence"))
-    text = summarize(previous_text="", messages=messages, use_model=False).text
+    text = summarize(previous_text="", messages=messages, change_judge=statement_changes, use_model=False).text
     body = "\n".join(line for line in text.splitlines() if not line.startswith(KEY_FACTS_PREFIX))
     assert "Turin" in body and "B-9902" in text
     # The older statements the newer ones changed are gone, and the newer ones say so.

@@ -312,3 +312,38 @@ def test_thread_search_has_a_relevance_floor(alice, settings):
 def _embed_all() -> None:
 
     message_embeddings_update(message_ids=list(Message.objects.values_list("id", flat=True)))
+
+
+def test_history_on_a_thread_longer_than_the_lexical_window(alice, settings):
+    """Past ``HISTORY_LEXICAL_WINDOW`` messages, the lexical statement reads the newest ones
+    in full and, before them, only those holding every query word: an old locker code is
+    still found by its words, an old message sharing one common word with the question is not."""
+    thread = thread_create(owner=alice)
+    _say(thread, [("user", "The code review of the billing module went fine."), ("assistant", "Good to hear.")])
+    _say(thread, [("user", "My gym locker code is K-7731."), ("assistant", "Noted.")])
+    code_seq = thread.next_sequence - 2
+    for _ in range(6):
+        _say(thread, CHITCHAT)
+    assert thread.next_sequence > 40
+    query = "what was my gym locker code?"
+    settings.HISTORY_LEXICAL_WINDOW = 10
+    bounded = search_history(thread=thread, query=query)
+    settings.HISTORY_LEXICAL_WINDOW = 0
+    whole = search_history(thread=thread, query=query)
+
+    assert bounded[0].sequence == code_seq and bounded[0].signals.get("lexical", 0) > 0
+    assert whole[0].sequence == code_seq
+    lexical = {h.sequence for h in bounded if "lexical" in h.signals}
+    assert 1 not in lexical  # "code" alone, before the window
+    assert 1 in {h.sequence for h in whole if "lexical" in h.signals}
+
+
+def test_history_on_a_thread_within_the_lexical_window_ranks_as_without_it(alice, settings):
+    thread, _ = _long_thread(alice, answer="The plumber comes on Thursday to fix the boiler.", distractors=[])
+    query = "when is the plumber coming for the boiler?"
+    settings.HISTORY_LEXICAL_WINDOW = thread.next_sequence + 10
+    bounded = search_history(thread=thread, query=query)
+    settings.HISTORY_LEXICAL_WINDOW = 0
+    whole = search_history(thread=thread, query=query)
+    assert [(h.message_id, h.score) for h in bounded] == [(h.message_id, h.score) for h in whole]
+    assert bounded

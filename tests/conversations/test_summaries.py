@@ -26,6 +26,7 @@ from conversations.summary_policy import (
     policy_cache_clear,
 )
 from conversations.summary_services import thread_summary_update
+from memories.matching.change import statement_changes
 from tests.factories import RunFactory
 from tests.fake_anthropic import delay_reply, error_reply, text_reply
 from tests.utils import wait_for
@@ -78,7 +79,10 @@ def test_long_conversation_is_summarized_in_the_background(worker, alice, settin
     for fact in FACTS:
         assert fact in summary.text
     assert "Hello" not in summary.text and "Anything else" not in summary.text
-    event = TraceEvent.objects.get(run=run, kind="summary")
+    # The trace is written on the run once the summary is committed: a moment later.
+    event = wait_for(
+        lambda: TraceEvent.objects.filter(run=run, kind="summary").first(), timeout=30, what="the summary's trace"
+    )
     assert event.payload["outcome"] == "created"
     assert event.payload["decision"] in {"pays", "over_budget"}
     assert event.payload["covers_through"] == summary.covers_through
@@ -102,7 +106,7 @@ def test_identifiers_survive_ten_compressions(alice, settings):
     versions = []
     for round_ in range(10):
         chat(thread, 4, offset=100 * round_)
-        outcome = thread_summary_update(thread_id=thread.id)
+        outcome = thread_summary_update(thread_id=thread.id, change_judge=statement_changes)
         assert outcome.status == "created", outcome.payload
         versions.append(outcome.summary)
         for fact in FACTS:
@@ -143,7 +147,7 @@ def test_relative_dates_become_the_date_they_meant(alice, settings):
     )
     filler(thread, 4, monday + timedelta(days=30))
 
-    text = thread_summary_update(thread_id=thread.id, force=True).summary.text
+    text = thread_summary_update(thread_id=thread.id, change_judge=statement_changes, force=True).summary.text
 
     # "yesterday" and "ieri" on 2026-03-16 were 2026-03-15; "last week" the week of Monday 2026-03-09.
     assert text.startswith("2026-03-16:\n- User: I went to the Milan trade fair [2026-03-15] and met Giulia Bianchi.")
@@ -173,7 +177,7 @@ def test_small_talk_is_dropped_and_a_purchase_keeps_its_name_and_amount(alice, s
         ("assistant", "Bye!"),
     )
 
-    text = thread_summary_update(thread_id=thread.id, force=True).summary.text
+    text = thread_summary_update(thread_id=thread.id, change_judge=statement_changes, force=True).summary.text
 
     assert text == (
         "2026-05-04:\n- User: We decided to buy the Fiat Panda for 7,500 euros, and I booked the pickup in Bologna."
@@ -187,7 +191,7 @@ def test_an_unchanged_summary_writes_no_version_and_the_trace_says_so(alice, set
     when = datetime(2026, 5, 4, 9, tzinfo=UTC)
     dated(thread, when, ("user", "My order A-7781 of €1,250.00 ships to Genoa on 2026-03-14."))
     filler(thread, 5, when)
-    first = thread_summary_update(thread_id=thread.id, force=True)
+    first = thread_summary_update(thread_id=thread.id, change_judge=statement_changes, force=True)
     assert first.status == "created"
     filler(thread, 6, when)  # nothing worth a line
     run = RunFactory(thread=thread, status="completed")
@@ -204,7 +208,7 @@ def test_an_unchanged_summary_writes_no_version_and_the_trace_says_so(alice, set
     assert event.payload["outcome"] == "unchanged"
     assert event.payload["version_written"] is False
     assert event.payload["version"] == 1
-    assert thread_summary_update(thread_id=thread.id, force=True).status == "up_to_date"
+    assert thread_summary_update(thread_id=thread.id, change_judge=statement_changes, force=True).status == "up_to_date"
 
 
 @pytest.mark.django_db
@@ -219,7 +223,7 @@ def test_a_correction_note_replaces_the_wrong_statement_in_the_summary(alice, se
     Message.objects.filter(pk=note.pk).update(created_at=when)
     filler(thread, 4, when)
 
-    text = thread_summary_update(thread_id=thread.id, force=True).summary.text
+    text = thread_summary_update(thread_id=thread.id, change_judge=statement_changes, force=True).summary.text
 
     assert "- User: My new manager is Paolo Rossi" not in text
     (line,) = [x for x in text.splitlines() if x.startswith("- Note: ")]
@@ -229,7 +233,8 @@ def test_a_correction_note_replaces_the_wrong_statement_in_the_summary(alice, se
 def test_the_extractive_fallback_keeps_the_fast_model_lines_it_cannot_parse():
     previous = "2026-05-04:\n- User: Ordered the Fiat Panda for 7,500 euros.\n- The user prefers e-mail to calls."
 
-    assert extractive_summary(previous_text=previous, messages=[], budget=400) == previous
+    summary = extractive_summary(previous_text=previous, messages=[], budget=400, change_judge=statement_changes)
+    assert summary == previous
 
 
 def test_identifiers_survive_as_whole_tokens_only():
@@ -264,7 +269,7 @@ def test_the_cut_never_separates_a_tool_call_from_its_result(alice, settings):
     # The last 3 rows would start at the tool result (#9): the cut moves before the tool_use.
     assert summary_cut(rows, window=3) == 7
 
-    outcome = thread_summary_update(thread_id=thread.id, force=True)
+    outcome = thread_summary_update(thread_id=thread.id, change_judge=statement_changes, force=True)
     assert outcome.summary.covers_through == 7
 
 
@@ -291,7 +296,7 @@ def test_overlapping_deliveries_make_one_version(alice, fake_anthropic):
 
     def deliver() -> None:
         try:
-            results.append(thread_summary_update(thread_id=thread.id).status)
+            results.append(thread_summary_update(thread_id=thread.id, change_judge=statement_changes).status)
         finally:
             connection.close()
 
@@ -321,7 +326,7 @@ def test_the_model_is_called_in_no_transaction_and_a_second_job_waits_for_none(a
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_backend_pid()")
                 pids.append(cursor.fetchone()[0])
-            results.append(thread_summary_update(thread_id=thread.id).status)
+            results.append(thread_summary_update(thread_id=thread.id, change_judge=statement_changes).status)
         finally:
             connection.close()
 

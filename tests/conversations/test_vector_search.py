@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from config.celery import app
 from conversations import vector_search
@@ -192,3 +193,23 @@ def test_a_memory_written_is_recalled_by_meaning_after_the_batch_task(alice, dja
 
     assert [h.memory.pk for h in search_memories(user=alice, query=question)][:1] == [outcome.memory.pk]
     assert memory_embeddings_update(memory_ids=[outcome.memory.pk, other.pk]) == 0  # nothing left to do
+
+
+def test_the_exact_scan_reads_vectors_in_binary_format_and_finds_what_text_format_found(alice, bob):
+    """Binary rows (the vectors' bytes, not their hex digits) give the same nearest, cosine
+    for cosine, over one thread and over a person's threads; the statement is still logged."""
+    mine = _thread(alice)
+    _thread(alice, rounds=3, day="That was on Monday.")
+    _thread(bob, day="Sunday, finally.")
+    for question in QUESTIONS:
+        with vector_search.forced(vector_search.ExactScan(binary=False)):
+            text = _hits(search_history, thread=mine, query=question, limit=10)
+            text_all = _hits(search_threads, user=alice, query=question, limit=20)
+        with CaptureQueriesContext(connection) as statements, vector_search.forced("exact"):
+            binary = _hits(search_history, thread=mine, query=question, limit=10)
+            binary_all = _hits(search_threads, user=alice, query=question, limit=20)
+        assert binary == text and binary_all == text_all, question
+        assert sum("conversations_messageembedding" in s["sql"] for s in statements.captured_queries) == 2
+    with vector_search.forced("exact"):
+        hits = search_history(thread=mine, query="Who is my physician?", limit=3)
+    assert "Okafor" in " ".join(h.excerpt for h in hits)

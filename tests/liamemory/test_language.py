@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -98,3 +99,32 @@ def test_the_matching_grammar_and_relative_dates_read_both_languages() -> None:
     italian = resolve_relative_dates("l'ho vista la settimana scorsa", today=today)
     assert italian == "l'ho vista [settimana del 2024-03-04]"
     assert resolve_relative_dates("two days ago", today=today) == "[2024-03-11]"
+
+
+# What the apps read from the package: ``language.union("NAME")`` and the like, a
+# language's ``.NAME``, and the statement grammar's ``_g("key")`` (a ``CLAIM_GRAMMAR`` key).
+_READ = re.compile(r"""language\.\w+\(\s*((?:["'][A-Z][A-Z_]+["'](?:,\s*)?)+)|\.words\([^)]*\)\.([A-Z][A-Z_]+)""")
+_GRAMMAR_KEY = re.compile(r"""_g\(["'](\w+)["']\)|entries\("CLAIM_GRAMMAR", "(\w+)"\)|CLAIM_GRAMMAR\["(\w+)"\]""")
+_APPS = ("conversations", "memories", "agents", "usecases", "web", "api", "backoffice", "governance", "liamemory")
+
+
+def _read_by_the_apps() -> tuple[set[str], set[str]]:
+    root = Path(__file__).resolve().parents[2]
+    names: set[str] = set()
+    keys: set[str] = set()
+    for path in (p for app in _APPS for p in (root / app).rglob("*.py") if "language" not in p.parts):
+        source = path.read_text(encoding="utf-8")
+        for listed, attribute in _READ.findall(source):
+            names |= set(re.findall(r"[A-Z][A-Z_]+", listed)) | ({attribute} if attribute else set())
+        keys |= {key for found in _GRAMMAR_KEY.findall(source) for key in found if key}
+    return names, keys
+
+
+@pytest.mark.parametrize("lang", sorted(language.LANGUAGES))
+def test_every_language_defines_what_the_apps_read(lang: str) -> None:
+    names, keys = _read_by_the_apps()
+    assert {"MONTHS", "FIRST_PERSON", "VERB_SUFFIXES", "CLAIM_GRAMMAR"} <= names  # the scan finds the readers
+    assert {"subject", "first_person_verb", "still"} <= keys
+    words = language.words(lang)
+    assert sorted(n for n in names if not hasattr(words, n)) == [], f"{lang} lacks names the apps read"
+    assert sorted(keys - set(words.CLAIM_GRAMMAR)) == [], f"{lang}.CLAIM_GRAMMAR lacks keys the grammar reads"

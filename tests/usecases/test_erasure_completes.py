@@ -20,8 +20,8 @@ from governance.models import ErasureRequest
 from liamemory.models import StaffAccessLog
 from memories.models import Memory
 from tests.usecases.people import person_with_data
-from usecases import erasure_execution
 from usecases import erasure_scan as scan
+from usecases import erasure_steps
 from usecases import turns as run_services
 from usecases.erasure import erasure_execute, erasure_request_create
 
@@ -121,7 +121,7 @@ def test_a_date_a_number_or_a_word_shared_with_others_does_not_fail_the_erasure(
 def test_a_failed_erasure_says_so_in_plain_words_and_compliance_resumes_it(alice, compliance, monkeypatch):
     person_with_data(alice, threads=2)
 
-    real = erasure_execution.threads_delete
+    real = erasure_steps.threads_delete
     calls = {"n": 0}
 
     def failing_once(**kwargs):
@@ -130,7 +130,7 @@ def test_a_failed_erasure_says_so_in_plain_words_and_compliance_resumes_it(alice
             raise RuntimeError("disk on fire")
         return real(**kwargs)
 
-    monkeypatch.setattr(erasure_execution, "threads_delete", failing_once)
+    monkeypatch.setattr(erasure_steps, "threads_delete", failing_once)
     request = erasure_request_create(subject=alice, requested_by=compliance)
     first = erasure_execute(request_id=request.pk)
     assert first.status == "failed"

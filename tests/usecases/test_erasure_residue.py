@@ -14,6 +14,7 @@ from tests.factories import UserFactory
 from tests.server import free_port, runserver, served
 from tests.usecases.people import person_with_data
 from tests.usecases.test_erasure import put_checkpoint
+from tests.utils import wait_for
 from usecases import erasure_execution
 from usecases.erasure import erasure_execute, erasure_request_create
 from usecases.erasure_receipts import receipt_readable
@@ -58,11 +59,13 @@ def test_an_erasure_leaves_no_text_in_the_planner_statistics_and_says_what_linge
 
 
 def _stats_holding(words: list[str]) -> list[str]:
-    """The relations (tables, their indexes) whose planner statistics hold any of ``words``."""
+    """The relations (tables, their indexes) whose planner statistics hold any of ``words``:
+    as text, or hex-encoded as pg_stats shows a binary column's samples (a checkpoint's blob)."""
     with connection.cursor() as cur:
         cur.execute(
             """SELECT DISTINCT s.tablename FROM pg_stats s, unnest(%s::text[]) w
-               WHERE s.schemaname = 'public' AND strpos(lower(s::text), lower(w)) > 0""",
+               WHERE s.schemaname = 'public' AND (strpos(lower(s::text), lower(w)) > 0
+                 OR strpos(s::text, encode(convert_to(w, 'UTF8'), 'hex')) > 0)""",
             [words],
         )
         found = [row[0] for row in cur.fetchall()]
@@ -87,6 +90,8 @@ def test_erasing_the_only_person_leaves_none_of_their_words_in_any_statistic(ali
         cur.execute("ANALYZE")  # whatever autovacuum may have sampled before the erasure
     words = [MARKER, "zqvalice", str(threads[0].pk)]
     assert {"conversations_message", "memories_memory", "checkpoint_blobs"} <= set(_stats_holding(words))
+    # The checkpoint tables' samples hold the person's words themselves, not only the thread's id.
+    assert {"checkpoint_blobs", "checkpoint_writes"} <= set(_stats_holding([MARKER]))
 
     client = APIClient()
     client.force_authenticate(alice)
@@ -189,11 +194,11 @@ def _rows_holding(words: list[str]) -> list[str]:
 @pytest.mark.smoke
 @pytest.mark.django_db(transaction=True)
 def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_in_a_table_statistic_or_log(
-    tmp_path,
+    tmp_path, worker
 ):
     """The issue's test: a person uses the product through ``make run``'s server (searches
-    included), then erases themselves; afterwards no table, no planner statistic and no
-    line of the server's log holds any of their words."""
+    and a turn the worker runs included), then erases themselves; afterwards no table, no
+    planner statistic and no line of the server's or the worker's log holds any of their words."""
     import httpx
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
@@ -203,15 +208,17 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
     threads = person_with_data(person, threads=2, marker=MARKER)
     for thread in threads:
         put_checkpoint(thread, f"{MARKER}state")
-    searched = "zqvsearchedword"
-    words = [MARKER, "zqvonly", searched]
+    searched, said = "zqvsearchedword", "zqvlockercode4471"
+    words = [MARKER, "zqvonly", searched, said]
     ids = [str(thread.pk) for thread in threads]
     with connection.cursor() as cur:
         cur.execute("ANALYZE")  # what autovacuum samples while they use it
     # The checks below see the words while they are there.
     assert {"conversations_message", "memories_memory", "checkpoint_blobs"} <= set(_rows_holding(words))
-    assert {"conversations_message", "memories_memory"} <= set(_stats_holding(words))
-    assert {"conversations_thread", "checkpoints"} <= set(_rows_holding(ids))
+    # Statistics: the words in the messages', memories' and checkpoints' samples, the ids in the checkpoints'.
+    stats = {"conversations_message", "memories_memory", "checkpoint_blobs", "checkpoint_writes"}
+    assert stats <= set(_stats_holding(words))
+    assert {"conversations_thread", "checkpoints"} <= set(_rows_holding(ids)) & set(_stats_holding(ids))
 
     log = tmp_path / "server.log"
     port = free_port()
@@ -219,6 +226,27 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
         auth = {"Authorization": f"Token {Token.objects.create(user=person).key}"}
         for path in (f"/api/search?q={searched}", f"/api/search?q={MARKER}", f"/api/threads/{threads[0].pk}"):
             assert httpx.get(f"{base}{path}", headers=auth, timeout=30).status_code == 200, path
+        worker_lines_from = len(worker.log())
+        # A conversation of their own through the server, its turn run by the worker (which
+        # writes real checkpoints of it).
+        chat = httpx.post(f"{base}/api/threads", json={"agent": "assistant"}, headers=auth, timeout=30)
+        assert chat.status_code == 201, chat.text
+        posted = httpx.post(
+            f"{base}/api/threads/{chat.json()['id']}/messages",
+            json={"content": f"remember that my locker code is {said}"},
+            headers=auth,
+            timeout=30,
+        )
+        assert posted.status_code == 202, posted.text
+        run_url = f"{base}{posted.json()['run']['url']}"
+        wait_for(
+            lambda: httpx.get(run_url, headers=auth, timeout=30).json()["status"] == "completed",
+            timeout=120,
+            what="the worker to run the turn",
+        )
+        worker.wait_idle()  # the turn's summary and vectors too
+        ids.append(chat.json()["id"])
+        assert "conversations_message" in _rows_holding([said])  # what they said is stored
         done = httpx.post(
             f"{base}/api/me/erase", json={"confirm": True, "delete_account": True}, headers=auth, timeout=120
         )
@@ -230,6 +258,10 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
     # The log keeps ids (a request's path names a thread, which is gone), never words.
     assert "/api/search?… HTTP/1.1" in output and "/api/me/erase" in output, output  # the lines are there ...
     assert not [w for w in words if w.lower() in output.lower()], output  # ... holding none of the words
+    worker.wait_idle()
+    worked = worker.log()[worker_lines_from:]
+    assert "execute_run" in worked and "succeeded" in worked, worked  # the worker's lines are there ...
+    assert not [w for w in words if w.lower() in worked.lower()], worked  # ... holding none of the words
 
 
 class _Killed(BaseException):

@@ -17,7 +17,7 @@ from liamemory.models import StaffAccess, StaffAccessLog
 from memories.models import Memory
 from tests.factories import UserFactory
 from tests.usecases.people import person_with_data
-from usecases import erasure_execution
+from usecases import erasure_execution, erasure_steps
 from usecases.erasure import (
     erasure_dry_run,
     erasure_enqueue,
@@ -61,7 +61,7 @@ def test_a_resumed_erasure_checks_the_strings_chosen_before_the_first_deletion(a
     person_with_data(alice, threads=2, marker="alicecanary-")
     _say(alice, f"my passport is {OWN}")
     Memory.objects.create(user=alice, content=f"{MEMORY_ONLY} is my locker code")
-    real, calls = erasure_execution.threads_delete, {"n": 0}
+    real, calls = erasure_steps.threads_delete, {"n": 0}
 
     def failing_once(**kwargs):
         calls["n"] += 1
@@ -69,7 +69,7 @@ def test_a_resumed_erasure_checks_the_strings_chosen_before_the_first_deletion(a
             raise RuntimeError("worker lost")
         return real(**kwargs)
 
-    monkeypatch.setattr(erasure_execution, "threads_delete", failing_once)
+    monkeypatch.setattr(erasure_steps, "threads_delete", failing_once)
     request = erasure_request_create(subject=alice, requested_by=compliance)
     first = erasure_execute(request_id=request.pk)
     assert first.status == "failed"

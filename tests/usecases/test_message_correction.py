@@ -173,13 +173,43 @@ def test_a_correction_shows_at_the_message_it_corrects_in_my_words(client, alice
 def test_the_same_correction_twice_is_refused(client, alice, told):
     first = api(alice).post(url(told, 1), {"right_value": "B-1200", "about": "my order number"}, format="json")
     assert first.status_code == 201
-    again = api(alice).post(url(told, 1), {"right_value": " B-1200 "}, format="json")
-    assert again.status_code == 409 and "already been corrected" in again.json()["message"]
+    again = api(alice).post(url(told, 1), {"right_value": " b-1200 "}, format="json")
+    assert again.status_code == 409
+    assert again.json()["message"] == "This correction is already saved: “B-1200”. Nothing was changed."
+    note = Message.objects.get(thread=told, role="system")
+    assert again.json()["extra"] == {"sequence": 1, "note_sequence": note.sequence, "right_value": "B-1200"}
+    other = api(alice).post(url(told, 1), {"right_value": "C-3300"}, format="json")
+    assert other.status_code == 409
+    assert other.json()["message"].startswith("This message was already corrected to “B-1200”")
     client.force_login(alice)
     page = client.post(f"/c/{told.pk}/m/1/correct", {"right_value": "B-1200"})
-    assert page.status_code == 409 and "already been corrected" in page.content.decode()
+    statement = _article(page.content.decode(), Message.objects.get(thread=told, sequence=1).pk)
+    assert page.status_code == 409 and "This correction is already saved: “B-1200”." in statement
     assert Message.objects.filter(thread=told, role="system").count() == 1
     assert Memory.objects.get(user=alice, status="active").content == "my order number is B-1200"
+
+
+def test_the_api_lists_a_correction_at_the_message_it_corrects(alice, told, django_assert_num_queries):
+    api(alice).post(url(told, 1), {"right_value": "my order number is  B-1200", "about": "my order"}, format="json")
+    client = api(alice)
+    with django_assert_num_queries(2):  # the thread (ownership), the page of messages
+        listed = client.get(f"/api/threads/{told.pk}/messages").json()["results"]
+    statement = next(m for m in listed if m["sequence"] == 1)
+    note = next(m for m in listed if m["role"] == "system")
+    assert statement["corrected"] is True and statement["corrects_id"] is None and statement["correction"] is None
+    assert note["corrects_id"] == statement["id"]
+    assert note["correction"] == {"right_value": "my order number is B-1200", "about": "my order", "by": "the user"}
+    assert [m["sequence"] for m in listed if m["corrected"]] == [1]
+
+
+def test_a_corrected_message_offers_no_second_correction(client, alice, told):
+    client.force_login(alice)
+    client.post(f"/c/{told.pk}/m/1/correct", {"right_value": "B-1200"})
+    page = client.get(f"/c/{told.pk}/").content.decode()
+    statement = _article(page, Message.objects.get(thread=told, sequence=1).pk)
+    last = Message.objects.filter(thread=told, role="assistant").last()
+    assert "Corrected by you:" in statement and "Save correction" not in statement
+    assert f'action="/c/{told.pk}/m/{last.sequence}/correct"' in _article(page, last.pk)  # the others still can be
 
 
 def test_staff_correct_a_message_from_the_admin(client, alice, staff, told):

@@ -60,7 +60,9 @@ def test_every_declared_key_and_content_column_exists():
             with connection.cursor() as cur:
                 cur.execute("SELECT column_name FROM information_schema.columns WHERE table_name = %s", [store.table])
                 names = {row[0] for row in cur.fetchall()}
-        for column in (*(k.field for k in store.keys), *store.content, *(c for k in store.keys for c in k.scrubs)):
+        scrubbed = (*(c for k in store.keys for c in k.scrubs), *(c for k in store.keys for c, _ in k.pseudonym))
+        only = (lookup.split("__")[0] for lookup, _ in store.only)
+        for column in (*(k.field for k in store.keys), *store.content, *scrubbed, *only):
             assert column in names, f"{store.name}: {column}"
 
 

@@ -89,11 +89,13 @@ def outside() -> OutsideRequests:
 
 @pytest.fixture
 def new_page(chromium, live_server, outside):
-    """Make a page in a fresh browser context (its own cookies): ``new_page(width=..., height=...)``."""
+    """Make a page in a fresh browser context (its own cookies): ``new_page(width=..., height=..., javascript=...)``."""
     contexts = []
 
-    def make(width: int = 1100, height: int = 800):
-        context = chromium.new_context(viewport={"width": width, "height": height}, base_url=live_server.url)
+    def make(width: int = 1100, height: int = 800, javascript: bool = True):
+        context = chromium.new_context(
+            viewport={"width": width, "height": height}, base_url=live_server.url, java_script_enabled=javascript
+        )
         context.set_default_timeout(REPLY_TIMEOUT_MS)
         context.route("**/*", outside.route)
         contexts.append(context)

@@ -6,6 +6,7 @@ Runs use the offline model unless a test points them at the fake Messages API.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conversations.models import Thread
+from conversations.models import Message, Thread
 from tests.factories import UserFactory
 from tests.fake_anthropic import error_reply, slow_stream, text_reply
 from tests.web.conftest import SCREENSHOTS, screenshot
@@ -331,6 +332,102 @@ def test_stop_ends_a_streaming_reply(new_page, worker_for_live_server, fake_anth
     expect(page.get_by_role("button", name="Regenerate")).to_be_visible()
 
 
+def test_regenerate_after_a_stop_writes_a_new_reply_below_the_stopped_one(
+    new_page, worker_for_live_server, fake_anthropic, settings, alice
+):
+    settings.ANTHROPIC_API_KEY = "test-key"
+    fake_anthropic.script(
+        slow_stream(text_reply(" ".join(f"word{i}" for i in range(80))), chunk_delay=0.1),
+        text_reply("A short answer this time."),
+    )
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    expect(page.get_by_text("Enter sends")).to_be_visible()
+    say(page, "talk for a while")
+    expect(page.locator(".msg-streaming .bubble")).to_contain_text("word2")
+    # The message just sent has its "Correct" control while the reply is still being written.
+    expect(page.locator(".msg-user").last.get_by_text("Correct", exact=True)).to_be_visible()
+    page.get_by_role("button", name="Stop").click()
+    expect(page.locator(".msg-assistant.msg-stopped .stopped-mark")).to_be_visible()
+
+    page.get_by_role("button", name="Regenerate").click()
+    expect(last_reply(page)).to_have_text("A short answer this time.")
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    expect(page.locator("#run-status")).to_have_text("")
+    for reload in (False, True):
+        if reload:
+            page.reload()
+        # The stopped words stay above the new reply, still marked; the new reply is not.
+        replies = page.locator(".msg-assistant")
+        expect(replies).to_have_count(2)
+        expect(replies.first).to_have_class(re.compile(r"\bmsg-stopped\b"))
+        expect(replies.first.locator(".bubble")).to_contain_text("word0 word1 word2")
+        expect(replies.last).not_to_have_class(re.compile(r"\bmsg-stopped\b"))
+        expect(page.locator(".stopped-mark")).to_have_count(1)
+    # The new attempt answered the message afresh: its model call did not carry the stopped words.
+    retried = [r for r in fake_anthropic.message_requests() if "messages" in r][-1]
+    assert "talk for a while" in json.dumps(retried["messages"]) and "word0" not in json.dumps(retried["messages"])
+
+    # The conversation goes on: the next turn reads both replies, the stopped one marked as such.
+    fake_anthropic.script(text_reply("Going on from here."))
+    say(page, "and now?")
+    expect(last_reply(page)).to_have_text("Going on from here.")
+    following = [r for r in fake_anthropic.message_requests() if "messages" in r][-1]["messages"]
+    told = json.dumps(following)
+    assert "word0" in told and "Stopped by the user" in told and "A short answer this time." in told
+    roles = [m["role"] for m in following]
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles  # turns alternate
+
+
+def test_stop_and_regenerate_work_without_javascript(new_page, worker_for_live_server, fake_anthropic, settings, alice):
+    """Plain form posts: the page refreshes itself while a reply is written, Stop and
+    Regenerate are forms, and no button on the page needs the script."""
+    settings.ANTHROPIC_API_KEY = "test-key"
+    fake_anthropic.script(
+        slow_stream(text_reply(" ".join(f"word{i}" for i in range(80))), chunk_delay=0.1),
+        text_reply("A short answer this time."),
+    )
+    page = new_page(javascript=False)
+    sign_in(page, "alice")
+    page.get_by_label("Agent").select_option(label="General assistant")
+    page.get_by_role("button", name="Start").click()
+    expect(page.get_by_text("Enter sends")).to_be_hidden()  # without the script Enter adds a line
+    page.get_by_label("Message", exact=True).fill("talk for a while")
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator("#run-status")).to_contain_text("is thinking")
+    # The words written so far show as the page refreshes itself.
+    expect(page.locator(".msg-streaming .bubble")).to_contain_text("word2")
+    _every_button_is_in_a_form(page)
+
+    with page.expect_navigation():
+        page.get_by_role("button", name="Stop").click()
+    expect(page.locator("#run-status")).to_contain_text("Stopped.")
+    stopped = page.locator(".msg-assistant.msg-stopped")
+    expect(stopped.locator(".bubble")).to_contain_text("word0 word1 word2")
+    expect(stopped.locator(".stopped-mark")).to_be_visible()
+    _every_button_is_in_a_form(page)
+
+    with page.expect_navigation():
+        page.get_by_role("button", name="Regenerate").click()
+    expect(last_reply(page)).to_have_text("A short answer this time.")
+    expect(page.locator("#run-status")).to_have_text("")
+    expect(page.locator(".msg-assistant.msg-stopped .bubble")).to_contain_text("word0 word1 word2")
+    _every_button_is_in_a_form(page)
+    thread = Thread.objects.get(owner=alice)
+    runs = list(thread.runs.order_by("created_at").values_list("status", "retry_of_id", "id"))
+    assert [(status, retry_of) for status, retry_of, _ in runs] == [("cancelled", None), ("completed", runs[0][2])]
+
+
+def _every_button_is_in_a_form(page) -> None:
+    """Without the script a button outside a form does nothing."""
+    buttons = page.locator("button")
+    for i in range(buttons.count()):
+        button = buttons.nth(i)
+        assert button.get_attribute("type") in (None, "submit"), button.inner_text()
+        assert button.locator("xpath=ancestor::form").count() == 1, button.inner_text()
+
+
 def test_the_message_just_sent_can_be_corrected_without_a_reload(new_page, worker_for_live_server, alice):
     page = new_page()
     sign_in(page, "alice")
@@ -373,3 +470,32 @@ def test_correct_a_reply_then_the_next_answer_uses_the_right_value(new_page, wor
     say(page, "what is my order number?")
     expect(last_reply(page)).to_contain_text("B-1200")
     assert not errors, errors
+
+
+def test_a_correction_made_twice_is_refused_at_the_message(new_page, worker_for_live_server, alice):
+    """The same correction sent from a second tab that still shows the message uncorrected."""
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "remember that my dog is called Bruno")
+    expect(last_reply(page)).to_contain_text("Bruno")
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    stale = page.context.new_page()
+    stale.goto(page.url)
+
+    for tab in (page, stale):
+        sent = tab.locator(".msg-user").first
+        sent.get_by_text("Correct", exact=True).click()
+        sent.get_by_label("What is right instead").fill("my dog is called Rocco")
+        with tab.expect_navigation():
+            sent.get_by_role("button", name="Save correction").click()
+    expect(page.get_by_text("Corrected: the assistant will use the right value from now on.")).to_be_visible()
+    # Corrected once: the message is marked, the correction in the words typed, no second "Correct".
+    for tab in (page, stale):
+        corrected = tab.locator(".msg-user.msg-corrected")
+        expect(corrected.locator(".correction")).to_have_text("Corrected by you: “my dog is called Rocco”")
+        expect(corrected.get_by_text("Correct", exact=True)).to_have_count(0)
+    expect(page.locator(".msg-corrected .form-error")).to_have_count(0)
+    refusal = stale.locator(".msg-user.msg-corrected .form-error")
+    expect(refusal).to_have_text("This correction is already saved: “my dog is called Rocco”. Nothing was changed.")
+    assert Message.objects.filter(thread__owner=alice, role="system").count() == 1

@@ -149,6 +149,8 @@ def test_bob_gets_404_for_alices_conversation_and_runs(as_bob, alice):
         ("get", f"/api/runs/{run.pk}/events"),
         ("post", f"/api/runs/{run.pk}/cancel"),
         ("post", f"/api/runs/{run.pk}/retry"),
+        ("post", f"/c/{thread.pk}/runs/{run.pk}/cancel"),
+        ("post", f"/c/{thread.pk}/runs/{run.pk}/retry"),
     ]:
         response = getattr(as_bob, method)(url, {"content": "x", "title": "x"} if method == "post" else None)
         assert response.status_code == 404, url
@@ -287,12 +289,65 @@ def test_a_stopped_reply_stays_on_the_page_marked_as_stopped(as_alice, alice):
     assert "Regenerate" in page
 
 
+def test_stop_and_regenerate_without_javascript_are_form_posts_to_the_same_use_cases(alice):
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="tell me a story")
+    run_claim(run_id=run.pk)
+    run_stream_append(run_id=run.pk, text="Once upon a time")
+    browser = _page_client(alice)
+    page = browser.get(f"/c/{thread.pk}/").content.decode()
+    stop = f'action="/c/{thread.pk}/runs/{run.pk}/cancel"'
+    assert stop in page and '<meta http-equiv="refresh"' in page  # refreshes itself while the reply is written
+    assert "Once upon a time" in page  # the words so far, for a page without script
+    assert browser.get(f"/c/{thread.pk}/runs/{run.pk}/cancel").status_code == 405
+    assert browser.post(f"/c/{thread.pk}/runs/{run.pk}/cancel").status_code == 403  # no token, no stop
+    token = _token_from(browser, f"/c/{thread.pk}/")
+
+    stopped = browser.post(f"/c/{thread.pk}/runs/{run.pk}/cancel", {"csrfmiddlewaretoken": token})
+    assert stopped.status_code == 302 and stopped["Location"] == f"/c/{thread.pk}/"
+    reply = Message.objects.get(thread=thread, role="assistant")
+    assert reply.text.startswith("Once upon a time") and Run.objects.get(pk=run.pk).status == "cancelled"
+    page = browser.get(f"/c/{thread.pk}/").content.decode()
+    assert "msg-stopped" in page and f'action="/c/{thread.pk}/runs/{run.pk}/retry"' in page
+    assert '<meta http-equiv="refresh"' not in page
+    again = browser.post(f"/c/{thread.pk}/runs/{run.pk}/cancel", {"csrfmiddlewaretoken": token}, follow=True)
+    assert "This run has already ended (cancelled)." in again.content.decode()
+
+    regenerated = browser.post(f"/c/{thread.pk}/runs/{run.pk}/retry", {"csrfmiddlewaretoken": token})
+    assert regenerated.status_code == 302
+    new = Run.objects.get(retry_of=run)
+    assert new.status == "queued" and new.request_message_id == run.request_message_id
+    assert f'action="/c/{thread.pk}/runs/{new.pk}/cancel"' in browser.get(f"/c/{thread.pk}/").content.decode()
+
+
+def test_a_run_is_stopped_only_from_its_own_conversation(as_alice, alice):
+    mine, other = thread_create(owner=alice), thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=mine, content="hello")
+    assert as_alice.post(f"/c/{other.pk}/runs/{run.pk}/cancel").status_code == 404
+    assert as_alice.post(f"/c/{other.pk}/runs/{run.pk}/retry").status_code == 404
+    assert Run.objects.get(pk=run.pk).status == "queued"
+
+
+def test_a_failed_run_is_tried_again_without_javascript(as_alice, alice):
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="are you there?")
+    Run.objects.filter(pk=run.pk).update(status="running")
+    run_fail(run_id=str(run.pk), code="rate_limited", message="429 from provider")
+    assert f'action="/c/{thread.pk}/runs/{run.pk}/retry"' in as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert as_alice.post(f"/c/{thread.pk}/runs/{run.pk}/retry").status_code == 302
+    assert Run.objects.get(retry_of=run).status == "queued"
+
+
 def test_interrupted_run_says_it_waits_for_approval(as_alice, alice):
     thread = thread_create(owner=alice)
     _, run = turn_submit(user=alice, thread=thread, content="give a discount of 900")
     Run.objects.filter(pk=run.pk).update(status="interrupted")
     assert "Waiting for approval" in as_alice.get(f"/c/{thread.pk}/").content.decode()
     assert "Waiting for approval" in as_alice.get(f"/c/{thread.pk}/update", {"after": 1}).content.decode()
+    # The person may withdraw the request meanwhile, with or without the page's script.
+    assert f'action="/c/{thread.pk}/runs/{run.pk}/cancel"' in as_alice.get(f"/c/{thread.pk}/").content.decode()
+    assert as_alice.post(f"/c/{thread.pk}/runs/{run.pk}/cancel").status_code == 302
+    assert Run.objects.get(pk=run.pk).status == "cancelled"
 
 
 def test_rename_and_bad_rename(as_alice, alice):

@@ -70,8 +70,9 @@ _QUESTION = re.compile(rf"\?$|^\W*(?:{language.word_alternatives('QUESTION_WORDS
 _RECALL = re.compile(rf"\b(?:{language.alternation('RECALL_REQUEST')})\b", re.I)
 # Someone the question is about: the user ("I", "my", "io", "mio", "ho"), a past act
 # ("did"), or a name (a capitalised word that does not open a sentence).
-_PERSONAL = re.compile(rf"{language.any_word('FIRST_PERSON')}|\bdid\b", re.I)
-_NAME = re.compile(r"(?<!^)\b(?!I\b|I')[A-Z][\w'-]+")
+_PERSONAL = re.compile(rf"{language.any_word('FIRST_PERSON')}|{language.any_word('PAST_AUXILIARIES')}", re.I)
+_NOT_A_NAME = "|".join(rf"{re.escape(w)}\b|{re.escape(w)}'" for w in sorted(language.union("CAPITALISED_WORDS")))
+_NAME = re.compile(rf"(?<!^)\b{f'(?!{_NOT_A_NAME})' if _NOT_A_NAME else ''}[A-Z][\w'-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # An order code, an amount, a date, a year: a token of three characters or more with a digit.
 _IDENTIFIER = re.compile(r"(?=[\w€$£./-]*\d)[\w€$£][\w€$£./-]{2,}")

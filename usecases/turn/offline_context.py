@@ -108,7 +108,7 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
     return [line for line in lines if _quotable(line)]
 
 
-_POSSESSIVE = re.compile(r"\b(?:my|our|mio|mia|miei|mie|nostr[oaie])\b", re.I)
+_POSSESSIVE = re.compile(language.any_word("POSSESSIVES"), re.I)
 
 
 def _quotable(line: Line) -> bool:
@@ -123,9 +123,14 @@ def _question_words(question: str) -> set[str]:
     return {w for w in words if len(w) > 1 and w not in _ASKING and not w.isdigit()}
 
 
+_SPELLING_VARIANTS = list(language.table("SPELLING_VARIANTS").items())
+
+
 def _singular(word: str) -> str:
     """One form for "dogs" / "dog" and "favourite" / "favorite"."""
-    word = word.replace("our", "or") if len(word) > 5 else word
+    if len(word) > 5:
+        for spelling, folded in _SPELLING_VARIANTS:
+            word = word.replace(spelling, folded)
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
@@ -142,8 +147,9 @@ def _matches(word: str, have: set[str]) -> bool:
 
 # A sentence that opens with a question word asks, with or without its "?" ("what's a good
 # dog friendly walk near here"). Italian "come" also opens statements ("come sai, …").
+_NOT_ASKING = "".join(rf"(?<!\b{re.escape(w)})" for w in sorted(language.union("STATEMENT_OPENERS")))
 _ASKS_OPENING = re.compile(
-    rf"^\W*(?:{language.word_alternatives('QUESTION_WORDS')}|what's|who's|where's)\b(?<!\bcome)", re.I
+    rf"^\W*(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_CONTRACTIONS')})\b{_NOT_ASKING}", re.I
 )
 
 

@@ -32,7 +32,7 @@ _APPOINTMENT = re.compile(language.alternation("APPOINTMENT"), _FLAGS)
 _IDENTIFIER_WORD = re.compile(language.alternation("IDENTIFIER"), _FLAGS)
 _NOT_A_FACT = re.compile(language.alternation("NOT_A_FACT"), _FLAGS)
 _DAY = language.alternation("WEEKDAYS_MONTHS")
-_WHEN = re.compile(f"{_DAY}|\\b\\d{{1,2}}(?::\\d{{2}})?\\s?(?:am|pm)\\b", _FLAGS)
+_WHEN = re.compile(rf"{_DAY}|\b\d{{1,2}}(?::\d{{2}})?\s?(?:{language.alternation('CLOCK_SUFFIXES')})\b", _FLAGS)
 _FIRST_PERSON = re.compile(language.any_word("FIRST_PERSON"), _FLAGS)
 _POSSESSIVE = re.compile(language.any_word("POSSESSIVES"), _FLAGS)
 # Someone else's thing ("their trailer is KX19 ZRT"): its code is not the person's.
@@ -43,7 +43,9 @@ _CODE = (
     r"(?:\s(?=[\w/-]*\d|[A-Z]{2,3}\b)[A-Za-z0-9][\w/-]*){0,3}"
 )
 # An identifier stated: a copula (or "=", ":") right before the code, or "mine's CODE".
-_STATED_CODE = re.compile(rf"(?:{language.alternation('COPULAS')})\s*[:=]?\s*(?:the\s|la\s|il\s|l')?{_CODE}", _FLAGS)
+_STATED_CODE = re.compile(
+    rf"(?:{language.alternation('COPULAS')})\s*[:=]?\s*(?:{language.alternation('CODE_ARTICLES')})?{_CODE}", _FLAGS
+)
 # Sentences, colon-separated clauses, and a question joined by a comma ("… can't eat eggs, what cake …?").
 _SENTENCES = re.compile(
     rf"(?<=[.!?;])\s+|\n+|(?<=\w):\s+|,\s+(?=(?:{language.word_alternatives('QUESTION_WORDS')})\b)", _FLAGS

@@ -26,6 +26,66 @@ from liamemory.embedded_db import EMBEDDED_FLAG, stop
 TURN_QUEUE = "turns"
 
 
+def stack_commands(addr: str) -> dict[str, list[str]]:
+    """The processes ``make run`` starts, by name: the tests start its web server from here,
+    so what they check of its log is what ``make run`` writes."""
+    python = sys.executable
+    manage = str(settings.BASE_DIR / "manage.py")
+    return {
+        "web": [python, manage, "runserver", addr, "--noreload"],
+        # Turns: a thread pool holding many model calls at once (they wait on the network).
+        "turns": [
+            *(python, "-m", "celery", "-A", "config", "worker", "-l", "info", "-n", "turns@%h"),
+            *("-Q", TURN_QUEUE, "--pool", "threads", "--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
+        ],
+        "worker": [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-l",
+            "info",
+            "--concurrency",
+            "2",
+            "-Q",
+            settings.CELERY_TASK_DEFAULT_QUEUE,
+            "-n",
+            "worker@%h",
+        ],
+        # Vectors of new messages and memories, off the turns' queue, one process.
+        "embedder": [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-l",
+            "info",
+            "--concurrency",
+            "1",
+            "-Q",
+            settings.EMBEDDING_QUEUE,
+            "-n",
+            "embedder@%h",
+        ],
+        "beat": [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "beat",
+            "-l",
+            "info",
+            "-S",
+            "django_celery_beat.schedulers:DatabaseScheduler",
+        ],
+    }
+
+
 class Command(BaseCommand):
     help = "Start web, the turn worker, the worker, the embedder and beat together; Ctrl-C stops everything."
 
@@ -33,61 +93,7 @@ class Command(BaseCommand):
         parser.add_argument("--addr", default=os.environ.get("LIAMEMORY_ADDR", "127.0.0.1:8000"))
 
     def handle(self, *args, addr: str, **options) -> None:
-        python = sys.executable
-        manage = str(settings.BASE_DIR / "manage.py")
-        commands = {
-            "web": [python, manage, "runserver", addr, "--noreload"],
-            # Turns: a thread pool holding many model calls at once (they wait on the network).
-            "turns": [
-                *(python, "-m", "celery", "-A", "config", "worker", "-l", "info", "-n", "turns@%h"),
-                *("-Q", TURN_QUEUE, "--pool", "threads", "--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
-            ],
-            "worker": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-l",
-                "info",
-                "--concurrency",
-                "2",
-                "-Q",
-                settings.CELERY_TASK_DEFAULT_QUEUE,
-                "-n",
-                "worker@%h",
-            ],
-            # Vectors of new messages and memories, off the turns' queue, one process.
-            "embedder": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-l",
-                "info",
-                "--concurrency",
-                "1",
-                "-Q",
-                settings.EMBEDDING_QUEUE,
-                "-n",
-                "embedder@%h",
-            ],
-            "beat": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "beat",
-                "-l",
-                "info",
-                "-S",
-                "django_celery_beat.schedulers:DatabaseScheduler",
-            ],
-        }
+        commands = stack_commands(addr)
         env = {
             **os.environ,
             "CELERY_TURN_QUEUE": TURN_QUEUE,

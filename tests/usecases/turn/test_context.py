@@ -9,6 +9,7 @@ from conversations.content import text_block
 from conversations.models import Message, ThreadSummary
 from conversations.services import messages_append, thread_create
 from conversations.summary_services import thread_summary_update
+from memories.matching.change import statement_changes
 from memories.models import Memory
 from usecases.turn.context import (
     EXCERPT_HEADING,
@@ -203,7 +204,7 @@ def test_after_a_background_summary_the_next_context_is_window_plus_summary(alic
         ],
     )
     _turns(thread, 30)
-    thread_summary_update(thread_id=thread.pk, force=True, use_model=False)
+    thread_summary_update(thread_id=thread.pk, change_judge=statement_changes, force=True, use_model=False)
     request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block("status?")]}])[0]
     thread.refresh_from_db()
     ctx = build_context(thread=thread, agent=get_agent("assistant"), user=alice, request_message=request)
@@ -362,6 +363,7 @@ def test_window_token_cap_drops_old_whole_turns_and_the_excerpts_reach_them(alic
 # conversations' hits are the person's own words: nothing they answer is read): the
 # assertion keeps the count from creeping back.
 CONTEXT_QUERIES = {"own excerpts": 8, "other conversations": 11}
+
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(

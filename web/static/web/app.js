@@ -42,7 +42,9 @@
   }
   textarea.addEventListener("input", saveDraft);
 
-  // Enter sends, Shift+Enter adds a line (and nothing is sent while an input method composes).
+  // Enter sends, Shift+Enter adds a line (and nothing is sent while an input method composes);
+  // the hint saying so is hidden on a page without this script, where Enter adds a line.
+  document.getElementById("composer-hint").hidden = false;
   textarea.addEventListener("keydown", function (event) {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
@@ -275,10 +277,12 @@
     });
   }
 
-  // Stop, Try again and Regenerate, in the status box the server or this script rendered.
+  // Stop, Try again and Regenerate, in the status box the server or this script rendered:
+  // through the run API (the server's buttons are also forms, for a page without script).
   document.addEventListener("click", function (event) {
     var button = event.target.closest("#run-status button[data-action]");
     if (!button) return;
+    event.preventDefault();
     errorBox.textContent = "";
     if (button.dataset.action === "cancel") closeSource();
     if (button.dataset.action === "retry") setBusy(true);
