@@ -376,6 +376,10 @@ CHRONOTYPES = {
 }  # fmt: skip
 # Irregular plurals of counted things, in the singular.
 PLURALS = {"children": "child", "kids": "child", "kid": "child"}
+# The regular plural endings, regex → replacement, the first that matches applies
+# ("hobbies" → "hobby", "dogs" → "dog", never "glass"); ``PLURAL_S`` is the plain one.
+PLURAL_S = r"(?s)(?<=.{3})(?<!s)s\Z"
+PLURAL_ENDINGS = {r"(?s)(?<=.{2})ies\Z": "y", PLURAL_S: ""}
 # Rewritten before a statement is read, in order (regex → replacement): contractions
 # spelt out, then a statement about "the user" read as the speaker's own.
 CONTRACTIONS = {
@@ -544,6 +548,13 @@ DATE_HINTS: frozenset[str] = frozenset()
 LETTERS = ""
 # What opens a question besides a question word.
 ASKING_OPENERS = r"what's|remind me|do you (?:know|remember)"
+# What names one definite thing ("the abstract", "the shop alarm code"): a question about it
+# in a new conversation looks in the person's others (``usecases.turn.context``).
+DEFINITE_ARTICLES = ("the",)
+# A request for something the person told before, said without a question ("bike lock code
+# please", "I need that insurance number"): the offline model answers it from its context
+# when a line holding a value matches it.
+ASKING_FOR = r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
 # Question words contracted with "is" ("what's a good walk near here"), and question
 # words that also open statements (none in English).
 QUESTION_CONTRACTIONS = ("what's", "who's", "where's")
