@@ -215,7 +215,9 @@ def replay(conv: Conversation, *, owner, questions: bool = True) -> dict:
                 ctx = build_context(thread=thread, agent=agent, user=owner, request_message=request)
                 transaction.set_rollback(True)
             window = range(ctx.report.window_first_sequence or last, last)
-            excerpts = {e.sequence for e in ctx.report.excerpts}
+            # Only this thread's excerpts can hold its evidence: an excerpt of another of the
+            # owner's conversations (recall across conversations) has a sequence of its own thread.
+            excerpts = {e.sequence for e in ctx.report.excerpts if e.thread_id is None}
             where = []
             for seq in evidence:
                 if seq in window:

@@ -267,7 +267,7 @@ CHANGE_CUES = (
     r"(?:have |has |had |just )?(?:moved|relocated|switched|changed|swapped|replaced|updated|upgraded)",
     r"(?:got|found|started|landed|took|have) (?:a )?new|new (?:job|one|number|address|email|phone)",
     r"sold|gave away|cancell?ed|called off|quit|stopped|gave up|left|resigned|retired|graduated|finished",
-    r"broke up|split up|divorced|separated|got married|married|engaged|passed away|died|lost",
+    r"broke up|split up|divorced|separated|got married|just married|engaged|passed away|died|lost",
     r"raised|increased|reduced|lowered|cut|doubled|halved|went up|went down|put (?:\w+ ){0,2}up|bumped",
     r"from next \w+|starting (?:next|from) \w+",
     r"postponed|rescheduled|pushed back|brought forward|delayed|got moved|was moved|been moved",
@@ -278,8 +278,13 @@ CHANGE_CUES = (
 OTHER_PEOPLE = (
     r"wife|husband|partner's|brother|sister|mother|father|mum|mom|dad|parents|son|daughter|kids'|friend"
     r"|colleague|boss|neighbou?r|cousin|uncle|aunt|grandma|grandpa|grandmother|grandfather|in-laws"
+    r"|nephew|niece|grandson|granddaughter|stepson|stepdaughter"
 )
-ADDITIVE = r"also|too|as well|another|second|in addition|besides|plus|for a conference|for a trip|visiting"
+# "too" only where it closes a clause ("at Acme too."), not "too expensive".
+ADDITIVE = (
+    r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|second|separate|extra|in addition|besides|plus"
+    r"|for a conference|for a trip|visiting"
+)
 # "43, not 42": the words that deny a value, and the articles between them and it.
 DENIALS = r"not|no|never"
 DENIED_ARTICLES = r"the"
@@ -371,6 +376,10 @@ CHRONOTYPES = {
 }  # fmt: skip
 # Irregular plurals of counted things, in the singular.
 PLURALS = {"children": "child", "kids": "child", "kid": "child"}
+# The regular plural endings, regex → replacement, the first that matches applies
+# ("hobbies" → "hobby", "dogs" → "dog", never "glass"); ``PLURAL_S`` is the plain one.
+PLURAL_S = r"(?s)(?<=.{3})(?<!s)s\Z"
+PLURAL_ENDINGS = {r"(?s)(?<=.{2})ies\Z": "y", PLURAL_S: ""}
 # Rewritten before a statement is read, in order (regex → replacement): contractions
 # spelt out, then a statement about "the user" read as the speaker's own.
 CONTRACTIONS = {
@@ -539,6 +548,13 @@ DATE_HINTS: frozenset[str] = frozenset()
 LETTERS = ""
 # What opens a question besides a question word.
 ASKING_OPENERS = r"what's|remind me|do you (?:know|remember)"
+# What names one definite thing ("the abstract", "the shop alarm code"): a question about it
+# in a new conversation looks in the person's others (``usecases.turn.context``).
+DEFINITE_ARTICLES = ("the",)
+# A request for something the person told before, said without a question ("bike lock code
+# please", "I need that insurance number"): the offline model answers it from its context
+# when a line holding a value matches it.
+ASKING_FOR = r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
 # Question words contracted with "is" ("what's a good walk near here"), and question
 # words that also open statements (none in English).
 QUESTION_CONTRACTIONS = ("what's", "who's", "where's")

@@ -195,9 +195,9 @@ CHANGE_CUES = (
 )
 OTHER_PEOPLE = (
     r"moglie|marito|fratello|sorella|madre|padre|mamma|papà|genitori|figlio|figlia|amico|amica|collega"
-    r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w"
+    r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w|nipot\w|cognat\w"
 )
-ADDITIVE = r"anche|pure|inoltre|un altro|un'altra|secondo|seconda|oltre a|per una conferenza|in visita"
+ADDITIVE = r"anche|pure|inoltre|un altro|un'altra|secondo|seconda|a parte|in più|oltre a|per una conferenza|in visita"
 DENIALS = r"non|mai"
 DENIED_ARTICLES = r"il|la"
 
@@ -287,6 +287,8 @@ PLURALS = {
     "sorelle": "sister", "sorella": "sister", "macchine": "car", "macchina": "car", "auto": "car",
     "nipoti": "grandchild",
 }  # fmt: skip
+PLURAL_S = ""
+PLURAL_ENDINGS: dict[str, str] = {}
 CONTRACTIONS: dict[str, str] = {}
 THIRD_PERSON = {
     r"^(il|la|lo|l'|i|gli|le) ?(.+?) (?:dell'utente|del cliente|della cliente) ": r"\1 mio \2 ",
@@ -424,6 +426,11 @@ DATE_HINTS = frozenset(
 # --- The offline model (``usecases.turn.offline``; see ``en``) -------------------------
 LETTERS = "àèéìòù"
 ASKING_OPENERS = r"ricordami|ti ricordi"
+DEFINITE_ARTICLES = (
+    "il", "lo", "la", "l'", "i", "gli", "le", "del", "dello", "della", "dell'", "dei", "degli", "delle", "al", "allo",
+    "alla", "ai", "agli", "alle", "nel", "nello", "nella", "nei", "negli", "nelle", "sul", "sulla",
+)  # fmt: skip
+ASKING_FOR = r"per favore|mi serve|mi servono|mi servirebbe|dammi|ridammi|dimmi|ricordami"
 QUESTION_CONTRACTIONS: tuple[str, ...] = ()
 # "come" asks ("come si chiama?") but also opens statements ("come sai, …").
 STATEMENT_OPENERS = ("come",)

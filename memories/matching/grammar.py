@@ -43,6 +43,7 @@ from memories.matching.patterns import (
     NO_DETERMINER,
     ORIGIN,
     PESCATARIAN_FOODS,
+    PLURAL_ENDINGS,
     POSSESSIVE,
     POSSESSIVE_COLON,
     RULES,
@@ -130,10 +131,9 @@ def _singular(noun: str) -> str:
     noun = noun.strip()
     if noun in PLURALS:
         return PLURALS[noun]
-    if noun.endswith("ies") and len(noun) > 4:
-        return noun[:-3] + "y"
-    if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3:
-        return noun[:-1]
+    for ending, singular in PLURAL_ENDINGS:
+        if ending.search(noun):
+            return ending.sub(singular, noun)
     return noun
 
 

@@ -186,3 +186,4 @@ PESCATARIAN_FOODS = language.union("PESCATARIAN_FOODS")
 # Every language's verb endings, the longest first (a stable sort: language order within a length).
 VERB_SUFFIXES = tuple(sorted(language.patterns("VERB_SUFFIXES"), key=len, reverse=True))
 LIKE_STEMS = language.union("LIKE_STEMS")
+PLURAL_ENDINGS = [(re.compile(ending), singular) for ending, singular in language.table("PLURAL_ENDINGS").items()]

@@ -14,6 +14,7 @@ from tests.factories import UserFactory
 from tests.server import free_port, runserver, served
 from tests.usecases.people import person_with_data
 from tests.usecases.test_erasure import put_checkpoint
+from tests.utils import wait_for
 from usecases import erasure_execution
 from usecases.erasure import erasure_execute, erasure_request_create
 from usecases.erasure_receipts import receipt_readable
@@ -193,11 +194,11 @@ def _rows_holding(words: list[str]) -> list[str]:
 @pytest.mark.smoke
 @pytest.mark.django_db(transaction=True)
 def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_in_a_table_statistic_or_log(
-    tmp_path,
+    tmp_path, worker
 ):
     """The issue's test: a person uses the product through ``make run``'s server (searches
-    included), then erases themselves; afterwards no table, no planner statistic and no
-    line of the server's log holds any of their words."""
+    and a turn the worker runs included), then erases themselves; afterwards no table, no
+    planner statistic and no line of the server's or the worker's log holds any of their words."""
     import httpx
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
@@ -207,8 +208,8 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
     threads = person_with_data(person, threads=2, marker=MARKER)
     for thread in threads:
         put_checkpoint(thread, f"{MARKER}state")
-    searched = "zqvsearchedword"
-    words = [MARKER, "zqvonly", searched]
+    searched, said = "zqvsearchedword", "zqvlockercode4471"
+    words = [MARKER, "zqvonly", searched, said]
     ids = [str(thread.pk) for thread in threads]
     with connection.cursor() as cur:
         cur.execute("ANALYZE")  # what autovacuum samples while they use it
@@ -225,6 +226,27 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
         auth = {"Authorization": f"Token {Token.objects.create(user=person).key}"}
         for path in (f"/api/search?q={searched}", f"/api/search?q={MARKER}", f"/api/threads/{threads[0].pk}"):
             assert httpx.get(f"{base}{path}", headers=auth, timeout=30).status_code == 200, path
+        worker_lines_from = len(worker.log())
+        # A conversation of their own through the server, its turn run by the worker (which
+        # writes real checkpoints of it).
+        chat = httpx.post(f"{base}/api/threads", json={"agent": "assistant"}, headers=auth, timeout=30)
+        assert chat.status_code == 201, chat.text
+        posted = httpx.post(
+            f"{base}/api/threads/{chat.json()['id']}/messages",
+            json={"content": f"remember that my locker code is {said}"},
+            headers=auth,
+            timeout=30,
+        )
+        assert posted.status_code == 202, posted.text
+        run_url = f"{base}{posted.json()['run']['url']}"
+        wait_for(
+            lambda: httpx.get(run_url, headers=auth, timeout=30).json()["status"] == "completed",
+            timeout=120,
+            what="the worker to run the turn",
+        )
+        worker.wait_idle()  # the turn's summary and vectors too
+        ids.append(chat.json()["id"])
+        assert "conversations_message" in _rows_holding([said])  # what they said is stored
         done = httpx.post(
             f"{base}/api/me/erase", json={"confirm": True, "delete_account": True}, headers=auth, timeout=120
         )
@@ -236,6 +258,10 @@ def test_erasing_the_only_person_of_a_fresh_database_leaves_none_of_their_words_
     # The log keeps ids (a request's path names a thread, which is gone), never words.
     assert "/api/search?… HTTP/1.1" in output and "/api/me/erase" in output, output  # the lines are there ...
     assert not [w for w in words if w.lower() in output.lower()], output  # ... holding none of the words
+    worker.wait_idle()
+    worked = worker.log()[worker_lines_from:]
+    assert "execute_run" in worked and "succeeded" in worked, worked  # the worker's lines are there ...
+    assert not [w for w in words if w.lower() in worked.lower()], worked  # ... holding none of the words
 
 
 class _Killed(BaseException):

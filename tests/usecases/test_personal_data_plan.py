@@ -6,11 +6,13 @@ from __future__ import annotations
 import pytest
 from django.apps import apps
 
+from agents.models import Approval, Run
 from conversations.models import Thread
 from liamemory.personal_data import Event, OnParent, Parent
+from memories.services import memory_preference_set
 from tests.usecases.people import person_with_data
 from usecases.erasure_steps import erasure_counts
-from usecases.export import EXPORTED_STORES
+from usecases.export import EXPORTED_STORES, person_export
 from usecases.personal_data import STORES, exported_rows
 from usecases.personal_data_plan import deletion_plan
 from usecases.thread_deletion import threads_delete
@@ -18,6 +20,39 @@ from usecases.thread_deletion import threads_delete
 
 def test_the_export_carries_every_store_declared_exported():
     assert {store.name for store in STORES if store.exported} == set(EXPORTED_STORES)
+
+
+# Where the export document carries each exported store's rows (the person and their
+# memory switch are one entry each, whatever the rows).
+_IN_DOCUMENT = {
+    "account": lambda doc: [doc["person"]],
+    "memory_preferences": lambda doc: [doc["person"]["long_term_memory_enabled"]],
+    "threads": lambda doc: doc["threads"],
+    "messages": lambda doc: [m for t in doc["threads"] for m in t["messages"]],
+    "summaries": lambda doc: [s for t in doc["threads"] for s in t["summaries"]],
+    "runs": lambda doc: [r for t in doc["threads"] for r in t["runs"]],
+    "trace_events": lambda doc: [e for t in doc["threads"] for r in t["runs"] for e in r["trace"]],
+    "approvals": lambda doc: [a for t in doc["threads"] for r in t["runs"] for a in r["approvals"]],
+    "memories": lambda doc: doc["memories"],
+    "memory_history_scrubbed": lambda doc: doc["audit"],
+}
+
+
+@pytest.mark.django_db
+def test_the_export_holds_every_row_the_map_finds_of_each_exported_store(alice, bob):
+    """Not only the names: each exported store's rows of the person, found by the map,
+    are all in the document (a store declared exported but left out of it fails here)."""
+    threads = person_with_data(alice, threads=2)
+    person_with_data(bob)
+    memory_preference_set(user=alice, enabled=True)
+    run = Run.objects.filter(thread=threads[0]).first()
+    Approval.objects.create(run=run, action="request_approval", amount=900, checkpoint_id="cp")
+    doc = person_export(user=alice)
+    rows = exported_rows(user_id=alice.pk)
+    assert set(_IN_DOCUMENT) == set(rows)
+    for name, found in rows.items():
+        expected = min(found.count(), 1) if name in ("account", "memory_preferences") else found.count()
+        assert expected > 0 and len(_IN_DOCUMENT[name](doc)) == expected, name
 
 
 @pytest.mark.django_db

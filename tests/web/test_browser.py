@@ -6,6 +6,7 @@ Runs use the offline model unless a test points them at the fake Messages API.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -367,6 +368,16 @@ def test_regenerate_after_a_stop_writes_a_new_reply_below_the_stopped_one(
     # The new attempt answered the message afresh: its model call did not carry the stopped words.
     retried = [r for r in fake_anthropic.message_requests() if "messages" in r][-1]
     assert "talk for a while" in json.dumps(retried["messages"]) and "word0" not in json.dumps(retried["messages"])
+
+    # The conversation goes on: the next turn reads both replies, the stopped one marked as such.
+    fake_anthropic.script(text_reply("Going on from here."))
+    say(page, "and now?")
+    expect(last_reply(page)).to_have_text("Going on from here.")
+    following = [r for r in fake_anthropic.message_requests() if "messages" in r][-1]["messages"]
+    told = json.dumps(following)
+    assert "word0" in told and "Stopped by the user" in told and "A short answer this time." in told
+    roles = [m["role"] for m in following]
+    assert all(a != b for a, b in itertools.pairwise(roles)), roles  # turns alternate
 
 
 def test_stop_and_regenerate_work_without_javascript(new_page, worker_for_live_server, fake_anthropic, settings, alice):

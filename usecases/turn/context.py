@@ -74,6 +74,8 @@ _PERSONAL = re.compile(rf"{language.any_word('FIRST_PERSON')}|{language.any_word
 _NOT_A_NAME = "|".join(rf"{re.escape(w)}\b|{re.escape(w)}'" for w in sorted(language.union("CAPITALISED_WORDS")))
 _NAME = re.compile(rf"(?<!^)\b{f'(?!{_NOT_A_NAME})' if _NOT_A_NAME else ''}[A-Z][\w'-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# One definite thing named: "the abstract", "il cantiere", "l'indirizzo".
+_DEFINITE = re.compile(rf"{language.any_word('DEFINITE_ARTICLES')}\s*\w", re.I)
 # An order code, an amount, a date, a year: a token of three characters or more with a digit.
 _IDENTIFIER = re.compile(r"(?=[\w€$£./-]*\d)[\w€$£][\w€$£./-]{2,}")
 
@@ -132,6 +134,18 @@ def asks_about_something(text: str) -> bool:
         if specific and _QUESTION.search(sentence):
             return True
     return False
+
+
+def asks_about_a_thing(text: str) -> bool:
+    """``asks_about_something``, or a question about one definite thing ("when's the abstract due
+    now?", "indirizzo del cantiere dove sto adesso?"): what a new conversation looks for in the
+    person's others. Broader than the gate of a thread's own excerpts, which small talk about
+    "the weather" must not open on every turn of a long chat."""
+    if asks_about_something(text):
+        return True
+    return any(
+        _QUESTION.search(s.strip()) and _DEFINITE.search(s) for s in _SENTENCE_END.split((text or "").strip())
+    )
 
 
 def _covered_by(summary_text: str, text: str) -> bool:
@@ -204,9 +218,9 @@ def other_conversation_excerpts(*, user: User, thread: Thread, query: str, budge
     thread, nor for a person who turned memory off); the search never reads an incognito
     conversation nor another person's (``conversations.search.search_other_threads``),
     and a message whose memory the person had forgotten is left out.
-    Nothing unless the message asks about something. Returned oldest first.
+    Nothing unless the message asks about something (``asks_about_a_thing``). Returned oldest first.
     """
-    if budget <= 0 or not asks_about_something(query):
+    if budget <= 0 or not asks_about_a_thing(query):
         return []
     forgotten = forgotten_source_messages(user=user)
     hits = search_other_threads(user=user, thread=thread, query=query, limit=EXCERPT_CANDIDATES)

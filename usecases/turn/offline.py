@@ -67,6 +67,7 @@ _ASKS = re.compile(
     rf"\?\s*$|\?\s|^\W*(?:{language.word_alternatives('QUESTION_WORDS')}|{language.alternation('ASKING_OPENERS')})\b",
     re.I,
 )
+_ASKS_FOR = re.compile(rf"\b(?:{language.alternation('ASKING_FOR')})\b", re.I)
 
 
 def _reply(lang: str, key: str, **fields: object) -> str:
@@ -224,6 +225,9 @@ class OfflineModel:
             found = answer_lines(request, lines)
             if found:
                 return self._say(_quote(found, lang=lang))
+        elif not done and _ASKS_FOR.search(request) and (found := answer_lines(request, lines, value_only=True)):
+            # "NUJ number one more time, filling in the press card renewal": asked without a question.
+            return self._say(_quote(found, lang=lang))
         elif not done:
             # A statement that is no fact to keep (small talk, an opinion): acknowledged.
             return self._say(_reply(lang, "got_it"))

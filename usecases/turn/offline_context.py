@@ -46,7 +46,9 @@ _ANSWER_KINDS = (
     (re.compile(language.alternation("ASKS_FOR_A_NUMBER"), re.I), re.compile(r"\d")),
 )
 
-_ASKING = language.union("ASKING_WORDS")
+# Words that name nothing the question is about: asking words, function words and the
+# words of recalling ("what did I tell you …"), in every language.
+_ASKING = language.union("ASKING_WORDS") | language.union("STOP_WORDS") | language.union("RECALL_WORDS")
 
 
 @dataclass(frozen=True)
@@ -88,9 +90,11 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
         for i, raw in enumerate(summary["body"].splitlines()):
             if heading := _DAY.match(raw):
                 day = heading["date"]
-            elif (m := _SUMMARY_LINE.match(raw)) and m["label"] != "Assistant":
+            elif m := _SUMMARY_LINE.match(raw):
                 date = m["date"] or day
-                lines.append(Line(m["text"], "summary", date=date, order=(1, date, i / 1000)))
+                said = _quoted(m["text"]) if m["label"] == "Assistant" else m["text"]
+                if said:
+                    lines.append(Line(said, "summary", date=date, order=(1, date, i / 1000)))
     for m in _EXCERPT_LINE.finditer(text):
         seq = int(m["seq"])
         lines.append(Line(m["text"], "excerpt", date=m["date"], sequence=seq, order=(1, m["date"], seq)))
@@ -106,6 +110,17 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
             if said.strip():
                 lines.append(Line(said.strip(), "window", order=(2, "", index)))
     return [line for line in lines if _quotable(line)]
+
+
+# What a reply quotes ("From what you told me: “…”"): the person's own words, the only part
+# of a reply the summary kept that is worth quoting again (the rest is the reply's framing).
+_QUOTE = re.compile(r"“(?P<text>[^”]{12,})(?:”|$)")
+
+
+def _quoted(reply: str) -> str:
+    """The first passage ``reply`` quotes, or ''."""
+    m = _QUOTE.search(reply)
+    return m["text"].strip() if m else ""
 
 
 _POSSESSIVE = re.compile(language.any_word("POSSESSIVES"), re.I)
@@ -124,6 +139,7 @@ def _question_words(question: str) -> set[str]:
 
 
 _SPELLING_VARIANTS = list(language.table("SPELLING_VARIANTS").items())
+_PLURAL_S = [re.compile(p) for p in language.patterns("PLURAL_S")]
 
 
 def _singular(word: str) -> str:
@@ -131,7 +147,10 @@ def _singular(word: str) -> str:
     if len(word) > 5:
         for spelling, folded in _SPELLING_VARIANTS:
             word = word.replace(spelling, folded)
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    for plural in _PLURAL_S:
+        if plural.search(word):
+            return plural.sub("", word)
+    return word
 
 
 def _matches(word: str, have: set[str]) -> bool:
@@ -167,8 +186,10 @@ def _asked(question: str) -> str:
 # The words of the sentences around the asking one ("the cat knocked my phone off. do you
 # remember her name?") say what it is about, at this weight.
 CONTEXT_WORD_WEIGHT = 0.5
-# Of the lines scoring this close to the best, the newest is quoted first (a value that changed).
-TIE = NEAR_BEST
+# A newer line about the same thing as the best one, holding a value of the kind asked and
+# scoring this share of the best, is quoted first (a value that changed: a correction
+# often repeats fewer of the question's words than the statement it corrects).
+NEWER_SHARE = 0.25
 # A newer line that changed a picked one replaces it when it scores this share of it for the question.
 CHANGED_RELEVANCE = 0.5
 
@@ -181,8 +202,11 @@ def _wanted(question: str) -> dict[str, float]:
     return weights
 
 
-def answer_lines(question: str, lines: list[Line]) -> list[Line]:
+def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) -> list[Line]:
     """The lines that answer ``question``, the best first; empty when none does.
+
+    ``value_only``: only a line sharing a word with the question and holding a value of the
+    kind it asks for answers (a request said without a question: "bike lock code please").
 
     Each line scores its rare shared words (relative to the best line, 0..1) plus how far
     its meaning stands above what unrelated statements score for the question (in steps
@@ -204,6 +228,12 @@ def answer_lines(question: str, lines: list[Line]) -> list[Line]:
     scores = [x / top if top > 0 else 0.0 for x in lexical]
     for i, margin in _meaning_margins(_asked(question), lines).items():
         scores[i] += max(0.0, margin - MEANING_MARGIN) / MEANING_STEP
+    if value_only:
+        value = _value_kind(_asked(question))
+        scores = [
+            x if lex > 0 and _holds(value, _statements(line.text), question) else 0.0
+            for line, x, lex in zip(lines, scores, lexical, strict=True)
+        ]
     best = max(scores)
     if best <= 0:
         return []
@@ -217,7 +247,7 @@ def answer_lines(question: str, lines: list[Line]) -> list[Line]:
     by_line = dict(zip(lines, scores, strict=True))
     scored: dict[Line, float] = {}
     for line, score in by_line.items():
-        if score >= NEAR_BEST * best:
+        if score >= NEWER_SHARE * best:
             # A newer line that changed this one stands in for it when it is about the question
             # too ("the exam moved to the 13th" is no answer to "what's my flatmate's name?").
             current = _current(line, lines)
@@ -226,9 +256,27 @@ def answer_lines(question: str, lines: list[Line]) -> list[Line]:
                 current = line
             scored[current] = max(score, scored.get(current, 0.0))
     top_score = max(scored.values())
-    first = max((line for line, x in scored.items() if x >= TIE * top_score), key=lambda line: line.order)
+    best_line = max(scored, key=lambda line: scored[line])
+    # A newer statement of the same thing (the best line's question words) that holds a value
+    # of the kind asked stands first: a value that changed ("they've pushed me to 9:15").
+    about = _matched(wanted, best_line)
+    newer = [
+        line
+        for line, x in scored.items()
+        if x >= NEWER_SHARE * top_score
+        and line.order > best_line.order
+        and about & _matched(wanted, line)
+        and _holds(value, _statements(line.text), question)
+    ]
+    first = max(newer, key=lambda line: line.order) if newer else best_line
     rest = sorted((line for line in scored if line is not first), key=lambda line: -scored[line])
-    return [first, *rest][:MAX_QUOTES]
+    return [first, *(line for line in rest if scored[line] >= NEAR_BEST * top_score)][:MAX_QUOTES]
+
+
+def _matched(wanted: dict[str, float], line: Line) -> set[str]:
+    """The question's words that ``line`` holds."""
+    have = {fold(w).removesuffix("'s") for w in content_words(_statements(line.text))}
+    return {w for w in wanted if _matches(w, have)}
 
 
 def _value_kind(asked: str) -> re.Pattern[str]:

@@ -91,3 +91,12 @@ def test_never_another_persons(alice, bob):
 def test_small_talk_in_a_new_conversation_pulls_in_nothing(alice):
     _earlier(alice)
     assert _ask(alice, thread_create(owner=alice), "Hi, how are you today?").report.excerpts == ()
+
+
+@pytest.mark.django_db
+def test_a_question_about_one_definite_thing_looks_in_the_other_conversations_and_small_talk_does_not(alice):
+    _earlier(alice)
+    ctx = _ask(alice, thread_create(owner=alice), "when's the dentist appointment now? I've lost track")
+    assert OTHER_HEADING in ctx.system[1]["text"] and ctx.report.excerpts
+    for text in ["how are you?", "How long do you boil an egg?", "Come va?"]:
+        assert not _ask(alice, thread_create(owner=alice), text).report.excerpts, text

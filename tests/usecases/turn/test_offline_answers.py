@@ -1,0 +1,53 @@
+"""How the offline model picks the line it answers with, from everything its context holds."""
+
+import pytest
+
+from conversations.services import thread_create
+from memories.models import Memory
+from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.turn.offline_context import Line, answer_lines, context_lines
+
+
+def _line(text: str, seq: int, source: str = "excerpt") -> Line:
+    return Line(text, source, "2026-01-01", seq, order=(0 if source == "memory" else 1, "2026-01-01", seq))
+
+
+def test_a_reply_the_summary_kept_is_read_for_the_words_it_quotes():
+    summary = (
+        "Summary of the conversation so far:\n2026-01-01:\n- User: slow tuesday at the shop\n"
+        "- Assistant: (offline model) Noted: “I own a little plant shop called Fern & Fig, open four years”.\n"
+        "- Assistant: (offline model) Got it."
+    )
+    lines = context_lines([{"type": "text", "text": summary}], [], 0)
+    assert [line.text for line in lines] == [
+        "slow tuesday at the shop",
+        "I own a little plant shop called Fern & Fig, open four years",
+    ]
+    assert "Fern & Fig" in answer_lines("what's my shop called?", lines)[0].text
+
+
+def test_a_newer_line_about_the_same_thing_stands_first_only_when_it_holds_the_value_asked():
+    named = _line("I'll ask the accountant, Dr Ferrante, he only speaks in tax codes", 10)
+    remark = _line("a good accountant is worth more than a good cook", 20)
+    assert answer_lines("What's my accountant called?", [named, remark])[0] == named
+    moved = _line("the dentist pushed me to 9:15 same morning", 30)
+    first = _line("I have the dentist Thursday 14 November at 8:30am", 5)
+    assert answer_lines("what time is the dentist on Thursday?", [first, moved])[0] == moved
+
+
+def test_pronouns_and_function_words_of_a_question_match_nothing():
+    train = _line("Remember that her train gets in at 11:40 on saturday", 30, "summary")
+    cat = _line("also the cat is lying on my chest. Pickle has zero respect for night workers", 11)
+    question = "the cat just knocked my phone off the bed lol. quick test, do you remember her name?"
+    assert answer_lines(question, [train, cat])[0] == cat
+
+
+@pytest.mark.django_db
+def test_a_request_said_without_a_question_is_answered_and_small_talk_is_not(alice):
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "remember that my bike lock combination is 0419")
+    assert Memory.objects.filter(user=alice).exists()
+    reply = reply_text(run_turn(alice, thread_create(owner=alice), "bike lock code please, I'm in the rain"))
+    assert "0419" in reply and "“" in reply  # the line it used, quoted
+    for text in ["hiii ok I need a procrastination buddy and you're it", "morning. short answers today pls"]:
+        assert reply_text(run_turn(alice, thread, text)) == "(offline model) Got it."
