@@ -8,6 +8,12 @@ and reused (``bench/scale_data.py``).
 
     .venv/bin/python -m bench.overhead            # 100 / 10k / 100k messages × 1k / 100k memories
     .venv/bin/python -m bench.overhead --quick    # 100 / 10k messages × 1k / 100k memories, fewer samples
+    .venv/bin/python -m bench.overhead --before   # also the search before its bounds, call by call beside it
+
+``--before`` times, beside each size's figure and in turn with it (one call of each per
+round, so the machine's load falls on both alike), the context built with the history
+search as it was before 2026-12-04: the lexical statement over the whole thread
+(``HISTORY_LEXICAL_WINDOW`` 0) and the exact vector scan in text format.
 """
 
 from __future__ import annotations
@@ -15,9 +21,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from django.test.utils import override_settings
+
 from bench import scale_data
 from bench.common import fmt, timed, write_result
 from bench.latency import forget_query_vectors
+from bench.vectors import interleaved
+from conversations import vector_search
 from conversations.models import Message, Thread
 from usecases.turn.context import build_context
 from usecases.turn.registry import get_agent
@@ -42,9 +52,34 @@ QUERIES = [
 ]
 
 
+def _fresh(thread: Thread, request: Message):
+    """Builds the context of ``request``, a user turn of ``thread``, for each question in turn."""
+    agent, user = get_agent("assistant"), scale_data.scale_user()
+    counter = iter(range(10**9))
+
+    def build():
+        forget_query_vectors()  # each turn's message is new: its vector is computed
+        request.text = QUERIES[next(counter) % len(QUERIES)]
+        return build_context(thread=thread, agent=agent, user=user, request_message=request)
+
+    return build
+
+
+def _before(thread: Thread, request: Message):
+    """The same, with the history search as it was before its bounds (see the module's text)."""
+    build = _fresh(thread, request)
+
+    def before():
+        with override_settings(HISTORY_LEXICAL_WINDOW=0), vector_search.forced(vector_search.ExactScan(binary=False)):
+            return build()
+
+    return before
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--before", action="store_true", help="also time the search before its bounds, in turn")
     args = parser.parse_args()
 
     from django.db import connection
@@ -58,20 +93,13 @@ def main() -> int:
         if spent:
             print(f"generated {spec.name} in {spent:.0f} s")
 
-    user = scale_data.scale_user()
-    agent = get_agent("assistant")
     results, table = {}, []
     for n_mem, mem_spec in mems.items():
         with scale_data.using(mem_spec.name, msgs.name):
             for size in sizes:
                 thread = Thread.objects.get(pk=scale_data.thread_id(msgs, f"main-{size}"))
                 request = Message.objects.get(thread=thread, sequence=size - 1)  # a user turn
-                counter = iter(range(10**9))
-
-                def build(thread=thread, request=request, counter=counter):
-                    forget_query_vectors()  # each turn's message is new: its vector is computed
-                    request.text = QUERIES[next(counter) % len(QUERIES)]
-                    return build_context(thread=thread, agent=agent, user=user, request_message=request)
+                build = _fresh(thread, request)
 
                 # With DEBUG on, every statement of the timed loops is logged too: a full
                 # log (9,000) made the capture of the next size count nothing ("0 SQL queries").
@@ -89,6 +117,20 @@ def main() -> int:
                 }
                 table.append((size, n_mem, t, len(queries)))
                 print(f"{size:>7,} messages, {n_mem:>7,} memories: {fmt(t)}, {len(queries)} SQL queries")
+                if args.before:
+                    results[key]["side_by_side"] = side = interleaved(
+                        {"before": _before(thread, request), "now": _fresh(thread, request)},
+                        repeat=repeat,
+                        max_seconds=60,
+                    )
+                    b, n = side["before"], side["now"]
+                    print(
+                        f"{'':>34} in turn: before median {b['median_ms']:.2f} / p95 {b['p95_ms']:.2f} ms, "
+                        f"now {n['median_ms']:.2f} / {n['p95_ms']:.2f} ms: "
+                        f"×{b['median_ms'] / n['median_ms']:.2f} / ×{b['p95_ms'] / n['p95_ms']:.2f} "
+                        f"(client CPU {b['cpu_median_ms']:.1f} / {n['cpu_median_ms']:.1f} ms, "
+                        f"database CPU {b['db_cpu_mean_ms']:.1f} / {n['db_cpu_mean_ms']:.1f} ms a call)"
+                    )
     counts = {r[3] for r in table}
     same = len(counts) == 1
     worst = max((r for r in table if r[0] == max(sizes) and r[1] == 100_000), key=lambda r: r[2]["p95_ms"])

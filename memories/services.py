@@ -123,14 +123,14 @@ def _candidates(*, user: User, kind: str, statuses: Sequence[str]) -> list[Memor
 INLINE_EMBED = 4
 
 
-def _closeness(content: str, rows: list[Memory]) -> tuple[dict[int, float], np.ndarray | None]:
-    """e5 cosine of ``content`` to each memory, and ``content``'s own vector (none without embeddings).
+def _closeness(content: str, rows: list[Memory]) -> tuple[dict[int, float], np.ndarray | None, dict[int, np.ndarray]]:
+    """e5 cosine of ``content`` to each memory, ``content``'s own vector and the memories' (none without embeddings).
 
     Stored vectors of the current text are used; a few recent memories without one are
     embedded here (about 20 ms each), the rest are judged lexically.
     """
     if not rows or not embeddings.enabled():
-        return {}, None
+        return {}, None, {}
     by_pk = {m.pk: m for m in rows}
     stored = {
         pk: bytes(vector)
@@ -144,7 +144,11 @@ def _closeness(content: str, rows: list[Memory]) -> tuple[dict[int, float], np.n
     pks = list(stored) + [m.pk for m in missing]
     matrix = np.vstack([embeddings.from_bytes(list(stored.values())) if stored else vectors[1:1], vectors[1:]])
     cosines = matrix @ vectors[0]
-    return {pk: float(c) for pk, c in zip(pks, cosines, strict=True)}, vectors[0]
+    return (
+        {pk: float(c) for pk, c in zip(pks, cosines, strict=True)},
+        vectors[0],
+        dict(zip(pks, matrix, strict=True)),
+    )
 
 
 def _judged_candidates(*, user: User, kind: str, content: str, statuses: Sequence[str]) -> list[tuple]:
@@ -155,13 +159,14 @@ def _judged_candidates(*, user: User, kind: str, content: str, statuses: Sequenc
     A restatement updates a memory of the same kind only.
     """
     rows = _candidates(user=user, kind=kind, statuses=statuses)
-    closeness, vector = _closeness(content, rows)
+    closeness, vector, old_vectors = _closeness(content, rows)
     thresholds = {
         "duplicate_similarity": setting("MEMORY_DUPLICATE_SIMILARITY", 0.6),
         "subject_similarity": setting("MEMORY_SUBJECT_SIMILARITY", 0.8),
     }
     by_pk = {m.pk: m for m in rows}
-    picked = choose(content, [(m.pk, m.content, closeness.get(m.pk)) for m in rows], vector=vector, **thresholds)
+    candidates = [(m.pk, m.content, closeness.get(m.pk)) for m in rows]
+    picked = choose(content, candidates, vector=vector, old_vectors=old_vectors, **thresholds)
     judged = [(by_pk[pk], v) for pk, v in picked if v.relation == "supersedes" or by_pk[pk].kind == kind]
     judged.sort(key=lambda pair: pair[1].similarity, reverse=True)
     return judged
@@ -186,8 +191,9 @@ def _asked_model(*, user: User, kind: str, content: str) -> dict[int, str]:
     if not model_enabled():
         return {}
     rows = _candidates(user=user, kind=kind, statuses=[MemoryStatus.ACTIVE])
-    closeness, vector = _closeness(content, rows)
-    decided = {pk for pk, _ in choose(content, [(m.pk, m.content, closeness.get(m.pk)) for m in rows], vector=vector)}
+    closeness, vector, old_vectors = _closeness(content, rows)
+    candidates = [(m.pk, m.content, closeness.get(m.pk)) for m in rows]
+    decided = {pk for pk, _ in choose(content, candidates, vector=vector, old_vectors=old_vectors)}
     close = close_candidates(content, [(m.pk, m.content, closeness.get(m.pk)) for m in rows if m.pk not in decided])
     return model_replaced(new=content, earlier=close)
 

@@ -2,7 +2,8 @@
 
 Scores what the memory services decide without a model (``memories.matching.change``:
 the slot grammar, then closeness in meaning by e5 vectors plus what the new statement
-says happened) on labelled pairs, English and Italian, set by set:
+says happened, and the learned change score where one is shipped) on labelled pairs,
+English and Italian, set by set:
 
 - ``pairs.jsonl``: hand-written subsets (``dev``, ``heldout``…, from ``handwritten.py``)
   and template pairs (``generate.py``); the grammar was grown on all of them.

@@ -18,6 +18,7 @@ from memories.matching import (
     trigram_similarity,
 )
 from memories.matching.change import choose, judge
+from memories.matching.change_score import shipped
 
 
 def build_pairs() -> list[dict]:
@@ -58,7 +59,10 @@ def offline_rule(closeness: Closeness) -> Callable[[str, str], str]:
     """What the services decide without a model: the grammar, then the change test (``memories.matching.change``)."""
 
     def rule(old: str, new: str) -> str:
-        return judge(old, new, closeness=closeness(old, new), vector=closeness.vector(new)).relation
+        verdict = judge(
+            old, new, closeness=closeness(old, new), vector=closeness.vector(new), old_vector=closeness.vector(old)
+        )
+        return verdict.relation
 
     return rule
 
@@ -99,10 +103,12 @@ def crowd(rows: list[dict], closeness: Closeness) -> dict:
     any memory but one a labelled change of that statement is a wrong one.
     """
     olds = sorted({r["old"] for r in rows})
+    vectors = {i: closeness.vector(text) for i, text in enumerate(olds)}
+    old_vectors = {i: v for i, v in vectors.items() if v is not None}
     wrong = right = 0
     for row in rows:
         candidates = [(i, text, closeness(text, row["new"])) for i, text in enumerate(olds)]
-        picked = choose(row["new"], candidates, vector=closeness.vector(row["new"]))
+        picked = choose(row["new"], candidates, vector=closeness.vector(row["new"]), old_vectors=old_vectors)
         for i, verdict in picked:
             if verdict.relation != "supersedes" or compare(olds[i], row["new"]).relation == "supersedes":
                 continue
@@ -140,8 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         total = sum(len(rows) for rows in sets.values())
         print(
-            f"{total} pairs in {len(results)} sets; offline = grammar + change test, e5 vectors "
-            f"{'on' if closeness.enabled else 'off'}"
+            f"{total} pairs in {len(results)} sets; offline = what the services decide without a key "
+            f"(grammar + change test{' + learned score' if shipped() is not None else ', no learned score shipped'}), "
+            f"e5 vectors {'on' if closeness.enabled else 'off'}"
         )
         head = f"{'set':22} {'pairs':>5} {'changes':>7} | {'recall':>6} {'wrong':>6} {'prec.':>6} {'3-way':>6}"
         print(head + " | crowd: wrong/stmts | grammar: recall wrong | before: recall wrong")

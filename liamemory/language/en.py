@@ -267,7 +267,7 @@ CHANGE_CUES = (
     r"(?:have |has |had |just )?(?:moved|relocated|switched|changed|swapped|replaced|updated|upgraded)",
     r"(?:got|found|started|landed|took|have) (?:a )?new|new (?:job|one|number|address|email|phone)",
     r"sold|gave away|cancell?ed|called off|quit|stopped|gave up|left|resigned|retired|graduated|finished",
-    r"broke up|split up|divorced|separated|got married|married|engaged|passed away|died|lost",
+    r"broke up|split up|divorced|separated|got married|just married|engaged|passed away|died|lost",
     r"raised|increased|reduced|lowered|cut|doubled|halved|went up|went down|put (?:\w+ ){0,2}up|bumped",
     r"from next \w+|starting (?:next|from) \w+",
     r"postponed|rescheduled|pushed back|brought forward|delayed|got moved|was moved|been moved",
@@ -278,8 +278,13 @@ CHANGE_CUES = (
 OTHER_PEOPLE = (
     r"wife|husband|partner's|brother|sister|mother|father|mum|mom|dad|parents|son|daughter|kids'|friend"
     r"|colleague|boss|neighbou?r|cousin|uncle|aunt|grandma|grandpa|grandmother|grandfather|in-laws"
+    r"|nephew|niece|grandson|granddaughter|stepson|stepdaughter"
 )
-ADDITIVE = r"also|too|as well|another|second|in addition|besides|plus|for a conference|for a trip|visiting"
+# "too" only where it closes a clause ("at Acme too."), not "too expensive".
+ADDITIVE = (
+    r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|second|separate|extra|in addition|besides|plus"
+    r"|for a conference|for a trip|visiting"
+)
 # "43, not 42": the words that deny a value, and the articles between them and it.
 DENIALS = r"not|no|never"
 DENIED_ARTICLES = r"the"

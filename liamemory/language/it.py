@@ -195,9 +195,9 @@ CHANGE_CUES = (
 )
 OTHER_PEOPLE = (
     r"moglie|marito|fratello|sorella|madre|padre|mamma|papà|genitori|figlio|figlia|amico|amica|collega"
-    r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w"
+    r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w|nipot\w|cognat\w"
 )
-ADDITIVE = r"anche|pure|inoltre|un altro|un'altra|secondo|seconda|oltre a|per una conferenza|in visita"
+ADDITIVE = r"anche|pure|inoltre|un altro|un'altra|secondo|seconda|a parte|in più|oltre a|per una conferenza|in visita"
 DENIALS = r"non|mai"
 DENIED_ARTICLES = r"il|la"
 

@@ -21,13 +21,14 @@ Constants chosen on ``bench/contradictions`` dev pairs (pairs.jsonl and dev/*.js
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 
 import numpy as np
 
 from liamemory import language
 from memories.matching import Verdict, compare, trigram_similarity
-from memories.matching.change_score import FLOOR, ScoreModel, pair_features, shipped
+from memories.matching.change_score import FEATURES, FLOOR, ScoreModel, pair_features, pair_vector, shipped
 
 # e5 cosine of two memories (passage vectors) at or above which they are "close in
 # meaning". Pairs in the bench: changes 5th percentile 0.86, compatible pairs 0.83–0.95;
@@ -119,6 +120,11 @@ def _numbers(text: str) -> set[str]:
     return set(re.findall(r"[\w.+-]+@[\w.-]+\w|\d+(?:[.,:]\d+)?", text.lower()))
 
 
+def _is_year(numbers: set[str]) -> bool:
+    """All years ("died in 2010"): another kind of number than an age, a price or a time."""
+    return all(re.fullmatch(r"(?:19|20)\d\d", n) for n in numbers)
+
+
 def _one_more(new: str) -> bool:
     return bool(_pattern("ADDITIVE").search(new.lower()))
 
@@ -166,6 +172,7 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         and new_numbers
         and not (old_numbers & new_numbers)
         and not other_things
+        and _is_year(old_numbers) == _is_year(new_numbers)
         and _content(old) <= _content(new)
     ):
         why = f"the same subject with another number ({', '.join(sorted(new_numbers))})"
@@ -200,29 +207,32 @@ def judge(
     *,
     closeness: float | None = None,
     vector: np.ndarray | None = None,
+    old_vector: np.ndarray | None = None,
     model: ScoreModel | None = None,
     **thresholds: float,
 ) -> Verdict:
-    """How ``new`` relates to ``old``: the grammar where it parses both, else the learned score.
+    """How ``new`` relates to ``old``: the rules (the grammar, then the change test), and what
+    they leave side by side the learned score may still call a change.
 
-    ``vector`` is the new statement's e5 passage vector and ``closeness`` its cosine with
-    the old one's; without them (no embeddings) the rules decide alone. ``model`` is the
-    fitted score (``change_score.shipped()`` by default).
+    ``vector`` and ``old_vector`` are the two statements' e5 passage vectors and
+    ``closeness`` their cosine; without them (no embeddings) the rules decide alone.
+    ``model`` is the fitted score (``change_score.shipped()`` by default, None today). The
+    score never supersedes far in meaning, about someone else or for one more item.
     """
-    grammar = compare(old, new, **thresholds)
+    rules = rules_judge(old, new, closeness=closeness, **thresholds)
     model = model if model is not None else shipped()
-    if grammar.relation != "compatible" or closeness is None or vector is None or model is None:
-        return rules_judge(old, new, closeness=closeness, **thresholds)
-    if closeness < FLOOR:
-        return grammar
-    found, rules = features(old, new, closeness=closeness, **thresholds)
-    score = model.score(found, vector)
-    if rules.relation == "supersedes" and score >= model.rules_threshold:
-        return Verdict("supersedes", f"{rules.reason} (score {score:.1f})", grammar.similarity)
+    if rules.relation != "compatible" or model is None or vector is None or old_vector is None:
+        return rules
+    if closeness is None or closeness < FLOOR or compare(old, new, **thresholds).relation != "compatible":
+        return rules
+    found = pair_features(old, new, closeness=closeness, signals=signals(old, new, rules))
+    if found[FEATURES.index("someone_else")] or found[FEATURES.index("one_more")]:
+        return rules
+    score = model.score(found, pair_vector(vector, old_vector))
     if score < model.threshold:
-        return grammar
+        return rules
     why = f"close in meaning ({closeness:.2f}) and it reads as a change of it (score {score:.1f})"
-    return Verdict("supersedes", why, grammar.similarity)
+    return Verdict("supersedes", why, rules.similarity)
 
 
 def choose(
@@ -230,20 +240,22 @@ def choose(
     candidates: list[tuple[int, str, float | None]],
     *,
     vector: np.ndarray | None = None,
+    old_vectors: Mapping[int, np.ndarray] | None = None,
     **thresholds: float,
 ) -> list[tuple[int, Verdict]]:
     """Which of a person's memories (id, text, closeness to ``new``) ``new`` restates or supersedes.
 
-    ``vector`` is ``new``'s e5 passage vector (None without embeddings). The grammar's
-    verdicts all stand; of the others (the score's, or the change test's without vectors),
-    only the closest memory's (a statement changes one fact): several memories close to
-    "I moved" must not all go.
+    ``vector`` is ``new``'s e5 passage vector and ``old_vectors`` the memories' by id (None
+    without embeddings). The grammar's verdicts all stand; of the others (the change test's
+    or the score's), only the closest memory's (a statement changes one fact): several
+    memories close to "I moved" must not all go.
     """
     decided: list[tuple[int, Verdict]] = []
     by_change_test: list[tuple[float, int, Verdict]] = []
     for pk, text, closeness in candidates:
+        old_vector = old_vectors.get(pk) if old_vectors is not None else None
         # thresholds are the grammar's two floats, never ``model``
-        verdict = judge(text, new, closeness=closeness, vector=vector, **thresholds)  # type: ignore[arg-type]
+        verdict = judge(text, new, closeness=closeness, vector=vector, old_vector=old_vector, **thresholds)  # type: ignore[arg-type]
         if verdict.relation == "compatible":
             continue
         grammar = compare(text, new, **thresholds)

@@ -210,24 +210,45 @@ def test_a_question_about_what_a_superseded_memory_said_finds_the_one_that_repla
     assert all(h.memory.user_id == bob.pk for h in search_memories(user=bob, query="Where do I live?"))
 
 
-def test_a_fitted_change_score_decides_what_the_grammar_leaves_and_says_why():
-    """``bench.contradictions.train`` writes such a model; without one the rules decide alone."""
-    size = len(FEATURES) + 4
+def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
+    """``bench.contradictions.train`` writes such a model (none is shipped); without one the rules decide alone."""
+    size = len(FEATURES) + 8  # the features, then the new vector (4) and its difference from the old one (4)
     weights = np.zeros(size)
-    weights[len(FEATURES)] = 1.0  # the first vector dimension: "reads as a change"
-    model = ScoreModel(
-        mean=np.zeros(size), scale=np.ones(size), weights=weights, bias=0.0, threshold=0.5, rules_threshold=0.5
-    )
+    weights[len(FEATURES)] = 1.0  # the new vector's first dimension: "reads as a change"
+    model = ScoreModel(mean=np.zeros(size), scale=np.ones(size), weights=weights, bias=0.0, threshold=0.5)
     old, new = "I rent an apartment downtown", "We signed the mortgage papers today and got the keys"
-    change, no_change = np.array([1.0, 0, 0, 0]), np.array([0.0, 0, 0, 0])
-    verdict = judge(old, new, closeness=0.85, vector=change, model=model)
+    change, no_change, before = np.array([1.0, 0, 0, 0]), np.zeros(4), np.zeros(4)
+    verdict = judge(old, new, closeness=0.85, vector=change, old_vector=before, model=model)
     assert verdict.relation == "supersedes"
     assert "reads as a change" in verdict.reason
-    assert judge(old, new, closeness=0.85, vector=no_change, model=model).relation == "compatible"
-    # Far in meaning: never, whatever the score.
-    assert judge(old, new, closeness=0.5, vector=change, model=model).relation == "compatible"
-    # A supersession the rules found needs the score behind it.
+    assert judge(old, new, closeness=0.85, vector=no_change, old_vector=before, model=model).relation == "compatible"
+    # Far in meaning, or without the old memory's vector: never, whatever the score.
+    assert judge(old, new, closeness=0.5, vector=change, old_vector=before, model=model).relation == "compatible"
+    assert judge(old, new, closeness=0.85, vector=change, model=model).relation == "compatible"
+    # Nor about someone else, nor one more item.
+    for other in ("My wife signed the mortgage papers for her office", "We also rent a garage downtown"):
+        assert judge(old, other, closeness=0.9, vector=change, old_vector=before, model=model).relation == "compatible"
+    # A supersession the rules found stands, whatever the score.
     ruled = ("I drive a 2015 Honda Civic", "I sold my Civic, I take the bus now")
-    assert judge(*ruled, closeness=0.9, vector=no_change, model=model).relation == "compatible"
-    assert judge(*ruled, closeness=0.9, vector=change, model=model).relation == "supersedes"
+    assert judge(*ruled, closeness=0.9, vector=no_change, old_vector=before, model=model).relation == "supersedes"
     assert judge(*ruled, closeness=0.9).relation == "supersedes"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "relation"),
+    [
+        # Someone else: a niece's age is not one's child's.
+        ("My daughter is 7", "My niece just turned 9.", "compatible"),
+        # One more item: a separate budget sits beside the first.
+        ("My travel budget is 300 euros", "there's a separate 200 euro budget for conferences", "compatible"),
+        # A year and an age are different kinds of number, not one value replacing the other.
+        ("My father retired in 2019", "My father retired at 62.", "compatible"),
+        # A wedding to come restates its date; "got married" says it happened.
+        ("Our wedding is on 12 September", "We're getting married on the 12th of September.", "compatible"),
+        ("Marco and I are engaged", "Marco and I got married in June.", "supersedes"),
+        # "too pricey" is not "me too": the membership ended.
+        ("I'm a member of the city gym", "Cancelled my city gym membership, way too pricey.", "supersedes"),
+    ],
+)
+def test_the_change_test_reads_who_and_what_kind_of_value(old, new, relation):
+    assert judge(old, new, closeness=0.9).relation == relation
