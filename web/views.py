@@ -12,6 +12,8 @@ itself while a reply is written.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -203,28 +205,28 @@ def _run_or_404(request: AuthenticatedHttpRequest, thread, run_id) -> Run:
     return run
 
 
+def _run_action(request: AuthenticatedHttpRequest, thread_id, run_id, action: Callable[..., object]) -> HttpResponse:
+    """A run's button without the page's script: the same use case as the run API, then the chat."""
+    thread = _thread_or_404(request, thread_id)
+    try:
+        action(run=_run_or_404(request, thread, run_id))
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    return redirect("web:chat", thread_id=thread.pk)
+
+
 @login_required
 @require_POST
 def run_cancel_view(request: AuthenticatedHttpRequest, thread_id, run_id) -> HttpResponse:
     """Stop without the page's script (which posts to ``/api/runs/<id>/cancel``): the words written stay."""
-    thread = _thread_or_404(request, thread_id)
-    try:
-        run_services.run_cancel(run=_run_or_404(request, thread, run_id))
-    except ApplicationError as exc:
-        messages.error(request, exc.message)
-    return redirect("web:chat", thread_id=thread.pk)
+    return _run_action(request, thread_id, run_id, run_services.run_cancel)
 
 
 @login_required
 @require_POST
 def run_retry_view(request: AuthenticatedHttpRequest, thread_id, run_id) -> HttpResponse:
     """Try again / Regenerate without the page's script (which posts to ``/api/runs/<id>/retry``)."""
-    thread = _thread_or_404(request, thread_id)
-    try:
-        run_services.run_retry(run=_run_or_404(request, thread, run_id))
-    except ApplicationError as exc:
-        messages.error(request, exc.message)
-    return redirect("web:chat", thread_id=thread.pk)
+    return _run_action(request, thread_id, run_id, run_services.run_retry)
 
 
 @login_required

@@ -50,8 +50,10 @@ CROWD_WEIGHT = 0.3
 
 
 def writer_of(set_name: str) -> str:
-    """Outside writers by their file name; everything else was written by this project."""
-    return set_name.split("/", 1)[1] if set_name.startswith("fresh/") else "contra"
+    """Outside writers by their file name (``wN``, fresh or spent into dev/); everything
+    else was written by this project."""
+    tail = set_name.rpartition("/")[2]
+    return tail if set_name.startswith(("fresh/", "dev/")) and tail[:1] == "w" and tail[1:].isdigit() else "contra"
 
 
 class Data:

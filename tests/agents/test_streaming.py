@@ -167,7 +167,9 @@ def test_a_stream_that_fails_midway_fails_the_run_and_keeps_the_message(alice, f
 
 @pytest.mark.django_db(transaction=True)
 def test_a_follower_resumes_from_its_cursor(alice, fake_anthropic):
-    fake_anthropic.script(slow_stream(text_reply(REPLY), chunk_delay=0.3))
+    # Words a second apart: the follower reconnects while the run still writes, even on a
+    # loaded machine (a finished run's partial text is cleared; its reply is the end's).
+    fake_anthropic.script(slow_stream(text_reply(REPLY), chunk_delay=1.0))
     thread = thread_create(owner=alice)
     run = _submit(alice, thread, "count")
     runner = threading.Thread(target=lambda: (run_execute(run_id=str(run.pk)), connection.close()))

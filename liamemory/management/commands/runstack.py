@@ -26,63 +26,25 @@ from liamemory.embedded_db import EMBEDDED_FLAG, stop
 TURN_QUEUE = "turns"
 
 
+def _celery(*args: str) -> list[str]:
+    return [sys.executable, "-m", "celery", "-A", "config", *args, "-l", "info"]
+
+
 def stack_commands(addr: str) -> dict[str, list[str]]:
     """The processes ``make run`` starts, by name: the tests start its web server from here,
     so what they check of its log is what ``make run`` writes."""
-    python = sys.executable
     manage = str(settings.BASE_DIR / "manage.py")
     return {
-        "web": [python, manage, "runserver", addr, "--noreload"],
+        "web": [sys.executable, manage, "runserver", addr, "--noreload"],
         # Turns: a thread pool holding many model calls at once (they wait on the network).
         "turns": [
-            *(python, "-m", "celery", "-A", "config", "worker", "-l", "info", "-n", "turns@%h"),
-            *("-Q", TURN_QUEUE, "--pool", "threads", "--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
+            *_celery("worker", "-n", "turns@%h", "-Q", TURN_QUEUE),
+            *("--pool", "threads", "--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
         ],
-        "worker": [
-            python,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-l",
-            "info",
-            "--concurrency",
-            "2",
-            "-Q",
-            settings.CELERY_TASK_DEFAULT_QUEUE,
-            "-n",
-            "worker@%h",
-        ],
+        "worker": _celery("worker", "-n", "worker@%h", "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--concurrency", "2"),
         # Vectors of new messages and memories, off the turns' queue, one process.
-        "embedder": [
-            python,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-l",
-            "info",
-            "--concurrency",
-            "1",
-            "-Q",
-            settings.EMBEDDING_QUEUE,
-            "-n",
-            "embedder@%h",
-        ],
-        "beat": [
-            python,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "beat",
-            "-l",
-            "info",
-            "-S",
-            "django_celery_beat.schedulers:DatabaseScheduler",
-        ],
+        "embedder": _celery("worker", "-n", "embedder@%h", "-Q", settings.EMBEDDING_QUEUE, "--concurrency", "1"),
+        "beat": _celery("beat", "-S", "django_celery_beat.schedulers:DatabaseScheduler"),
     }
 
 
