@@ -23,7 +23,7 @@ from governance.models import ErasureRequest, PurgeRecord
 from memories.models import Memory
 from tests.usecases.people import person_with_data
 from tests.utils import wait_for
-from tests.worker import WorkerProcess
+from tests.worker import WorkerProcess, database_url_for_tests
 from usecases import erasure, tasks
 from usecases.erasure import erasure_enqueue, erasure_execute, erasure_request_create
 from usecases.erasure_execution import INTERRUPTED
@@ -31,6 +31,7 @@ from usecases.tasks import execute_erasure, reap_stale_erasures
 
 # A worker of its own, on a queue of its own: the session's worker must not take these.
 QUEUE = "liamemory-test-erasure-kill"
+WORKER_APP = "liamemory-erasure-kill"
 MEMORIES = 30
 
 
@@ -65,10 +66,13 @@ POINTS: list[tuple[str, int, Callable, Callable[[ErasureRequest], bool]]] = [
 
 
 def _waiting_backends() -> list[int]:
+    """The erasure worker's sessions waiting on a lock (by their application name: the
+    session's own worker may wait on the test's lock too, for an embedding of the data)."""
     with connection.cursor() as cur:
         cur.execute(
             """SELECT pid FROM pg_stat_activity WHERE datname = current_database()
-               AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()"""
+               AND wait_event_type = 'Lock' AND application_name = %s""",
+            [WORKER_APP],
         )
         return [row[0] for row in cur.fetchall()]
 
@@ -102,7 +106,14 @@ def test_a_worker_killed_at_any_point_of_an_erasure_leaves_it_failed_resumable_a
 
     holder = connections.create_connection("default")
     holder.set_autocommit(False)
-    worker = WorkerProcess(tmp_path / "worker.log", extra_env={"ERASURE_BATCH_SIZE": "1"}, queues=QUEUE)
+    worker = WorkerProcess(
+        tmp_path / "worker.log",
+        extra_env={
+            "ERASURE_BATCH_SIZE": "1",
+            "DATABASE_URL": f"{database_url_for_tests()}?application_name={WORKER_APP}",
+        },
+        queues=QUEUE,
+    )
     try:
         with holder.cursor() as cur:
             stop_there(cur, requests)
