@@ -81,6 +81,20 @@
     return article;
   }
 
+  // A control the person has opened on a message (its "Correct" form, the excerpts) and
+  // what they typed there survive the server's new rendering of that message.
+  function keepOpened(from, to) {
+    var before = from.querySelectorAll("details");
+    var after = to.querySelectorAll("details");
+    for (var i = 0; i < before.length && i < after.length; i++) {
+      if (before[i].open && before[i].className === after[i].className) after[i].open = true;
+    }
+    Array.prototype.forEach.call(from.querySelectorAll("input[name], textarea[name]"), function (field) {
+      var same = to.querySelector(field.tagName.toLowerCase() + '[name="' + field.name + '"]');
+      if (same && field.value && field.type !== "hidden") same.value = field.value;
+    });
+  }
+
   // What changed since the messages the page shows: new messages (a message already on the
   // page, such as the one just sent, is replaced by the server's rendering of it, "Correct"
   // control included) and the title; without upTo also the tokens and the turn's status box
@@ -99,6 +113,7 @@
         Array.prototype.slice.call(doc.getElementById("update-messages").children).forEach(function (article) {
           var shown = article.id && document.getElementById(article.id);
           if (shown) {
+            keepOpened(shown, article);
             shown.replaceWith(article);
           } else {
             removeEmptyHint();
