@@ -194,7 +194,7 @@ def _asked_model(*, user: User, kind: str, content: str) -> dict[int, str]:
     closeness, vector, old_vectors = _closeness(content, rows)
     candidates = [(m.pk, m.content, closeness.get(m.pk)) for m in rows]
     decided = {pk for pk, _ in choose(content, candidates, vector=vector, old_vectors=old_vectors)}
-    close = close_candidates(content, [(m.pk, m.content, closeness.get(m.pk)) for m in rows if m.pk not in decided])
+    close = close_candidates(content, [c for c in candidates if c[0] not in decided])
     return model_replaced(new=content, earlier=close)
 
 
