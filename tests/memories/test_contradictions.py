@@ -210,6 +210,18 @@ def test_a_question_about_what_a_superseded_memory_said_finds_the_one_that_repla
     assert all(h.memory.user_id == bob.pk for h in search_memories(user=bob, query="Where do I live?"))
 
 
+def test_a_fact_restated_many_times_is_recalled_at_its_newest_in_a_few_reads(
+    alice, django_assert_max_num_queries
+):
+    # Every restatement supersedes the one before: a chain of twelve versions, all of
+    # which match the question's words. Following it cost a read per version per match.
+    versions = [remember(alice, f"my order number is A-{7700 + k}").memory for k in range(12)]
+    assert Memory.objects.filter(user=alice, status=MemoryStatus.SUPERSEDED).count() == 11
+    with django_assert_max_num_queries(3):
+        hits = search_memories(user=alice, query="What was the order number A-7700?")
+    assert [h.memory.pk for h in hits] == [versions[-1].pk]
+
+
 def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
     """``bench.contradictions.train`` writes such a model (none is shipped); without one the rules decide alone."""
     size = len(FEATURES) + 8  # the features, then the new vector (4) and its difference from the old one (4)
