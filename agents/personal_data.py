@@ -6,10 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents import checkpointer
-from liamemory.personal_data import Key, OnParent, Parent, Store
+from liamemory.personal_data import Event, Key, OnParent, Parent, Store
 
 DELETE, UNLINK = OnParent.DELETE, OnParent.UNLINK
-
 
 
 def _delete_checkpoints(*, ids: Sequence[Any], **_: Any) -> dict[str, int]:
@@ -36,8 +35,16 @@ STORES = (
         model="agents.Approval",
         keys=(
             Key("run", Parent.RUN, DELETE),
-            # The staff member who decided: their erasure leaves the decision, unsigned.
-            Key("decided_by", Parent.PERSON, UNLINK),
+            # The staff member who decided: their erasure leaves the decision, unsigned,
+            # also when their account is kept (the account's deletion alone would clear it).
+            Key(
+                "decided_by",
+                Parent.PERSON,
+                UNLINK,
+                on=((Event.ERASE, OnParent.PSEUDONYMIZE),),
+                scrubs=("decided_by",),
+                counted_as="references_cleared",
+            ),
         ),
         content=("reason", "note"),
         exported=True,

@@ -272,19 +272,38 @@ CHANGE_CUES = (
     r"from next \w+|starting (?:next|from) \w+",
     r"postponed|rescheduled|pushed back|brought forward|delayed|got moved|was moved|been moved",
     r"turned|became|become|is over|ended|closed|expired|dropped|ditched|fired|laid off",
+    r"handed in (?:my |our )?notice|gave (?:my |our )?notice|promoted|promotion|downgraded|killed|scrapped|dumped",
+    r"ported|withdrew|withdrawn|refunded|disconnected|put to sleep|put down|went back|gone back|back to",
+    r"(?:is|are) (?:gone|done)|started|starting|began|first day|from (?:this|next) (?:week|month|year)|as of \w+day",
+    r"typo|misread|misspoke|my mistake|(?:had|got) (?:that|it) wrong|correction|i meant|mixed (?:it |them )?up",
+    r"called it quits|last day|put (?:\w+ )?down|traded (?:\w+ )?in|written off|transferred|remarried|finali[sz]ed",
+    r"defended|arrived|got the keys|packed up|buried|start (?:on )?\w+day|got the (?:job|offer)",
 )
 
 # A statement about someone else, or one more item beside the older one: not a change of it.
 OTHER_PEOPLE = (
-    r"wife|husband|partner's|brother|sister|mother|father|mum|mom|dad|parents|son|daughter|kids'|friend"
+    r"wife|husband|partner|brother|sister|mother|father|mum|mom|dad|parents|son|daughter|kids'|friend"
     r"|colleague|boss|neighbou?r|cousin|uncle|aunt|grandma|grandpa|grandmother|grandfather|in-laws"
-    r"|nephew|niece|grandson|granddaughter|stepson|stepdaughter"
+    r"|nephew|niece|grandson|granddaughter|stepson|stepdaughter|ex|former"
 )
 # "too" only where it closes a clause ("at Acme too."), not "too expensive".
 ADDITIVE = (
     r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|second|separate|extra|in addition|besides|plus"
     r"|for a conference|for a trip|visiting"
 )
+# The new statement says the older fact still holds, or that nothing happened yet: whatever
+# else it says changed is another thing ("checkup's still Tuesday though", "thinking of moving").
+STILL_HOLDS = (
+    r"(?:is|are) still|still (?:is|are|the same|on|\w+day)|unchanged|stays|remains|as before|same as (?:before|always)"
+    r"|hasn't changed|has not changed|nothing's changed|nothing has changed",
+    r"thinking (?:about|of)|considering|might|maybe|haven't decided|not decided yet|nothing's decided",
+)
+# Words that deny the change cue right after them ("haven't started", "never left").
+CUE_DENIALS = r"not|never|didn't|haven't|hasn't|won't|wasn't|isn't|aren't|don't|doesn't"
+# A fact set beside another ("my wife, whereas, drives"): not a change of it.
+CONTRASTED = r"\bwhereas\b"
+# Cues that need a denial before them to say a change ("don't use it anymore").
+DENIED_CHANGE_CUES = r"any ?more|any longer"
 # "43, not 42": the words that deny a value, and the articles between them and it.
 DENIALS = r"not|no|never"
 DENIED_ARTICLES = r"the"
@@ -304,7 +323,8 @@ MEMORY_FILLER_WORDS = (
 # ("Max passed away", "the yoga class was cancelled").
 END_CUES = (
     r"no longer|not any ?more|any ?more|sold|gave away|cancell?ed|called off|passed away|died|is over|ended"
-    r"|closed|expired|broke up|split up|turned \d+|postponed|rescheduled|got moved|was moved|been moved|moved to"
+    r"|closed|expired|broke up|split up|called it quits|last day|written off|buried|stolen|turned \d+"
+    r"|postponed|rescheduled|got moved|was moved|been moved|moved to"
 )
 
 # --- The statement grammar (``memories.matching``) -------------------------------------

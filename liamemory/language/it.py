@@ -184,7 +184,8 @@ ASKING_WORDS = frozenset(
 
 # What a new statement says happened to an older fact (see ``en.CHANGE_CUES``).
 CHANGE_CUES = (
-    r"non \S+ più|non \S+ \S+ più|più|ormai|d'ora in poi|da ora in poi|da oggi|adesso|ora|invece|in realtà|anzi",
+    r"(?:non|nn) \S+ pi[uù]|(?:non|nn) \S+ \S+ pi[uù]|pi[uù]|ormai|d'ora in poi|da ora in poi|da oggi|adesso|ora|mo"
+    r"|invece|in realtà|anzi|basta|addio",
     r"(?:mi sono |si è |ci siamo |ho |ha |abbiamo )?(?:trasferit\w|spostat\w|cambiat\w|sostituit\w|aggiornat\w)",
     r"nuov[oaie]|ho trovato|ho iniziato|ho preso",
     r"vendut\w|ho venduto|abbiamo venduto|disdett\w|ho disdetto|cancellat\w|annullat\w|lasciat\w|licenziat\w",
@@ -192,11 +193,26 @@ CHANGE_CUES = (
     r"aumentat\w|alzat\w|ridott\w|abbassat\w|dimezzat\w|raddoppiat\w|rinviat\w|posticipat\w|anticipat\w",
     r"in questo periodo|da (?:lunedì|la prossima settimana|domani)",
     r"compiuto|compie|diventat\w|laureat\w|in pensione|smesso|chiuso|finit\w|scadut\w|non è più",
+    r"(?:sono|siamo|è|ho|abbiamo) passat\w a|mollat\w|rinegoziat\w|scesa|sceso|salit\w|sospes\w|sospendere|saltat\w",
+    r"tornat\w|ricominciat\w|ripres\w|stabilizzat\w|promoss\w|dimess\w|dimissioni|partorit\w|ritirat\w",
+    r"iniziat\w|cominciat\w|tolt[oa]|dat[oa] via|rottamat\w|staccat\w|stufat\w|convertit\w|divorzi\w|è nat[oa]",
+    r"ho sbagliato|sbagliat\w|mi sono confus\w|correzione|errore|da (?:quest'anno|questo mese|gennaio|febbraio|marzo"
+    r"|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre|dicembre)",
 )
 OTHER_PEOPLE = (
     r"moglie|marito|fratello|sorella|madre|padre|mamma|papà|genitori|figlio|figlia|amico|amica|collega"
-    r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w|nipot\w|cognat\w"
+    r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w|nipot\w|cognat\w|ex"
 )
+STILL_HOLDS = (
+    r"(?:è|sono) ancora|ancora (?:lì|li|uguale)|resta uguale|restano uguali|rimane|rimangono|come prima|come sempre"
+    r"|non è toccat\w|non cambia",
+    r"sto valutando|valutando|sto pensando|pensando di|forse|magari|non ho ancora deciso|non so se",
+)
+CUE_DENIALS = r"non|nn|mai"
+# "mio marito invece la carne la mangia", "il gas invece l'abbiamo lasciato con Eni": a fact set
+# beside another (a clause's subject, then "invece"), not a change of it.
+CONTRASTED = r"(?:^|[,;:.!?]\s*)(?:[^\s,;:.!?]+\s+){2,4}invece\b"
+DENIED_CHANGE_CUES = r"pi[uù]"
 ADDITIVE = r"anche|pure|inoltre|un altro|un'altra|secondo|seconda|a parte|in più|oltre a|per una conferenza|in visita"
 DENIALS = r"non|mai"
 DENIED_ARTICLES = r"il|la"
@@ -208,8 +224,8 @@ MEMORY_FILLER_PREFIXES = (
 )
 MEMORY_FILLER_WORDS = r"in realtà|d'ora in poi|da ora in poi|adesso|ora|attualmente|al momento|per ora|comunque"
 END_CUES = (
-    r"non \S+ più|vendut\w|disdett\w|cancellat\w|annullat\w|mort\w|è mancat\w|ci siamo lasciati|chiuso|finit\w"
-    r"|scadut\w|compiuto \d+|rinviat\w|posticipat\w|spostat\w|non è più"
+    r"(?:non|nn) \S+ pi[uù]|vendut\w|disdett\w|cancellat\w|annullat\w|mort\w|è mancat\w|ci siamo lasciati"
+    r"|chiuso|finit\w|scadut\w|rubat\w|compiuto \d+|rinviat\w|posticipat\w|spostat\w|non è più"
 )
 
 # --- The statement grammar (``memories.matching``; see ``en``) -------------------------

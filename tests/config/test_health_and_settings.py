@@ -124,3 +124,13 @@ def test_importing_the_settings_starts_no_database(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert not (tmp_path / "pgdata").exists()
+
+
+def test_the_fast_model_judges_memory_changes_by_default_where_a_key_is_set(tmp_path):
+    """Issue #22: with an API key and nothing else said, the fast model is asked about close memories."""
+    env = {k: v for k, v in os.environ.items() if k != "MEMORY_CONTRADICTION_MODEL"}
+    env["LIAMEMORY_VAR_DIR"] = str(tmp_path)
+    code = "import config.settings.base as s; print(s.MEMORY_CONTRADICTION_MODEL)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"

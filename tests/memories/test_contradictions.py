@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from memories.matching import compare
-from memories.matching.change import judge
+from memories.matching.change import choose, judge
 from memories.matching.change_score import FEATURES, ScoreModel
 from memories.models import Memory, MemoryStatus
 from memories.recall import search_memories
@@ -210,13 +210,25 @@ def test_a_question_about_what_a_superseded_memory_said_finds_the_one_that_repla
     assert all(h.memory.user_id == bob.pk for h in search_memories(user=bob, query="Where do I live?"))
 
 
+def test_a_fact_restated_many_times_is_recalled_at_its_newest_in_a_few_reads(
+    alice, django_assert_max_num_queries
+):
+    # Every restatement supersedes the one before: a chain of twelve versions, all of
+    # which match the question's words. Following it cost a read per version per match.
+    versions = [remember(alice, f"my order number is A-{7700 + k}").memory for k in range(12)]
+    assert Memory.objects.filter(user=alice, status=MemoryStatus.SUPERSEDED).count() == 11
+    with django_assert_max_num_queries(3):
+        hits = search_memories(user=alice, query="What was the order number A-7700?")
+    assert [h.memory.pk for h in hits] == [versions[-1].pk]
+
+
 def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
     """``bench.contradictions.train`` writes such a model (none is shipped); without one the rules decide alone."""
     size = len(FEATURES) + 8  # the features, then the new vector (4) and its difference from the old one (4)
     weights = np.zeros(size)
     weights[len(FEATURES)] = 1.0  # the new vector's first dimension: "reads as a change"
     model = ScoreModel(mean=np.zeros(size), scale=np.ones(size), weights=weights, bias=0.0, threshold=0.5)
-    old, new = "I rent an apartment downtown", "We signed the mortgage papers today and got the keys"
+    old, new = "I rent an apartment downtown", "We signed the mortgage papers for the house today"
     change, no_change, before = np.array([1.0, 0, 0, 0]), np.zeros(4), np.zeros(4)
     verdict = judge(old, new, closeness=0.85, vector=change, old_vector=before, model=model)
     assert verdict.relation == "supersedes"
@@ -248,7 +260,32 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("Marco and I are engaged", "Marco and I got married in June.", "supersedes"),
         # "too pricey" is not "me too": the membership ended.
         ("I'm a member of the city gym", "Cancelled my city gym membership, way too pricey.", "supersedes"),
+        # What happened, in words beyond "changed" and "moved", in either language and register.
+        ("I work at Acme as a dispatcher", "handed in my notice at Acme, I start at Globex on Monday", "supersedes"),
+        ("ho una Punto grigia", "la punto l'ho rottamata, mo vado in bici", "supersedes"),
+        ("The car insurance renews on 14 March", "typo earlier, the insurance renews on the 4th", "supersedes"),
+        # No subject before what happened is the speaker's own news, even about a named thing.
+        ("My gym is Virgin Active", "switched Virgin Active for PureGym last week", "supersedes"),
+        # Someone named after what happened is not who it happened to.
+        ("I own a red Vespa", "Sold the Vespa to my cousin last week", "supersedes"),
+        # A change denied, a fact said to still hold, a fact set beside another: nothing changed.
+        ("I'm vegetarian", "had a bite of turkey at the wedding but I haven't started eating meat", "compatible"),
+        ("Yoga is on Wednesday evenings", "they moved pilates to Monday, yoga is still on Wednesday", "compatible"),
+        ("La luce è con Enel", "il telefono invece l'abbiamo cambiato, ora siamo con Iliad", "compatible"),
+        # The same end, or the same number, said again.
+        ("Io e Luca ci siamo lasciati", "confermo, con Luca è finita", "compatible"),
+        ("Flight BA2490 leaves at 7:15", "yes BA2490 actually leaves at 7:15, I checked the app", "compatible"),
     ],
 )
-def test_the_change_test_reads_who_and_what_kind_of_value(old, new, relation):
+def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
     assert judge(old, new, closeness=0.9).relation == relation
+
+
+def test_without_a_word_in_common_only_the_nearest_memory_can_be_changed():
+    """ "I moved to Lecce" restates the nearest memory; a farther one, with nothing in common, stays."""
+    candidates = [(1, "I live in Lecce", 0.95), (2, "I work at Acme", 0.85)]
+    assert [(pk, v.relation) for pk, v in choose("I moved to Lecce", candidates)] == [(1, "same")]
+    # A word in common names the memory changed before a nearer one that shares none.
+    candidates = [(1, "I go to the gym on Mondays", 0.90), (2, "I live in Bari", 0.86)]
+    picked = choose("moved to Lecce in September, couldn't stand Bari any longer", candidates)
+    assert [(pk, v.relation) for pk, v in picked] == [(2, "supersedes")]

@@ -14,11 +14,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.db import DatabaseError, connection, transaction
 from django.test import Client
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from agents import checkpointer
-from agents.models import Run, TraceEvent
+from agents.models import Approval, Run, TraceEvent
 from config.celery import app
 from conversations.embedding_services import message_embeddings_update
 from conversations.models import Message, Thread, ThreadSummary
@@ -586,3 +587,29 @@ def test_erasure_request_list_query_count(alice, bob, compliance, django_assert_
     with django_assert_max_num_queries(6):
         rows = client.get("/api/erasure-requests").json()
     assert len(rows) == 2 and all(r["receipt"]["sha256"] for r in rows)
+
+
+@pytest.mark.django_db
+def test_erasing_a_staff_member_who_keeps_the_account_unsigns_their_decisions(bob, staff, compliance):
+    """The decision on bob's run stays (it is bob's record); who took it goes with the staff
+    member's erasure even though their account is kept (before: it kept pointing at them)."""
+    run = RunFactory(thread=thread_create(owner=bob, agent="assistant"), user=bob)
+    approval = Approval.objects.create(
+        run=run,
+        action="refund",
+        reason="order B-12",
+        checkpoint_id="cp-1",
+        decision="approved",
+        decided_by=staff,
+        decided_at=timezone.now(),
+    )
+    request = erasure_request_create(subject=staff, requested_by=compliance, delete_account=False)
+    done = erasure_execute(request_id=request.pk)
+
+    assert done.status == "completed", done.error_message
+    approval.refresh_from_db()
+    assert approval.decision == "approved" and approval.reason == "order B-12"
+    assert approval.decided_by_id is None
+    assert User.objects.filter(pk=staff.pk).exists()
+    assert not Approval.objects.filter(decided_by=staff.pk).exists()
+    assert ErasureReceipt.objects.get(request=done).body["counts"]["references_cleared"] >= 1
