@@ -85,6 +85,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--model-delay", type=float, default=0.0)
     parser.add_argument("--setup", choices=["legacy", "production"], default="production")
+    parser.add_argument("--follow", choices=["poll", "stream"], help="default: stream with --model-delay, else poll")
     args = parser.parse_args()
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
 
@@ -92,7 +93,7 @@ def main() -> int:
     extra = fake.env if fake else {}
     stack = Stack.production(env=dict(extra)) if args.setup == "production" else Stack(env=dict(extra))
     tokens = client_tokens(args.clients)
-    follow = "stream" if fake and args.setup == "production" else "poll"
+    follow = args.follow or ("stream" if fake and args.setup == "production" else "poll")
     RESULTS.mkdir(exist_ok=True)
     stack.start()
     try:

@@ -36,10 +36,17 @@ def database_url_for_tests() -> str:
 
 
 class WorkerProcess:
-    def __init__(self, log_path: Path, extra_env: dict[str, str] | None = None, queues: str | None = None) -> None:
+    def __init__(
+        self,
+        log_path: Path,
+        extra_env: dict[str, str] | None = None,
+        queues: str | None = None,
+        pool: tuple[str, ...] = ("-P", "solo"),
+    ) -> None:
         self.log_path = log_path
         self.extra_env = extra_env or {}
         self.queues = queues
+        self.pool = pool
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 30) -> WorkerProcess:
@@ -57,8 +64,7 @@ class WorkerProcess:
             "-A",
             "config",
             "worker",
-            "-P",
-            "solo",
+            *self.pool,
             "-l",
             "info",
             "-Q",

@@ -265,6 +265,11 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = "celery"
+# Celery's Django fixup closes the connections around every task, and a prefork child's
+# whole connection pool with them, unless told to reuse them: new server sessions for
+# every summary and vector. ``config/celery.py`` hands connections back as a web request
+# does instead; the fixup closes them only every this many tasks.
+CELERY_DB_REUSE_MAX = 1000
 # Embedding tasks have a queue of their own, taken by a worker of their own (`runstack`
 # starts one with one process): a burst of vectors to make never delays a turn or a
 # summary waiting in the default queue, and only that process holds the model's
