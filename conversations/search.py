@@ -40,7 +40,6 @@ of memories are ordinal only. A history hit's score is its summed standard score
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable
 from concurrent.futures import Future
@@ -56,13 +55,14 @@ from conversations import search_sql as sql
 from conversations import vector_search
 from conversations.informative import carries_nothing, near_identical
 from conversations.models import MessageRole, Thread
-from conversations.selectors import asked_before, hit_rows
+from conversations.selectors import TOOL_USE_CONTENT, asked_before, hit_rows, said_rows_at
 from liamemory import embeddings
 from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, query_terms, tsquery_text
 
 __all__ = [
     "RELEVANCE_COSINE_FLOOR",
     "HistoryHit",
+    "hits_beside",
     "informative_hits",
     "search_history",
     "search_other_threads",
@@ -311,7 +311,6 @@ def _search_scope(
 # the agent's workings: quoted back to a model they are noise, and a reply that quoted
 # them was read as an answer. The clause names a message by (thread, sequence), which
 # both the messages and their embeddings carry.
-_TOOL_USE = json.dumps([{"type": "tool_use"}])
 _SAID_IN_THREAD = """{t}.thread_id = %(thread)s AND {t}.sequence NOT IN (
     SELECT x.sequence FROM conversations_message x
     WHERE x.thread_id = %(thread)s AND (x.role = %(tool_role)s OR x.content @> %(tool_use)s::jsonb)
@@ -337,11 +336,50 @@ def search_history(
         scope_sql=_SAID_IN_THREAD,
         lexical_scope_sql=_SAID_IN_THREAD_MESSAGES,
         window=settings.HISTORY_LEXICAL_WINDOW or None,
-        scope_params={"thread": thread.pk, "tool_role": MessageRole.TOOL, "tool_use": _TOOL_USE},
+        scope_params={"thread": thread.pk, "tool_role": MessageRole.TOOL, "tool_use": TOOL_USE_CONTENT},
         query=query,
         before=before_sequence if before_sequence is not None else 2**31 - 1,
         limit=limit,
     )
+
+
+def hits_beside(
+    hits: list[HistoryHit], *, thread: Thread, query: str, before_sequence: int, reach: int
+) -> dict[int, list[HistoryHit]]:
+    """For each hit (by message id), what was said right after it and right before it, in that order.
+
+    A hit is one side of an exchange: "Did you go?" is answered by the next message, and
+    "Yes, to the pottery class" needs the question before it. The nearest message the
+    person or the assistant wrote on each side within ``reach`` sequences (a tool call
+    and its result may sit between), older than ``before_sequence``. One query.
+    """
+    wanted = {
+        h.sequence + step
+        for h in hits
+        for step in range(-reach, reach + 1)
+        if step and 0 < h.sequence + step < before_sequence
+    }
+    rows = said_rows_at(thread=thread, sequences=sorted(wanted))
+    terms = query_terms((query or "")[:MAX_QUERY_CHARS])
+    out: dict[int, list[HistoryHit]] = {}
+    for hit in hits:
+        after = next((rows[s] for s in range(hit.sequence + 1, hit.sequence + reach + 1) if s in rows), None)
+        before = next((rows[s] for s in range(hit.sequence - 1, hit.sequence - reach - 1, -1) if s in rows), None)
+        out[hit.message_id] = [
+            HistoryHit(
+                message_id=said.message_id,
+                thread_id=thread.pk,
+                sequence=said.sequence,
+                role=said.row.role,
+                created_at=said.row.created_at,
+                excerpt=_excerpt(said.row.text, terms),
+                score=0.0,
+                asked=said.row.asked,
+            )
+            for said in (after, before)
+            if said is not None
+        ]
+    return out
 
 
 # The messages a person searches in their own conversations: what they wrote and the
@@ -383,7 +421,7 @@ def search_threads(
     scope_params = {
         "owner": user.pk,
         "people_roles": [MessageRole.USER, MessageRole.ASSISTANT],
-        "tool_use": _TOOL_USE,
+        "tool_use": TOOL_USE_CONTENT,
     }
     scope_sql = _PEOPLES_MESSAGES
     if thread is not None:
@@ -425,7 +463,7 @@ def search_other_threads(*, user: AbstractBaseUser, thread: Thread, query: str, 
             "owner": user.pk,
             "this": thread.pk,
             "people_roles": [MessageRole.USER],
-            "tool_use": _TOOL_USE,
+            "tool_use": TOOL_USE_CONTENT,
         },
         query=query,
         before=2**31 - 1,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -197,6 +198,8 @@ def message_excerpts(*, thread: Thread, message_ids: list[int]) -> dict[int, dic
     return out
 
 
+# A message whose content holds a tool call (``content @> TOOL_USE_CONTENT``).
+TOOL_USE_CONTENT = json.dumps([{"type": "tool_use"}])
 # The text of the person's message a reply answers: the nearest earlier ``user`` message
 # of its thread (a tool call and its result may sit between).
 _ASKED = """(
@@ -225,6 +228,44 @@ class HitRow:
     text: str
     # For a reply, what the person asked (``asked_before``); "" for any other row.
     asked: str
+
+
+@dataclass(frozen=True)
+class SaidRow:
+    message_id: int
+    sequence: int
+    row: HitRow
+
+
+def said_rows_at(*, thread: Thread, sequences: list[int]) -> dict[int, SaidRow]:
+    """What the person and the assistant said at these sequences of ``thread``, by sequence: one query.
+
+    Tool calls, tool results and system notes are not speech (``conversations.search``
+    leaves them out of its scope too); a reply carries what it answers, as ``hit_rows``.
+    """
+    if not sequences:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT m.id, m.sequence, m.role, m.created_at, m.text,
+                   CASE WHEN m.role = %(assistant)s THEN coalesce({_ASKED}, '') ELSE '' END
+            FROM conversations_message m
+            WHERE m.thread_id = %(thread)s AND m.sequence = ANY(%(sequences)s)
+              AND m.role IN (%(user)s, %(assistant)s) AND NOT m.content @> %(tool_use)s::jsonb
+            """,
+            {
+                "user": MessageRole.USER,
+                "assistant": MessageRole.ASSISTANT,
+                "thread": thread.pk,
+                "sequences": list(sequences),
+                "tool_use": TOOL_USE_CONTENT,
+            },
+        )
+        return {
+            sequence: SaidRow(pk, sequence, HitRow(role, created_at, text, asked))
+            for pk, sequence, role, created_at, text, asked in cursor.fetchall()
+        }
 
 
 def hit_rows(*, message_ids: list[int]) -> dict[int, HitRow]:

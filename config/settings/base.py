@@ -304,17 +304,20 @@ STREAM_MAX_SECONDS = env.float("STREAM_MAX_SECONDS", default=300.0)
 OFFLINE_WORD_DELAY_SECONDS = env.float("OFFLINE_WORD_DELAY_SECONDS", default=0.0)
 MEMORY_WINDOW = env.int("MEMORY_WINDOW", default=20)
 # Token cap on those messages: older whole turns beyond it are left to the excerpts and
-# search_history; the last two turns always stay (0 = no cap).
-MEMORY_WINDOW_TOKENS = env.int("MEMORY_WINDOW_TOKENS", default=600)
+# search_history; the last two turns always stay (0 = no cap). 300 (was 600): on LoCoMo the
+# window carried the answer of 2 questions of 301 and cost half of every turn's context.
+MEMORY_WINDOW_TOKENS = env.int("MEMORY_WINDOW_TOKENS", default=300)
 MEMORY_SUMMARY_ENABLED = env.bool("MEMORY_SUMMARY_ENABLED", default=True)
 # Token budget of the older excerpts of the thread brought into a context when the
 # message asks about something (0 = none; the model can still call search_history).
-MEMORY_EXCERPT_TOKENS = env.int("MEMORY_EXCERPT_TOKENS", default=500)
+# 800 (was 500): a hit comes with its exchange, and recall levels off there (conv-26).
+MEMORY_EXCERPT_TOKENS = env.int("MEMORY_EXCERPT_TOKENS", default=800)
 # Every Nth summary version is rebuilt from the verbatim messages instead of from the
 # previous summary, so errors do not compound (a summary of a summary drifts).
 SUMMARY_REBUILD_EVERY = env.int("SUMMARY_REBUILD_EVERY", default=5)
 # Token budget of a summary's body (the "Key facts:" line comes on top, capped).
-SUMMARY_MAX_TOKENS = env.int("SUMMARY_MAX_TOKENS", default=400)
+# 300 (was 400): it is sent on every turn, the excerpts only when a message asks about the past.
+SUMMARY_MAX_TOKENS = env.int("SUMMARY_MAX_TOKENS", default=300)
 LONG_TERM_MEMORY_ENABLED = env.bool("LONG_TERM_MEMORY_ENABLED", default=True)
 MEMORY_MAX_ACTIVE_PER_USER = env.int("MEMORY_MAX_ACTIVE_PER_USER", default=20)
 MEMORY_MAX_CHARS = 180

@@ -10,7 +10,8 @@ critical constraints are re-asserted at the very end. Volatile data (today's dat
 ever comes from tools.
 
 Excerpts: a message that asks about something (a question, a request to recall, an
-identifier) gets the best ``search_history`` hits older than the window, within
+identifier) gets the best ``search_history`` hits older than the window, each with the
+turns said right after and before it (the exchange it belongs to), within
 ``MEMORY_EXCERPT_TOKENS``; the rest gets none. The gate is on the message, not on the
 hits: measured on LoCoMo and the generated chats, no floor on a hit's strengths (word
 share, cosine margin) keeps the answers of real questions while stopping what small
@@ -33,6 +34,7 @@ from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.search import (
     RELEVANCE_COSINE_FLOOR,
     HistoryHit,
+    hits_beside,
     informative_hits,
     search_history,
     search_other_threads,
@@ -163,19 +165,31 @@ def relevant_excerpts(
     best ``search_history`` hits that carry information (``conversations.search.informative_hits``:
     no refusals, no restatements, no two copies of one thing), in rank order, the first
     ``EXCERPT_CANDIDATES`` of them at most; of those, the ones relevant in themselves
-    (``_relevant``) that the summary does not already quote and that fit ``budget``
-    tokens. A hit the summary quotes keeps its slot: the rank below it does not move up,
-    so when the answer is in the summary no filler takes its place. Returned oldest
-    first, as a conversation reads.
+    (``_relevant``), each followed by the turn said right after it and the one right
+    before (``conversations.search.hits_beside``: "Did you go?" is answered by the next
+    message, "Yes, to the pottery class" needs the question before it), the same filter
+    applied to those; of these, the ones the summary does not already quote and that fit
+    ``budget`` tokens, in that order. A hit the summary quotes keeps its slot: the rank
+    below it does not move up, so when the answer is in the summary no filler takes its
+    place. Returned oldest first, as a conversation reads.
+
+    Taking a hit's exchange before the next hit, rather than every hit in rank order,
+    brought LoCoMo conv-26's context evidence recall from 80.1 to 89.8 % at 700 tokens
+    (90.3 % at 800, where it levels off); spreading the excerpts over more sessions
+    instead (no two within two turns) lowered it to 62-77 % (bench/README.md).
     """
     if budget <= 0 or before_sequence <= 1 or not asks_about_something(query):
         return []
     hits = search_history(thread=thread, query=query, before_sequence=before_sequence, limit=EXCERPT_POOL)
-    hits = informative_hits(hits, query=query)[:EXCERPT_CANDIDATES]
+    hits = _relevant(informative_hits(hits, query=query)[:EXCERPT_CANDIDATES])
+    beside = hits_beside(hits, thread=thread, query=query, before_sequence=before_sequence, reach=NEIGHBOUR_REACH)
+    exchanges = informative_hits([row for hit in hits for row in (hit, *beside[hit.message_id])], query=query)
     chosen: list[Excerpt] = []
     spent = 0
-    for hit in _relevant(hits):
+    for hit in exchanges:
         if summary_text and _covered_by(summary_text, hit.excerpt):
+            continue
+        if any(e.message_id == hit.message_id for e in chosen):
             continue
         excerpt = Excerpt(
             message_id=hit.message_id,

@@ -393,3 +393,59 @@ def test_a_context_reads_a_fixed_handful_of_statements(
 
     dynamic = ctx.system[1]["text"]
     assert found in dynamic and "always answer in English" in dynamic and "The user travels often." in dynamic
+
+
+# A long reply that names none of the question's words: ranked on its own, lines that
+# repeat those words outrank it.
+REPLY = (
+    "Try the Memmo Alfama: calm rooms, a terrace over the river, breakfast until eleven, and ten minutes "
+    "on foot from the venue. Book a room at the back, away from the tram, and ask for the late checkout "
+    "on the last day; the staff are helpful with taxis to the airport early in the morning."
+)
+
+
+@pytest.mark.django_db
+def test_a_hit_brings_the_reply_that_answered_it_even_when_other_lines_share_more_words(alice):
+    thread = thread_create(owner=alice)
+    items = [
+        {"role": "user", "content": [text_block("I need a quiet hotel in Lisbon for the conference week. Any idea?")]},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "web_search", "input": {"query": "x"}}],
+        },
+        {"role": "tool", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "[]"}]},
+        {"role": "assistant", "content": [text_block(REPLY)]},
+    ]
+    for i in range(12):  # more lines sharing the question's words than a context quotes
+        items.append({"role": "user", "content": [text_block(f"The Lisbon conference hotel shuttle changed ({i}).")]})
+        items.append({"role": "assistant", "content": [text_block("Noted.")]})
+    messages_append(thread=thread, items=items)
+    _turns(thread, 15)  # the exchange is far outside the window
+
+    ctx = _ask(alice, thread, "Which quiet hotel in Lisbon did you suggest for the conference?")
+
+    assert [e.sequence for e in ctx.report.excerpts][:2] == [1, 4]
+    assert "Memmo Alfama" in ctx.system[1]["text"]
+
+
+@pytest.mark.django_db
+def test_the_turn_beside_a_hit_is_never_tool_traffic_nor_filler(alice):
+    thread = thread_create(owner=alice)
+    messages_append(
+        thread=thread,
+        items=[
+            {"role": "user", "content": [text_block("Please remember that the garage door code is 4417.")]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "remember_fact", "input": {"content": "x"}}],
+            },
+            {"role": "tool", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": '{"ok": true}'}]},
+            {"role": "assistant", "content": [text_block("I don't have information about that.")]},
+            {"role": "user", "content": [text_block("Is it going to rain later?")]},
+        ],
+    )
+    _turns(thread, 15)
+
+    ctx = _ask(alice, thread, "What is my garage door code?")
+
+    assert [e.sequence for e in ctx.report.excerpts] == [1]
