@@ -236,9 +236,10 @@ def other_conversation_excerpts(*, user: User, thread: Thread, query: str, budge
     """
     if budget <= 0 or not asks_about_a_thing(query):
         return []
-    forgotten = forgotten_source_messages(user=user)
     hits = search_other_threads(user=user, thread=thread, query=query, limit=EXCERPT_CANDIDATES)
-    hits = [h for h in hits if h.message_id not in forgotten]
+    if hits:  # what was forgotten is read only when there is something to leave out
+        forgotten = forgotten_source_messages(user=user)
+        hits = [h for h in hits if h.message_id not in forgotten]
     titles = dict(Thread.objects.filter(pk__in={h.thread_id for h in hits}).values_list("pk", "title"))
     chosen: list[Excerpt] = []
     spent = 0
