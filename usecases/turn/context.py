@@ -69,7 +69,7 @@ NEIGHBOUR_REACH = 3
 # someone or something specific. Small talk ("how are you?", "thanks!") asks for
 # nothing specific: no name, no identifier, no first-person subject.
 _QUESTION = re.compile(rf"\?$|^\W*(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_VERBS')})\b", re.I)
-_RECALL = re.compile(rf"\b(?:{language.alternation('RECALL_REQUEST')})\b", re.I)
+_RECALL = re.compile(rf"\b(?:{language.alternation('RECALL_REQUEST')}|{language.alternation('USE_A_VALUE')})\b", re.I)
 # Someone the question is about: the user ("I", "my", "io", "mio", "ho"), a past act
 # ("did"), or a name (a capitalised word that does not open a sentence).
 _PERSONAL = re.compile(rf"{language.any_word('FIRST_PERSON')}|{language.any_word('PAST_AUXILIARIES')}", re.I)
