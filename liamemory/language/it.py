@@ -328,7 +328,9 @@ THIRD_PERSON = {
     r"^l'utente\s+": "",
     r"^(?:il|la) cliente\s+": "",
 }
-NEGATION_PHRASES = {r"^non\s+": "", r"(?<=\s)non\s+": "", r"\bpiù\b": "", r"\bmai\b": ""}
+NEGATION_PHRASES = {
+    r"^non\s+": "", r"(?<=\s)non\s+": "", r"\bpiù\b(?!\s+(?:di|del|della|dei|degli|delle|che)\b)": "", r"\bmai\b": "",
+}  # fmt: skip
 WORK_PLACE_PREPOSITIONS = frozenset({"a", "ad"})
 NOT_VERBS: frozenset[str] = frozenset()
 NAME_ATTRIBUTES: tuple[str, ...] = ()
