@@ -8,6 +8,7 @@ so a run cancelled or erased meanwhile writes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import uuid
@@ -74,8 +75,11 @@ def trace_record(
     The run's thread may be deleted meanwhile (by its owner, the purge or an erasure):
     the foreign key then refuses the row, and the run is over (``RunNoLongerActive``).
     """
+    # Outside a transaction (the graph's nodes) the INSERT commits by itself: no BEGIN and
+    # COMMIT around it. Inside a caller's (a tool's write), a savepoint keeps that one usable.
+    scope = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
     try:
-        with transaction.atomic():
+        with scope:
             TraceEvent.objects.create(
                 run_id=run_id,
                 kind=kind,
@@ -142,9 +146,10 @@ def run_lock_active(*, run_id: RunId) -> Run:
     Every write of a running turn takes it (``usecases/turn/writes.py``): a cancel, an
     erasure or a thread deletion updates or deletes that row, so it either waits for the
     write to commit (and then removes what it wrote) or the write finds the run ended
-    and does nothing.
+    and does nothing. The run comes with its thread (only the run is locked): a run
+    whose thread is gone is not found, and the turn's writes need the thread.
     """
-    run = Run.objects.select_for_update().filter(pk=run_id).first()
+    run = Run.objects.select_for_update(of=("self",)).select_related("thread").filter(pk=run_id).first()
     if run is None or run.status != RunStatus.RUNNING:
         raise RunNoLongerActive(run_id)
     return run

@@ -30,6 +30,33 @@ from bench.stack import SCRIPT, ChatClient, Stack, client_tokens, drive
 CLIENTS = 8
 
 
+def report(args, label: str, target: int, samples: list[dict], latency: list[dict], completed: int, detail) -> None:
+    first, last = samples[0], samples[-1]
+    print(
+        f"RSS after {last['turns']:,} turns ({completed:,} completed; target {target:,}): "
+        + ", ".join(
+            f"{k} {last[k]} MB (from {first[k]}, ×{last[k] / first[k]:.2f})"
+            for k in first
+            if k not in ("turns", "seconds")
+        )
+        + f"; per process: {detail}",
+        flush=True,
+    )
+    write_result(
+        "footprint",
+        {
+            "quick": args.quick,
+            "setup": label,
+            "target_turns": target,
+            "turns": last["turns"],
+            "completed": completed,
+            "samples_mb": samples,
+            "latency": latency,
+            "per_process_mb": detail,
+        },
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -82,31 +109,11 @@ def main() -> int:
         detail = stack.rss_detail()
         for c in clients:
             c.close()
+        # Reported before the servers stop: a worker finishing its last runs may take its
+        # time to exit, and a time budget (bench/quiet_run.sh) must not cut the summary.
+        report(args, stack.label, target, samples, latency, completed, detail)
     finally:
         stack.stop()
-    first, last = samples[0], samples[-1]
-    print(
-        f"RSS after {last['turns']:,} turns ({completed:,} completed; target {target:,}): "
-        + ", ".join(
-            f"{k} {last[k]} MB (from {first[k]}, ×{last[k] / first[k]:.2f})"
-            for k in first
-            if k not in ("turns", "seconds")
-        )
-        + f"; per process: {detail}"
-    )
-    write_result(
-        "footprint",
-        {
-            "quick": args.quick,
-            "setup": stack.label,
-            "target_turns": target,
-            "turns": last["turns"],
-            "completed": completed,
-            "samples_mb": samples,
-            "latency": latency,
-            "per_process_mb": detail,
-        },
-    )
     return 0
 
 

@@ -90,11 +90,18 @@ class Stack:
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
 
     @classmethod
-    def production(cls, *, concurrency: int = 64, threads: int = 32, **kw) -> Stack:
+    def production(cls, *, turn_workers: int = 2, concurrency: int = 0, threads: int = 32, **kw) -> Stack:
+        """64 model calls in flight over ``turn_workers`` processes (``concurrency`` threads each).
+
+        Two by default, one per core here: with one process its interpreter lock held the
+        turns back (bench.throughput --turn-workers 1 2 4, same run: 4.14 / 5.41 / 5.27
+        turns/s at 8 clients; docs/scaling.md).
+        """
         return cls(
             web_workers=2,
             threads=threads,
-            concurrency=concurrency,
+            concurrency=concurrency or max(8, 64 // turn_workers),
+            turn_workers=turn_workers,
             pool="threads",
             turn_queue="turns",
             env={"DB_POOL_MAX_SIZE": "12", "CHECKPOINT_POOL_MAX_SIZE": "8", **kw.pop("env", {})},

@@ -7,7 +7,8 @@ the next one, for a fixed time per level. Two setups side by side in one run:
 
 - ``legacy``: the earlier deployment, prefork worker of 2 children, gunicorn 2 × 4
   threads, one database connection per thread;
-- ``production``: the one ``make run`` and the README use, a thread-pool worker of 64,
+- ``production``: the one the README recommends, thread-pool turn workers holding 64
+  model calls (two processes of 32 threads, one per core here: ``--turn-workers``),
   gunicorn 2 × 32 threads, a small connection pool per process.
 
 Two models:
@@ -151,7 +152,7 @@ def main() -> int:
         "--turn-workers",
         type=int,
         nargs="+",
-        default=[1],
+        default=[2],
         help="production setup: turn-worker processes on the turns queue, one run per count (e.g. 1 2 4)",
     )
     parser.add_argument("--poll-seconds", type=float, help="default 0.02 offline, 0.2 with a delay")
@@ -172,10 +173,10 @@ def main() -> int:
             extra = fake.env if fake else {}
             if which == "production":
                 # The same threads in all: 64 model calls in flight split over the processes.
-                stack = Stack.production(env=dict(extra), turn_workers=n, concurrency=max(8, 64 // n))
+                stack = Stack.production(env=dict(extra), turn_workers=n)
             else:
                 stack = Stack(env=dict(extra))
-            key = which if n == 1 else f"{which}_{n}_turn_workers"
+            key = which if len(args.turn_workers) == 1 else f"{which}_{n}_turn_workers"
             # Before streaming existed a client could only poll; the legacy setup's 8 web threads
             # would also be held by 64 open event streams.
             follow = args.follow or ("stream" if which == "production" else "poll")

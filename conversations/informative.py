@@ -65,13 +65,58 @@ def restates(reply: str, *, asked: str) -> bool:
     return bool(asked.strip()) and not _YES_NO.match(body) and said <= words(asked)
 
 
+# A task given to the assistant ("can you write …", "scrivimi …"), one that needs a value of the
+# person's ("… use her name"), and a naming, which states something even inside a task.
+_TASK = re.compile(
+    rf"^\W*(?:(?:{language.alternation('POLITE_OPENERS')})\s+)?(?:{language.alternation('TASK_REQUESTS')})\b", re.I
+)
+# A word that heads news ("update: they moved us to gate C4") gives no task.
+_HEADING = re.compile(r"^\W*\w+(?:\s+\w+){0,3}\s*:")
+_USES_A_VALUE = re.compile(rf"\b(?:{language.alternation('USE_A_VALUE')})\b", re.I)
+_NAMING = [re.compile(p, re.I) for p in language.patterns("NAMING")]
+
+
+def gives_a_task(sentence: str) -> bool:
+    """A sentence that gives the assistant a task ("can you write …", "scrivimi …"), not news headed by such a word."""
+    return bool(_TASK.match(sentence)) and not _HEADING.match(sentence)
+
+
+def only_tasks(text: str) -> bool:
+    """A message that only gives the assistant a task, and asks: "mi scrivi una mail al collega? usa
+    il suo nome". Quoted back, it answers nothing: the value it needs was said elsewhere."""
+    sentences = [s.strip() for s in _SENTENCES.split(_LABEL.sub("", text or "")) if words(s)]
+    if not any(gives_a_task(s) for s in sentences) or any(p.search(text) for p in _NAMING):
+        return False
+    return all(s.endswith("?") or gives_a_task(s) or _USES_A_VALUE.search(s) for s in sentences)
+
+
+# A question about the person's own things: "my …", or one that asks to recall ("what did I tell you?").
+_PERSONAL = re.compile(rf"{language.any_word('POSSESSIVES')}|\b(?:{language.alternation('RECALL_REQUEST')})\b", re.I)
+_STATES = [re.compile(p, re.I) for p in (*language.patterns("STABLE_FACT"), *language.patterns("NAMING"))]
+# A value a sentence can hold: a number, or a capitalised word inside it (a name, a place).
+_VALUE = re.compile(r"\d|(?<!^)(?<![.!?]\s)\b(?-i:[A-Z][a-z]+)")
+
+
+def asks_back(text: str) -> bool:
+    """A question about the person's own things, with only remarks beside it ("what's my shop
+    called? my kid bet me you wouldn't know"): asked again later, it answers nothing."""
+    sentences = [s.strip() for s in _SENTENCES.split(_LABEL.sub("", text or "")) if words(s)]
+    asking = [s for s in sentences if s.endswith("?")]
+    if not asking or not any(_PERSONAL.search(s) for s in asking):
+        return False
+    said = [s for s in sentences if not s.endswith("?")]
+    return not any(_VALUE.search(s) or any(p.search(s) for p in _STATES) for s in said)
+
+
 def carries_nothing(text: str, *, role: str, asked: str = "") -> bool:
     """Whether a message of ``role`` is filler as an excerpt (``asked``: what a reply answers).
 
-    A message of questions only asks; otherwise what the person said carries something,
-    and a reply does unless it says nothing or restates ``asked``.
+    A message of questions only asks, so does a question about the person's own things
+    with remarks beside it, and one of tasks for the assistant only asks for work;
+    otherwise what the person said carries something, and a reply does unless it says
+    nothing or restates ``asked``.
     """
-    if only_asks(text):
+    if only_asks(text) or (role == "user" and (only_tasks(text) or asks_back(text))):
         return True
     if role != "assistant":
         return not (text or "").strip()

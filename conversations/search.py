@@ -134,8 +134,27 @@ class _Scores:
     cosine_std: float = 0.0
 
 
+@dataclass(frozen=True)
+class _LexicalRows:
+    """The rows the lexical statement reads in full and the older ones it adds (``search_sql.HISTORY_SQL``)."""
+
+    recent: str
+    older: str = ""
+    window: int | None = None
+
+    @classmethod
+    def of_scope(cls, scope_sql: str, window: int | None = None) -> _LexicalRows:
+        """Every row of ``scope_sql``; with ``window``, one thread's newest and the older ones holding every word."""
+        scope = scope_sql.format(t="m")
+        return cls(
+            recent=sql.SCOPE_ROWS.format(scope=scope, window=sql.RECENT_WINDOW if window else ""),
+            older=sql.OLDER_THAN_WINDOW.format(scope=scope) if window else "",
+            window=window,
+        )
+
+
 def _history_candidates(
-    *, scope_sql: str, scope_params: dict, query: str, terms: list[str], before: int, window: int | None
+    *, rows: _LexicalRows, scope_params: dict, query: str, terms: list[str], before: int
 ) -> _Scores:
     scores = _Scores()
     if not terms:
@@ -146,7 +165,7 @@ def _history_candidates(
         "terms": terms,
         "tsq": tsquery_text(terms),
         "tsq_all": tsquery_text(terms, every=True),
-        "window": window,
+        "window": rows.window,
         "older": LEXICAL_OLDER,
         "date_parts": [part for part, _ in dates],
         "date_values": [value for _, value in dates],
@@ -158,20 +177,14 @@ def _history_candidates(
         "pool": CANDIDATE_POOL,
     }
     with connection.cursor() as cursor:
-        scope = scope_sql.format(t="m")
-        statement = sql.HISTORY_SQL.format(
-            scope=scope,
-            window=sql.RECENT_WINDOW if window else "",
-            older=sql.OLDER_THAN_WINDOW.format(scope=scope) if window else "",
-        )
-        cursor.execute(statement, params)
-        rows = cursor.fetchall()
-    for message_id, thread_id, sequence, score, own, coverage, *_ in rows:
+        cursor.execute(sql.HISTORY_SQL.format(recent=rows.recent, older=rows.older), params)
+        found = cursor.fetchall()
+    for message_id, thread_id, sequence, score, own, coverage, *_ in found:
         scores.candidates[message_id] = _Candidate(
             id=message_id, thread_id=thread_id, sequence=sequence, lexical=score, own=own, coverage=coverage
         )
-    if rows:
-        *_, s1, s2, n = rows[0]
+    if found:
+        *_, s1, s2, n = found[0]
         scores.lexical_mean = s1 / n
         scores.lexical_std = max(0.0, s2 / n - scores.lexical_mean**2) ** 0.5
     return scores
@@ -285,8 +298,7 @@ def _search_scope(
     before: int,
     limit: int,
     own_only: bool = False,
-    lexical_scope_sql: str | None = None,
-    window: int | None = None,
+    lexical: _LexicalRows | None = None,
 ) -> list[HistoryHit]:
     query = (query or "")[:MAX_QUERY_CHARS]
     terms = query_terms(query)
@@ -297,10 +309,9 @@ def _search_scope(
     scores = _history_candidates(
         query=query,
         terms=terms,
-        scope_sql=lexical_scope_sql or scope_sql,
+        rows=lexical or _LexicalRows.of_scope(scope_sql),
         scope_params=scope_params,
         before=before,
-        window=window,
     )
     _vector_candidates(question=question, scores=scores, scope_sql=scope_sql, scope_params=scope_params, before=before)
     return _history_hits(scores, terms, limit, own_only=own_only)
@@ -310,13 +321,17 @@ def _search_scope(
 # calls (``[remember_fact] {"content": …}``) and tool results (``{"ok": true, …}``) are
 # the agent's workings: quoted back to a model they are noise, and a reply that quoted
 # them was read as an answer. The clause names a message by (thread, sequence), which
-# both the messages and their embeddings carry.
-_SAID_IN_THREAD = """{t}.thread_id = %(thread)s AND {t}.sequence NOT IN (
-    SELECT x.sequence FROM conversations_message x
-    WHERE x.thread_id = %(thread)s AND (x.role = %(tool_role)s OR x.content @> %(tool_use)s::jsonb)
+# both the messages and their embeddings carry, and looks up only the rows it is asked
+# about (by the (thread, sequence) index): as ``NOT IN`` a list of the thread's tool rows,
+# it read every row of the thread first, 0.3 s on a thread of 100,000 messages even
+# when none of them had a vector.
+_SAID_IN_THREAD = """{t}.thread_id = %(thread)s AND NOT EXISTS (
+    SELECT 1 FROM conversations_message x
+    WHERE x.thread_id = {t}.thread_id AND x.sequence = {t}.sequence
+      AND (x.role = %(tool_role)s OR x.content @> %(tool_use)s::jsonb)
 )"""
-# The same rows, said of the messages table itself: the lexical statement reads only a
-# window of the thread, where the clause above would read every row of it to list the tool rows.
+# The same rows, said of the messages table itself (its own role and content, no lookup):
+# what the lexical statement reads.
 _SAID_IN_THREAD_MESSAGES = """{t}.thread_id = %(thread)s AND {t}.role <> %(tool_role)s
     AND NOT {t}.content @> %(tool_use)s::jsonb"""
 
@@ -334,8 +349,7 @@ def search_history(
     """
     return _search_scope(
         scope_sql=_SAID_IN_THREAD,
-        lexical_scope_sql=_SAID_IN_THREAD_MESSAGES,
-        window=settings.HISTORY_LEXICAL_WINDOW or None,
+        lexical=_LexicalRows.of_scope(_SAID_IN_THREAD_MESSAGES, settings.HISTORY_LEXICAL_WINDOW or None),
         scope_params={"thread": thread.pk, "tool_role": MessageRole.TOOL, "tool_use": TOOL_USE_CONTENT},
         query=query,
         before=before_sequence if before_sequence is not None else 2**31 - 1,
@@ -440,12 +454,26 @@ def search_threads(
 
 # A person's other conversations, for the context of this one: what they wrote and the
 # replies, never an incognito conversation (nothing of it is remembered) nor this one.
-_OTHER_THREADS = """({t}.thread_id, {t}.sequence) IN (
+_OTHER_THREAD = "th.owner_id = %(owner)s AND th.id <> %(this)s AND NOT th.incognito"
+_SAID_BY_PEOPLE = "x.role = ANY (%(people_roles)s::text[]) AND NOT x.content @> %(tool_use)s::jsonb"
+_OTHER_THREADS = f"""({{t}}.thread_id, {{t}}.sequence) IN (
     SELECT x.thread_id, x.sequence
     FROM conversations_message x JOIN conversations_thread th ON th.id = x.thread_id
-    WHERE th.owner_id = %(owner)s AND th.id <> %(this)s AND NOT th.incognito
-      AND x.role = ANY (%(people_roles)s::text[]) AND NOT x.content @> %(tool_use)s::jsonb
+    WHERE {_OTHER_THREAD} AND {_SAID_BY_PEOPLE}
 )"""
+
+
+def _other_threads_rows() -> _LexicalRows:
+    """The lexical rows of a person's other conversations: their newest ``HISTORY_LEXICAL_WINDOW``
+    messages there and the older ones holding every query word (all of them without the setting)."""
+    window = settings.HISTORY_LEXICAL_WINDOW or None
+    if not window:
+        return _LexicalRows.of_scope(_OTHER_THREADS)
+    return _LexicalRows(
+        recent=sql.RECENT_IN_THREADS.format(threads=_OTHER_THREAD, said=_SAID_BY_PEOPLE),
+        older=sql.OLDER_IN_THREADS.format(threads=_OTHER_THREAD, said=_SAID_BY_PEOPLE),
+        window=window,
+    )
 
 
 def search_other_threads(*, user: AbstractBaseUser, thread: Thread, query: str, limit: int = 10) -> list[HistoryHit]:
@@ -459,6 +487,7 @@ def search_other_threads(*, user: AbstractBaseUser, thread: Thread, query: str, 
     """
     hits = _search_scope(
         scope_sql=_OTHER_THREADS,
+        lexical=_other_threads_rows(),
         scope_params={
             "owner": user.pk,
             "this": thread.pk,

@@ -20,9 +20,11 @@ formatted in.
 # ``terms`` is MATERIALIZED, or each query word is stemmed again for every word of every
 # candidate (260 ms on a 419-message thread). ``stats`` is MATERIALIZED: inlined, the
 # planner recomputed the scope's aggregate per candidate (850 ms instead of 50 ms on a
-# 2,000-message thread, bench/README.md). ``{window}`` and ``{older}`` are empty for a
-# person's search over their threads; one thread's search bounds the rows it reads with
-# ``RECENT_WINDOW`` and ``OLDER_THAN_WINDOW`` (below). Also
+# 2,000-message thread, bench/README.md). ``{recent}`` is the rows read in full and
+# ``{older}`` the older ones added: every row of the scope and nothing for a person's
+# search over their threads; one thread's search bounds them with ``RECENT_WINDOW`` and
+# ``OLDER_THAN_WINDOW``, the context's look at a person's other conversations with
+# ``RECENT_IN_THREADS`` and ``OLDER_IN_THREADS`` (below). Also
 # returned: the sum and the sum of squares of all scores (``conversations.search``
 # standardises the scores with them) and the scope's size.
 HISTORY_SQL = """
@@ -36,12 +38,7 @@ terms AS MATERIALIZED (
 q AS (
     SELECT to_tsquery('english', %(tsq)s) || to_tsquery('italian', %(tsq)s) AS qm
 ),
-recent AS (
-    SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem
-    FROM conversations_message m
-    WHERE {scope} AND m.sequence < %(before)s AND m.text <> ''
-    {window}
-),
+recent AS ({recent}),
 scope AS (
     SELECT r.id, r.thread_id, r.sequence, r.created_at, r.search_stem,
            row_number() OVER w AS rn,
@@ -94,10 +91,17 @@ ORDER BY b.score DESC, b.sequence DESC
 LIMIT %(pool)s
 """
 
-# One thread's search reads only the newest ``%(window)s`` messages of its scope in full
-# (``HISTORY_SQL``'s ``{window}``), so that the statement costs the same on a thread of
-# 100,000 messages as on one of a few thousand: reading every row to number it and
-# measure its neighbours took 1-2 s there (bench/README.md, "Long threads").
+# The rows ``HISTORY_SQL`` reads in full (its ``{recent}``): every message of the scope
+# (``{window}`` empty), or one thread's newest ``%(window)s`` (``RECENT_WINDOW``), so
+# that the statement costs the same on a thread of 100,000 messages as on one of a few
+# thousand: reading every row to number it and measure its neighbours took 1-2 s there
+# (bench/README.md, "Long threads").
+SCOPE_ROWS = """
+    SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem
+    FROM conversations_message m
+    WHERE {scope} AND m.sequence < %(before)s AND m.text <> ''
+    {window}
+"""
 RECENT_WINDOW = "ORDER BY m.sequence DESC LIMIT %(window)s"
 # Before that window, the GIN index finds the messages that hold every query word (in
 # English or Italian stemming): an order code or a name said long ago is still found,
@@ -116,6 +120,45 @@ OLDER_THAN_WINDOW = """    UNION ALL
           AND m.sequence < (SELECT coalesce(min(r.sequence), 0) FROM recent r)
           AND m.search_stem @@ (to_tsquery('english', %(tsq_all)s) || to_tsquery('italian', %(tsq_all)s))
         ORDER BY m.sequence DESC
+        LIMIT %(older)s
+    ) o
+"""
+
+# A person's other conversations (the context of a new one): their newest ``%(window)s``
+# messages there, taken thread by thread from the most recently active one, each
+# thread's newest by the (thread, sequence) index, so that the statement reads about
+# ``%(window)s`` rows whether the person wrote a few hundred messages or 100,000 in an
+# old thread (reading them all took 0.3-1.5 s a context for the person of ``bench.overhead``,
+# who owns threads of 100, 10,000 and 100,000 messages).
+# ``{threads}`` names the conversations (alias ``th``), ``{said}`` the messages of one
+# (alias ``x``); older rows come as for one thread (``OLDER_IN_THREADS``).
+RECENT_IN_THREADS = """
+    SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem
+    FROM conversations_thread th
+    CROSS JOIN LATERAL (
+        SELECT x.id, x.thread_id, x.sequence, x.created_at, x.search_stem
+        FROM conversations_message x
+        WHERE x.thread_id = th.id AND {said} AND x.text <> ''
+        ORDER BY x.sequence DESC
+        LIMIT %(window)s
+    ) m
+    WHERE {threads}
+    ORDER BY th.last_activity_at DESC, m.sequence DESC
+    LIMIT %(window)s
+"""
+# Before that window, the messages of those conversations holding every query word,
+# the newest ``%(older)s``, apart from each other as in ``OLDER_THAN_WINDOW``.
+OLDER_IN_THREADS = """    UNION ALL
+    SELECT o.id, o.thread_id, o.sequence, o.created_at, o.search_stem,
+           -2 * row_number() OVER (ORDER BY o.id DESC) AS rn,
+           length(o.search_stem) * (1 + 2 * %(nb)s) AS dl
+    FROM (
+        SELECT x.id, x.thread_id, x.sequence, x.created_at, x.search_stem
+        FROM conversations_message x JOIN conversations_thread th ON th.id = x.thread_id
+        WHERE {threads} AND {said} AND x.text <> ''
+          AND x.search_stem @@ (to_tsquery('english', %(tsq_all)s) || to_tsquery('italian', %(tsq_all)s))
+          AND NOT EXISTS (SELECT 1 FROM recent r WHERE r.id = x.id)
+        ORDER BY x.id DESC
         LIMIT %(older)s
     ) o
 """

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -28,10 +27,14 @@ def thread_create(*, owner: User, agent: str = "assistant", title: str = "", inc
     return thread
 
 
-def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Message]:
+def messages_append(
+    *, thread: Thread, items: list[dict[str, Any]], tokens_sent: int = 0, tokens_full_resend: int = 0
+) -> list[Message]:
     """Append messages to a thread atomically, allocating their sequence numbers.
 
-    Each item: ``{"role", "content" (blocks), "agent"?, "run"?, "corrects"?}``. The thread row is
+    Each item: ``{"role", "content" (blocks), "agent"?, "run"?, "corrects"?}``. A finished
+    turn adds its token totals (``tokens_sent``, ``tokens_full_resend``: increments, so
+    concurrent turns add up) in the same write of the thread row. The thread row is
     locked while numbers are handed out, so concurrent writers never collide on a sequence
     and never leave a gap. The lock is ``FOR NO KEY UPDATE`` (only ``next_sequence``
     changes): a row inserted elsewhere that refers to the thread (a memory's source, a
@@ -39,7 +42,9 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
     other rows (a memory being corrected) never waits on a thread whose lock holder waits
     on it.
     """
-    with transaction.atomic():
+    # No savepoint inside a caller's transaction (the turn's submit and end): two round
+    # trips each, and no caller goes on after a failed append.
+    with transaction.atomic(savepoint=False):
         locked = (
             Thread.objects.select_for_update(no_key=True).only("id", "next_sequence", "incognito").get(pk=thread.pk)
         )
@@ -71,6 +76,8 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
             last_activity_at=now,
             expires_at=expires_at,
             history_tokens=F("history_tokens") + sum(r.token_estimate for r in rows),
+            tokens_sent=F("tokens_sent") + tokens_sent,
+            tokens_full_resend=F("tokens_full_resend") + tokens_full_resend,
         )
     thread.next_sequence = start + len(rows)
     thread.last_activity_at, thread.expires_at = now, expires_at
@@ -79,13 +86,6 @@ def messages_append(*, thread: Thread, items: list[dict[str, Any]]) -> list[Mess
 
 def message_append(*, thread: Thread, role: str, content: list[dict[str, Any]], agent: str = "", run=None) -> Message:
     return messages_append(thread=thread, items=[{"role": role, "content": content, "agent": agent, "run": run}])[0]
-
-
-def thread_tokens_add(*, thread_id: uuid.UUID | str, sent: int, full_resend: int) -> None:
-    """Add a turn's tokens to the thread's totals (an increment, so concurrent turns add up)."""
-    Thread.objects.filter(pk=thread_id).update(
-        tokens_sent=F("tokens_sent") + sent, tokens_full_resend=F("tokens_full_resend") + full_resend
-    )
 
 
 def thread_rename(*, thread: Thread, title: str) -> Thread:

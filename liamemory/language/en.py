@@ -66,6 +66,14 @@ PLAN_WORDS = (
 # Asking to recall what was said ("do you remember", "I told you"): the context then
 # quotes older messages (``usecases.turn.context``).
 RECALL_REQUEST = r"remember|recall|remind|mention(?:ed)?|said|say|told|tell me|wrote|earlier|last time"
+# A task that needs one of the person's own values ("write a poem about my cat, use her name",
+# "include the company", "a thank-you note to him, by name"): it asks for that value as a
+# question would.
+USE_A_VALUE = (
+    r"(?:use|using|include|including|mention|put|with|sign (?:it|off) with) (?:his|her|their|its|my|our|the)"
+    r"(?: (?:first|full|real|last))? (?:name|surname|company|employer|school)"
+    r"|by (?:(?:his|her|their|first|full) )*name"
+)
 # The plain requests the offline model answers with a tool (``usecases.turn.offline``):
 # remember this, forget that (``x`` is what), what do you know about me, what did I say
 # about ``x``. Case-insensitive; a dot matches a line break.
@@ -200,6 +208,15 @@ STABLE_FACT = (
     r"\b(?:my|our) (?:birthday|anniversary|wedding)\b",
     r"\bi(?:'m|’m| am|m) (?:a )?(?:vegetarian|vegan|pescatarian|diabetic|coeliac|celiac|lactose intolerant)\b",
     r"\b(?:i|she|he|\w+) (?:can't|cannot|can’t|don't|don’t|doesn't|doesn’t) eat\b",
+    # Someone's birthday, a regular medicine, a child's school, years with an employer, a new job.
+    r"\b(?:my|our|(?-i:[A-Z][a-z]+)['’]s) (?:[a-z]+['’]s )?(?:birthday|anniversary) (?:is|'s|’s|falls)\b",
+    r"\bi(?:'m|’m| am) on (?:[a-z]+ ){1,2}(?:every|each|daily|twice|once|for)\b"
+    r"|\bi take (?:[a-z]+ ){1,2}(?:every|each|daily|twice|once)\b",
+    r"\b(?:gp|doctor|dr|consultant|cardiologist)\b.* (?:prescribed|has put|put) me (?:on )?",
+    r"(?:['’]s|\bis|\bgoes|\bgo) (?:at|to) (?:(?-i:[A-Z])[\w.'’]*\s){1,4}"
+    r"(?:primary|elementary|school|nursery|academy|high|college)\b",
+    r"(?:\b(?:i've|i’ve|i have) |^\W*)been (?:at|with) (?-i:[A-Z])[\w&'’ ]* for (?:\w+ )?(?:years?|months?)\b",
+    r"\b(?:accepted|took) (?:an|the|a) (?:job |offer|position|role)(?:[a-z ]*) (?:from|at|with) (?-i:[A-Z])",
 )
 # Someone or something named: a possessive and a name, or "called" / "named" and a name.
 # These state a fact also inside a request to the assistant ("draft a message to my
@@ -212,6 +229,9 @@ NAMING = (
     rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})(?:'s|’s)?,? (?:name is |is called |is )?(?:{_TITLE} )?{_NAME}",
     rf"\b(?:my|our) (?:new |old )?(?-i:[a-z]+),? (?:is )?(?:{_TITLE} )?{_NAME}",
     rf"{_NAME},? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
+    # An apposition: "Pepper, our rescue greyhound, has …", "Priya Raman, she's my manager".
+    rf"{_NAME}, (?:my|our) (?:[a-z]+ ){{0,2}}(?-i:[a-z]+)(?:,|\))",
+    rf"{_NAME}(?: {_NAME})?, (?:she|he|they)(?:'s|’s| is|'re|’re| are) (?:my|our) ",
 )
 # An appointment or an identifier: a word for the thing, and beside it a date, a time or
 # a code (``conversations.facts``) — "the dentist is Thursday at 9:15", "invoice INV-2231".
@@ -223,6 +243,12 @@ IDENTIFIER = (
     r"\b(?:number|no\.|code|id|invoice|order|booking|reservation|reference|ref|ticket|account|policy|plate"
     r"|registration|pin|passport|licen[cs]e|membership|tracking|serial|iban|postcode|zip|car|van|mine's|mine’s)\b"
 )
+# The words that name a code the person holds, said right before it ("booking reference QX7RM2",
+# "car reg: LK19 XFD"); an order or a ticket named so is a passing transaction, not an identifier.
+CODE_NAMES = (
+    r"\b(?:number|code|ref|reference|registration|reg|booking|reservation|confirmation|membership|policy|account"
+    r"|plate|passport|licen[cs]e|pin|iban|postcode|flight)"
+)
 # An identifier said as one: a copula or "=" right before the code ("the ref is KX4R9T").
 COPULAS = (r"\b(?:is|are|was)\b", r"(?<=\w)['’]s\b", r"=", r"\bmine['’]s\b")
 # Someone else's: their code is not the person's.
@@ -232,6 +258,8 @@ TASK_REQUESTS = (
     r"draft|write|rewrite|tighten|summari[sz]e|translate|outline|recut|update|make|give me|list|tips|ideas"
     r"|suggest|help me|fix|check|proofread|create|prepare|compose|reply|add that|add|turn this|plan|find"
 )
+# A polite opening before such a request ("can you help me write …").
+POLITE_OPENERS = r"(?:can|could|would|will) you(?: please)?(?: help me)?|please|pls"
 CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b"
 # What follows a clock time ("9 am"), and the articles before a stated code ("is the KX4R9T").
 CLOCK_SUFFIXES = r"am|pm"

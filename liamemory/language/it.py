@@ -54,6 +54,10 @@ SAID_ABOUT_QUESTION = (
     r"(?:su|sul|sulla|sui|sulle|di|del|della|a proposito di)\s+(?P<x>.+)$"
 )
 RECALL_REQUEST = r"ricord\w*|detto|dett[aie]|scritto|menzionat\w*|l'altra volta"
+USE_A_VALUE = (
+    r"(?:usa|usando|metti|mettici|includi|cita|con) (?:il |la |l'|l’)?(?:suo |sua |loro |mio |mia |nostro |nostra )?"
+    r"(?:nome|cognome|azienda|ditta|scuola)|per nome"
+)
 OPENERS = r"comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti"
 
 # Words dropped from a search query (see ``en``), elided forms included ("dell'" → "dell").
@@ -140,6 +144,13 @@ STABLE_FACT = (
     r"\b(?:il mio|il nostro) (?:compleanno|anniversario|matrimonio)\b",
     r"\bsono (?:vegetarian[oa]|vegan[oa]|celiac[oa]|diabetic[oa]|intollerante)\b",
     r"\bnon (?:posso )?mangi(?:o|a|are)\b",
+    # Il compleanno di qualcuno, un farmaco preso ogni giorno, la scuola di un figlio, un nuovo lavoro.
+    r"\b(?:il )?compleanno (?:di|del|della|dello|di mi[oa]|di su[oa]) ",
+    r"\bprendo (?:il |la |lo |l'|l’)?\S+ (?:tutt[ie] |ogni |la mattina|la sera|per la|per il)",
+    r"\b(?:medico|dottore|dottoressa|cardiologo)\b.* mi ha (?:messo|prescritto|dato)\b",
+    r"\b(?:va|vanno|andrà|è iscritt[oa]) (?:alla|al|all'|all’|all) (?:scuola|nido|asilo|liceo|istituto|università)\b",
+    r"\bho accettato (?:un'|un’|l'|l’|il |la )?(?:offerta|posto|lavoro|proposta)"
+    r" (?:da|dalla|dal|dallo|dall'|di|con|alla|al|presso)\b",
 )
 NAMING = (
     rf"\bsi chiama(?:va|no)?\s+{_NAME}",
@@ -156,12 +167,18 @@ IDENTIFIER = (
     r"\b(?:numero|codice|fattura|ordine|prenotazione|riferimento|biglietto|conto|polizza|targa|pin|passaporto"
     r"|patente|tessera|pratica|matricola|iban|cap|targat[oa]|macchina|auto)\b"
 )
+CODE_NAMES = (
+    r"\b(?:numero|codice|riferimento|prenotazione|conferma|targa|tessera|polizza|conto|passaporto|patente"
+    r"|matricola|pin|iban|volo)"
+)
 COPULAS = (r"\b(?:è|e'|era|sono)(?=\s)",)
 OTHERS_POSSESSIVES = ("suo", "sua", "suoi", "sue", "loro", "tuo", "tua")
 TASK_REQUESTS = (
     r"scrivi|scrivimi|scrivile|scrivigli|riscrivi|fammi|fai|prepara|preparami|riassumi|traduci|rifai|metti|aggiungi"
     r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all')|messaggio (?:a|al|alla)|programma"
+    r"|prepari|aggiorna|aggiorni|controlli|organizzi|consiglia|consigli|trova|trovi|traduci"
 )
+POLITE_OPENERS = r"(?:mi )?(?:puoi|potresti|riesci a)|per favore|mi"
 CLOCK = r"\balle\s\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}:\d{2}\b"
 CLOCK_SUFFIXES = ""
 CODE_ARTICLES = r"la\s|il\s|l'"
@@ -311,7 +328,9 @@ THIRD_PERSON = {
     r"^l'utente\s+": "",
     r"^(?:il|la) cliente\s+": "",
 }
-NEGATION_PHRASES = {r"^non\s+": "", r"(?<=\s)non\s+": "", r"\bpiù\b": "", r"\bmai\b": ""}
+NEGATION_PHRASES = {
+    r"^non\s+": "", r"(?<=\s)non\s+": "", r"\bpiù\b(?!\s+(?:di|del|della|dei|degli|delle|che)\b)": "", r"\bmai\b": "",
+}  # fmt: skip
 WORK_PLACE_PREPOSITIONS = frozenset({"a", "ad"})
 NOT_VERBS: frozenset[str] = frozenset()
 NAME_ATTRIBUTES: tuple[str, ...] = ()

@@ -92,10 +92,19 @@ def _still_holds(old: str, new: str) -> bool:
     return bool(still.search(new.lower())) and not still.search(old.lower())
 
 
+# Numbers said in words ("my ten-year-old"); the words for one are articles too ("a", "una").
+_NUMBER_WORDS = {word: str(n) for word, n in language.table("NUMBER_WORDS").items() if n > 1 and " " not in word}
+
+
 def _identifiers_restated(old: str, new: str) -> bool:
     """Every number or address of the old statement is in the new one, and no other: the same value again."""
-    old_ids, new_ids = _identifier_tokens(old) | _emails(old), _identifier_tokens(new) | _emails(new)
-    return bool(old_ids) and old_ids == new_ids
+
+    def identifiers(text: str) -> set[str]:
+        spelled = {_NUMBER_WORDS[w] for w in re.findall(r"[^\W\d_]+", text.lower()) if w in _NUMBER_WORDS}
+        return _identifier_tokens(text) | _emails(text) | spelled
+
+    old_ids = identifiers(old)
+    return bool(old_ids) and old_ids == identifiers(new)
 
 
 def _about_someone_else(old: str, new: str) -> bool:

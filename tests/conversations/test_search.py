@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from conversations.embedding_services import message_embeddings_update
 from conversations.models import Message
-from conversations.search import search_history, search_threads
+from conversations.search import search_history, search_other_threads, search_threads
 from conversations.services import messages_append, thread_create
 from liamemory.search_terms import date_terms
 from memories.models import Memory, MemoryStatus
@@ -347,3 +347,43 @@ def test_history_on_a_thread_within_the_lexical_window_ranks_as_without_it(alice
     whole = search_history(thread=thread, query=query)
     assert [(h.message_id, h.score) for h in bounded] == [(h.message_id, h.score) for h in whole]
     assert bounded
+
+
+def test_other_conversations_past_the_lexical_window(alice, settings):
+    """A person's other conversations past ``HISTORY_LEXICAL_WINDOW`` of their messages: the
+    newest are read in full, before them only what holds every query word, so an old
+    locker code is still found by its words and an old line sharing one common word is not;
+    this conversation and another person's stay out."""
+    old = thread_create(owner=alice)
+    _say(old, [("user", "The code review of the billing module went fine."), ("assistant", "Good to hear.")])
+    _say(old, [("user", "My gym locker code is K-7731."), ("assistant", "Noted.")])
+    newer = thread_create(owner=alice)
+    for _ in range(4):
+        _say(newer, CHITCHAT)
+    _say(newer, [("user", "The gym was closed today, so no locker for me."), ("assistant", "Too bad.")])
+    here = thread_create(owner=alice)
+    _say(here, [("user", "My gym locker code is Z-0000 at the other gym.")])
+    query = "what was my gym locker code?"
+
+    settings.HISTORY_LEXICAL_WINDOW = 5
+    bounded = search_other_threads(user=alice, thread=here, query=query)
+    settings.HISTORY_LEXICAL_WINDOW = 0
+    whole = search_other_threads(user=alice, thread=here, query=query)
+
+    for hits in (bounded, whole):
+        assert "K-7731" in hits[0].excerpt
+        assert {h.thread_id for h in hits} <= {old.pk, newer.pk}
+    assert any("closed today" in h.excerpt for h in bounded)  # in the window: one word is enough
+    assert not any("billing" in h.excerpt for h in bounded)  # "code" alone, before the window
+    assert any("billing" in h.excerpt for h in whole)
+
+
+def test_other_conversations_within_the_lexical_window_rank_as_without_it(alice, settings):
+    earlier, _ = _long_thread(alice, answer="The plumber comes on Thursday to fix the boiler.", distractors=[])
+    here = thread_create(owner=alice)
+    query = "when is the plumber coming for the boiler?"
+    settings.HISTORY_LEXICAL_WINDOW = earlier.next_sequence
+    bounded = search_other_threads(user=alice, thread=here, query=query)
+    settings.HISTORY_LEXICAL_WINDOW = 0
+    whole = search_other_threads(user=alice, thread=here, query=query)
+    assert bounded and [(h.message_id, h.score) for h in bounded] == [(h.message_id, h.score) for h in whole]

@@ -275,6 +275,9 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         # The same end, or the same number, said again.
         ("Io e Luca ci siamo lasciati", "confermo, con Luca è finita", "compatible"),
         ("Flight BA2490 leaves at 7:15", "yes BA2490 actually leaves at 7:15, I checked the app", "compatible"),
+        ("My daughter Mia is 9", "Mia, my nine-year-old, just started piano lessons", "compatible"),
+        # "più di" compares ("two years older"), it negates nothing.
+        ("Il fratello di Anna, Piero, ha due anni più di lei", "Piero è il fratello maggiore di Anna", "compatible"),
     ],
 )
 def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):

@@ -69,7 +69,7 @@ NEIGHBOUR_REACH = 3
 # someone or something specific. Small talk ("how are you?", "thanks!") asks for
 # nothing specific: no name, no identifier, no first-person subject.
 _QUESTION = re.compile(rf"\?$|^\W*(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_VERBS')})\b", re.I)
-_RECALL = re.compile(rf"\b(?:{language.alternation('RECALL_REQUEST')})\b", re.I)
+_RECALL = re.compile(rf"\b(?:{language.alternation('RECALL_REQUEST')}|{language.alternation('USE_A_VALUE')})\b", re.I)
 # Someone the question is about: the user ("I", "my", "io", "mio", "ho"), a past act
 # ("did"), or a name (a capitalised word that does not open a sentence).
 _PERSONAL = re.compile(rf"{language.any_word('FIRST_PERSON')}|{language.any_word('PAST_AUXILIARIES')}", re.I)
@@ -236,9 +236,10 @@ def other_conversation_excerpts(*, user: User, thread: Thread, query: str, budge
     """
     if budget <= 0 or not asks_about_a_thing(query):
         return []
-    forgotten = forgotten_source_messages(user=user)
     hits = search_other_threads(user=user, thread=thread, query=query, limit=EXCERPT_CANDIDATES)
-    hits = [h for h in hits if h.message_id not in forgotten]
+    if hits:  # what was forgotten is read only when there is something to leave out
+        forgotten = forgotten_source_messages(user=user)
+        hits = [h for h in hits if h.message_id not in forgotten]
     titles = dict(Thread.objects.filter(pk__in={h.thread_id for h in hits}).values_list("pk", "title"))
     chosen: list[Excerpt] = []
     spent = 0

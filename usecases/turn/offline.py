@@ -67,7 +67,8 @@ _ASKS = re.compile(
     rf"\?\s*$|\?\s|^\W*(?:{language.word_alternatives('QUESTION_WORDS')}|{language.alternation('ASKING_OPENERS')})\b",
     re.I,
 )
-_ASKS_FOR = re.compile(rf"\b(?:{language.alternation('ASKING_FOR')})\b", re.I)
+# A request for a value said without a question, or a task that needs one ("use her name").
+_ASKS_FOR = re.compile(rf"\b(?:{language.alternation('ASKING_FOR')}|{language.alternation('USE_A_VALUE')})\b", re.I)
 
 
 def _reply(lang: str, key: str, **fields: object) -> str:
@@ -220,7 +221,11 @@ class OfflineModel:
         # A fact said beside a question ("any gloves that don't smell? I'm allergic to latex") is kept.
         fact = stable_fact(request)
         if fact and "remember_fact" in available:
-            return self._noted(fact, done, n, lang)
+            noted = self._noted(fact, done, n, lang)
+            if done and _ASKS.search(request) and (found := answer_lines(request, lines)):
+                # The question beside the fact is answered too, from the context as it was.
+                noted[0]["text"] += " " + _quote(found, lang=lang)
+            return noted
         if _ASKS.search(request):
             found = answer_lines(request, lines)
             if found:

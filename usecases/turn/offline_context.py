@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from conversations.extractive import CHANGED_MARK
 from conversations.informative import near_identical, only_asks, says_nothing
 from liamemory import embeddings, language
 from memories.matching.change import statement_changes
-from usecases.turn.offline_facts import without_quoted
+from usecases.turn.offline_facts import stated, without_quoted
 from usecases.turn.offline_words import content_words, fold
 
 LABEL = "(offline model)"
@@ -40,7 +41,12 @@ _VALUE = re.compile(r"\d|(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 # What kind of value a question asks for, and how a line holds one: a name or a place (a
 # capitalised word inside the sentence), a time or a date, a number or a code.
 # "Which seat did I get?", "which bench is mine?" are answered by a code or a number as well.
-_NAME_VALUE = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I['’])[A-Z][\w'-]+|\b(?=[\w-]*\d)[\w-]+")
+# A name opening a sentence counts when an apposition or a possessive follows it ("Pepper, our
+# rescue greyhound, …", "Maddie's at St. Brendan's").
+_NAME_VALUE = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b(?!I['’])[A-Z][\w'-]+|\b(?=[\w-]*\d)[\w-]+"
+    rf"|(?:^|(?<=[.!?]\s))[A-Z][a-z]+(?=,\s(?:(?:il|la|the)\s)?{language.any_word('POSSESSIVES')}|['’]s\s)"
+)
 _WHEN_VALUE = re.compile(rf"\d|{language.alternation('WEEKDAYS_MONTHS')}", re.I)
 _ANSWER_KINDS = (
     (re.compile(language.alternation("ASKS_FOR_A_NAME"), re.I), _NAME_VALUE),
@@ -62,6 +68,9 @@ class Line:
     title: str = ""
     # Later is newer: (tier, date, position). Memories are current but undated.
     order: tuple[Any, ...] = ()
+    # A summary line the summary marked as replacing what was said before: newer than any
+    # statement it changes, though its place among the excerpts is unknown.
+    replaces: bool = False
 
 
 def _system_text(system: list[dict[str, Any]]) -> str:
@@ -95,8 +104,10 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
             elif m := _SUMMARY_LINE.match(raw):
                 date = m["date"] or day
                 said = _quoted(m["text"]) if m["label"] == "Assistant" else m["text"]
+                marked = said.endswith(CHANGED_MARK)
+                said = said.removesuffix(CHANGED_MARK)
                 if said:
-                    lines.append(Line(said, "summary", date=date, order=(1, date, i / 1000)))
+                    lines.append(Line(said, "summary", date=date, order=(1, date, i / 1000), replaces=marked))
     for m in _EXCERPT_LINE.finditer(text):
         seq = int(m["seq"])
         lines.append(Line(m["text"], "excerpt", date=m["date"], sequence=seq, order=(1, m["date"], seq)))
@@ -175,10 +186,10 @@ _ASKS_OPENING = re.compile(
 
 
 def _statements(text: str) -> str:
-    """``text`` without its questions nor the passages it quotes for a task: a line is matched,
-    and its meaning weighed, on what the person states."""
+    """``text`` without its questions, its opinions and requests to the assistant, nor the passages
+    it quotes for a task: a line is matched, and its meaning weighed, on what the person states."""
     return " ".join(
-        x
+        stated(x)
         for x in _SENTENCES.split(without_quoted(text))
         if not x.rstrip().endswith("?") and not _ASKS_OPENING.match(x)
     )
@@ -301,7 +312,8 @@ def _holds(value: re.Pattern[str], text: str, question: str) -> bool:
 
 def _newer(x: Line, line: Line) -> bool:
     """Later in the context, or an active memory (current) beside what an older conversation held."""
-    return x.order > line.order or (x.source == "memory" and line.source in ("summary", "excerpt", "other"))
+    older = ("summary", "excerpt", "other")
+    return x.order > line.order or ((x.source == "memory" or x.replaces) and line.source in older)
 
 
 def _current(line: Line, lines: list[Line]) -> Line:
@@ -325,17 +337,14 @@ def _current(line: Line, lines: list[Line]) -> Line:
     return max(changed, key=lambda x: x.order) if changed else line
 
 
-_VALUE_TOKEN = re.compile(r"\b(?=[\w-]*\d)[\w-]+|(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
-
-
 def _replaces_value(line: Line, newer: Line, question: str = "") -> bool:
     """Whether ``newer`` names the value ``line`` held ("I moved from Rome to Turin" for "I live in Rome").
 
     A value the question names is what both are about ("the meeting with Conti"), not the one asked.
     """
     said = {fold(w) for w in content_words(question)}
-    values = {fold(v) for v in _VALUE_TOKEN.findall(_statements(line.text))} - said
-    return bool(values & {fold(v) for v in _VALUE_TOKEN.findall(newer.text)})
+    values = {fold(v) for v in _NAME_VALUE.findall(_statements(line.text))} - said
+    return bool(values & {fold(v) for v in _NAME_VALUE.findall(newer.text)})
 
 
 def _subject_words(text: str) -> set[str]:

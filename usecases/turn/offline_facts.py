@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from conversations.facts import find_facts
+from conversations.informative import gives_a_task
 from liamemory import language
 
 MAX_CHARS = 180
@@ -48,7 +49,18 @@ _STATED_CODE = re.compile(
 )
 # Sentences, colon-separated clauses, and a question joined by a comma ("… can't eat eggs, what cake …?").
 _SENTENCES = re.compile(
-    rf"(?<=[.!?;])\s+|\n+|(?<=\w):\s+|,\s+(?=(?:{language.word_alternatives('QUESTION_WORDS')})\b)", _FLAGS
+    rf"(?<=[.!?;])\s+|\n+|(?<=\w):\s+(?![A-Z0-9]*\d)|,\s+(?=(?:{language.word_alternatives('QUESTION_WORDS')})\b)",
+    _FLAGS,
+)
+# The parts of a clause an opinion or a wish is read in ("the dentist Tuesday at 5:30, and I already hate it").
+_COMMA_PARTS = re.compile(r",\s+|\s+-\s+")
+# A code right after the word that names it ("booking reference QX7RM2", "codice di conferma
+# BK-5531902", "car reg: LK19 XFD"): at most two lowercase words between, and letters with digits or
+# four digits at least, so a count ("order 2 more") is no code.
+_NAMED_CODE = re.compile(
+    rf"(?:{language.alternation('CODE_NAMES')})(?:\s(?-i:[a-z]+)){{0,2}}:?\s(?=[\w/-]*\d)"
+    r"(?=[\w/-]*[A-Za-z]|\d{4})(?-i:[A-Z0-9])[\w/-]{3,}\b",
+    _FLAGS,
 )
 # A sentence ends after a word; not after a title or an abbreviation ("Prof.", "dott.ssa", "n.").
 _ABBREVIATION = re.compile(
@@ -58,15 +70,28 @@ _ABBREVIATION = re.compile(
 _QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s:(]))(['\"“«‘])(?=\S).{12,}?\S(?:['\"”»’])(?=$|[\s.,;:!?)])", re.S)
 # Openers that carry nothing: "oh", "also", "btw", "random one,", "and".
 _OPENER = re.compile(rf"^(?:(?:{language.alternation('OPENERS')})\b[\s,.:;!-]*)+", _FLAGS)
-# A request addressed to the assistant ("draft …", "scrivi …", "tips for …"): its words are
-# the task's, and only a naming in it ("to my editor, Gareth Pryce") states something.
-_REQUEST = re.compile(rf"^\W*(?:{language.alternation('TASK_REQUESTS')})\b", _FLAGS)
+# A request addressed to the assistant ("draft …", "scrivi …", "tips for …": ``gives_a_task``):
+# its words are the task's, and only a naming in it ("to my editor, Gareth Pryce") states something.
 _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
+
 
 
 def without_quoted(text: str) -> str:
     """``text`` without the passages it quotes for a task ("summarise: '…'"): someone else's words."""
     return _QUOTED.sub(" ", text or "")
+
+
+def stated(sentence: str) -> str:
+    """What ``sentence`` states of the person: '' for a request to the assistant that names no one
+    ("update my LinkedIn headline, mention the company"; "draft a note to my editor, Gareth
+    Pryce" names someone), else the sentence without its opinions and wishes ("my favourite
+    is laksa, I'd have it every day if I could" keeps its first part; "I think gyms are
+    designed to make you feel guilty" says nothing)."""
+    if any(p.search(sentence) for p in _NAMING):
+        return sentence
+    if gives_a_task(sentence):
+        return ""
+    return ", ".join(x for x in _COMMA_PARTS.split(sentence) if x and not _NOT_A_FACT.search(x))
 
 
 def clauses(text: str) -> list[str]:
@@ -91,15 +116,30 @@ def stable_fact(text: str) -> str | None:
     is a question, whatever it says before.
     """
     parts = clauses(text)
-    if parts and parts[-1].endswith("?") and _POSSESSIVE.search(parts[-1]):
+    if parts and parts[-1].endswith("?") and _POSSESSIVE.search(parts[-1]) and not gives_a_task(parts[-1]):
         return None
-    request = bool(parts) and bool(_REQUEST.search(parts[0]))
+    request = bool(parts) and bool(gives_a_task(parts[0]))
     for part in parts:
-        if part.endswith("?") or _NOT_A_FACT.search(part):
+        if part.endswith("?") and not (gives_a_task(part) and any(p.search(part) for p in _NAMING)):
+            # A question states nothing; a request does when it names someone ("can you write to
+            # Dana Whitfield, she's my landlord, …?").
             continue
-        if any(p.search(part) for p in _NAMING) or (not request and _states_a_fact(part)):
+        # A request's words are the task's up to its question mark; what follows is the person's.
+        request = request and not any(p.endswith("?") for p in parts[: parts.index(part)])
+        stated = [x for x in _COMMA_PARTS.split(part) if x and not _NOT_A_FACT.search(x)]
+        if len(stated) < len(_COMMA_PARTS.split(part)):
+            # An opinion beside a fact: only the parts without it state something.
+            if not stated or not any(_fact_in(x, request) for x in stated):
+                continue
+            part = ", ".join(x for x in stated)
+        if _fact_in(part, request):
             return _memory_text(part)
     return None
+
+
+def _fact_in(part: str, request: bool) -> bool:
+    """A naming states a fact anywhere; the other shapes only outside a request to the assistant."""
+    return any(p.search(part) for p in _NAMING) or (not request and _states_a_fact(part))
 
 
 def _states_a_fact(clause: str) -> bool:
@@ -115,7 +155,7 @@ def _holds_an_identifier(clause: str) -> bool:
     word = _IDENTIFIER_WORD.search(clause)
     if not word or _OTHERS.search(clause[: word.end()]):
         return False
-    if _STATED_CODE.search(clause, word.start()):
+    if _STATED_CODE.search(clause, word.start()) or _NAMED_CODE.search(clause, word.start()):
         return True
     return bool(_POSSESSIVE.search(clause[: word.start()]) and re.search(_CODE, clause[word.end() :]))
 

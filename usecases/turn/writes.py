@@ -1,9 +1,9 @@
 """What a running turn writes besides its trace: the lock its writes hold, and its end.
 
 ``turn_complete`` is the one atomic write of a finished turn, each step a line: the
-messages (``conversations``, which schedules their vectors), the run's end (``agents``),
-the thread's token totals, the memories the context used (``memories``), and the
-summary job, enqueued at commit.
+messages and the thread's token totals (``conversations``, which schedules their
+vectors), the run's end (``agents``), the memories the context used (``memories``), and
+the summary job, enqueued at commit.
 """
 
 from __future__ import annotations
@@ -15,25 +15,22 @@ from django.db import transaction
 
 from agents.context_report import ContextReport
 from agents.models import Run
-from agents.run_lifecycle import RunId, RunNoLongerActive, run_finish, run_lock_active
-from conversations.selectors import thread_exists
-from conversations.services import messages_append, thread_tokens_add
+from agents.run_lifecycle import RunId, run_finish, run_lock_active
+from conversations.services import messages_append
 from memories.services import memory_touch_used
 from usecases.tasks import summarize_thread
 
 
 def turn_lock(*, run_id: RunId) -> Run:
-    """Lock the run's row, check it still runs and its thread exists, until the transaction ends.
+    """Lock the run's row, check it still runs and its thread exists (the run is read with
+    its thread: a deleted thread finds no run), until the transaction ends.
 
     Every write of a running turn takes it (``turn_complete``, each tool call): a cancel,
     an erasure or a thread deletion updates or deletes those rows, so it either waits for
     the write to commit (and then removes what it wrote) or the write finds the run ended
     and does nothing.
     """
-    run = run_lock_active(run_id=run_id)
-    if not thread_exists(thread_id=run.thread_id):
-        raise RunNoLongerActive(run_id)
-    return run
+    return run_lock_active(run_id=run_id)
 
 
 def turn_complete(
@@ -47,7 +44,7 @@ def turn_complete(
     tokens_full_resend: int,
     error_code: str = "",
     error_message: str = "",
-) -> Run:
+) -> None:
     """Persist the turn's new messages and finish the run, in one atomic write.
 
     The run row is locked and must still be ``running``: a run cancelled or erased
@@ -60,6 +57,8 @@ def turn_complete(
         messages_append(
             thread=run.thread,
             items=[{"role": m["role"], "content": m["content"], "agent": run.agent, "run": run} for m in new_messages],
+            tokens_sent=tokens_sent,
+            tokens_full_resend=tokens_full_resend,
         )
         run_finish(
             run=run,
@@ -70,10 +69,7 @@ def turn_complete(
             error_code=error_code,
             error_message=error_message,
         )
-        thread_tokens_add(thread_id=run.thread_id, sent=tokens_sent, full_resend=tokens_full_resend)
         if report and report.memory_ids:
             memory_touch_used(memory_ids=list(report.memory_ids))
         if settings.MEMORY_SUMMARY_ENABLED:
             summarize_thread.delay_on_commit(str(run.thread_id), str(run.pk))
-    run.refresh_from_db()
-    return run

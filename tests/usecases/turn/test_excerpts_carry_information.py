@@ -159,3 +159,25 @@ def test_what_carries_nothing():
     assert not carries_nothing("I don't know", role="user")
     assert near_identical("Earlier you said: “our dog is called Bruno”", "our dog is called Bruno")
     assert not near_identical("our dog is called Bruno", "our cat is called Pickle")
+
+
+@pytest.mark.django_db
+def test_earlier_questions_and_tasks_that_needed_a_value_are_no_excerpts(alice, settings):
+    """Asking again for a value someone asked for before shows where it was said, not the earlier asks."""
+    settings.MEMORY_WINDOW = 6
+    thread = thread_create(owner=alice)
+    statement = "Miso, our ginger cat, has claimed the radiator for the winter"
+    items = [{"role": "user", "content": [text_block(statement)]}, *_chatter(6)]
+    for asked in [
+        "what's my cat called again? my daughter bet me you wouldn't know",
+        "write a short poem about my cat on the radiator, use her name",
+        "mi scrivi una filastrocca sulla mia gatta? usa il suo nome",
+    ]:
+        items += [{"role": "user", "content": [text_block(asked)]}, *_chatter(3)]
+    messages_append(thread=thread, items=items)
+    rows = _excerpt_rows(_ask(alice, thread, "my cat is on the radiator again, what's her name?"))
+    assert [r.text for r in rows if r.role == "user" and "cat" in r.text] == [statement]
+    # A question beside a fact, and news headed by a word that also gives tasks, still carry it.
+    assert not carries_nothing("can you suggest snacks? no peanuts though, I'm allergic to them", role="user")
+    assert not carries_nothing("update: they moved us to gate C4", role="user")
+    assert not carries_nothing("how do I make risotto? Tom says mine is rice soup", role="user")

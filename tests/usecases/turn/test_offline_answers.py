@@ -69,3 +69,39 @@ def test_a_value_the_question_names_is_what_the_lines_are_about_not_the_value_as
     seat = _line("Picked our seats last night, I've got 32A next to Eileen", 47)
     aisle = _line("the seats got shuffled with the new flight, I'm in 41C now, an aisle", 60)
     assert answer_lines("Which seat did I end up with?", [seat, aisle])[0] == aisle
+
+
+@pytest.mark.django_db
+def test_a_task_that_needs_a_name_the_person_gave_is_answered_with_it(alice):
+    thread = thread_create(owner=alice, incognito=True)  # no memory: the window and excerpts hold it
+    run_turn(alice, thread, "Jasper, our old tabby cat, has taken over the armchair again")
+    run_turn(alice, thread, "ugh it's raining again")
+    reply = reply_text(run_turn(alice, thread, "write a short poem about my cat sulking in the rain, use his name"))
+    assert "Jasper" in reply and "“Jasper, our old tabby" in reply
+    run_turn(alice, thread, "Tigre, la nostra gatta, dorme sul divano da stamattina")
+    reply = reply_text(run_turn(alice, thread, "scrivimi una filastrocca sulla mia gatta, usa il suo nome"))
+    assert "Tigre" in reply and reply.startswith("(offline model) Da quanto")
+
+
+def test_opinions_and_requests_to_the_assistant_answer_nothing():
+    opinion = _line("I think gym lockers are the most overrated part of any gym", 40)
+    request = _line("write me a motivational note for the gym, mention my locker", 50)
+    locker = _line("my locker at the gym is 114, combination 3-19-27", 7)
+    assert answer_lines("at the gym, blanking, what's my locker combination?", [locker, opinion, request]) == [locker]
+    # News headed by a word that also asks ("update: …") still states something.
+    gate = _line("check-in email says gate B17", 10)
+    moved = _line("update: they moved us to gate C4", 20)
+    assert answer_lines("remind me which gate I'm leaving from?", [gate, moved])[0] == moved
+
+
+def test_a_change_the_summary_marks_replaces_an_excerpt_it_cannot_be_ordered_with():
+    system = (
+        "Summary of the conversation so far:\n2026-01-01:\n"
+        "- User: we've decided Biscotto doesn't suit her, we're calling her Nala now"
+        " (changed: this replaces what was said before)\n\n"
+        "Earlier in this conversation (verbatim excerpts older than the recent messages):\n"
+        "- [#23, 2026-01-01, user] “Biscotto, our rescue greyhound, has found the sofa”"
+    )
+    lines = context_lines([{"type": "text", "text": system}], [], 0)
+    reply = answer_lines("write a caption for a photo of our greyhound on the sofa, use her name", lines)
+    assert "Nala" in reply[0].text

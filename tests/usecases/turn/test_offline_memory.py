@@ -208,3 +208,38 @@ def test_tool_traffic_in_the_window_is_never_quoted(alice):
     run_turn(alice, thread, "remember that my gate code is 4411")
     reply = reply_text(run_turn(alice, thread, "what is my gate code?"))
     assert "4411" in reply and "remember_fact" not in reply and "memory_id" not in reply
+
+
+def test_facts_said_around_a_code_a_name_or_a_date_are_kept_and_passing_orders_are_not():
+    for text in [
+        "the garage wants the car reg: KM21 YTR",
+        "B&B booked for June, booking reference PW4K82",
+        "Jasper, our old tabby, has taken over the armchair",
+        "can you write to Dana Whitfield, she's my landlord, about the leak?",
+        "my brother's birthday is 9 July, I always forget",
+        "I'm on metformin every morning since the spring",
+        "Ella's at Oakfield Primary since September",
+        "been at Brightwater Foods for six years now",
+        "il cardiologo mi ha prescritto il bisoprololo",
+        "ho accettato un'offerta dalla Lumen Srl, inizio a marzo",
+        "ho il dentista martedì 14 alle 17:30, e odio già l'idea",
+    ]:
+        assert stable_fact(text) is not None, text
+    for text in [
+        "ho ordinato una lampada, ordine ORD-5521, arriva lunedì",
+        "still fighting ticket BKD-4412 at work",
+        "I think birthdays after 40 are overrated",
+        "Thanks Sarah, my day was fine",
+    ]:
+        assert stable_fact(text) is None, text
+
+
+@pytest.mark.django_db
+def test_a_question_beside_a_fact_is_answered_as_the_fact_is_kept(alice):
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "remember that my bike lock code is 0419")
+    _chat(alice, thread, 3)
+    run = run_turn(alice, thread, "the new GP prescribed me amoxicillin. which code did I give you for the bike lock?")
+    reply = reply_text(run)
+    assert reply.startswith("(offline model) Noted: “") and "0419" in reply
+    assert Memory.objects.filter(user=alice, content__icontains="amoxicillin").exists()
