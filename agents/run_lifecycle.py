@@ -190,9 +190,8 @@ def run_finish(
         tokens_cache_write=usage.get("cache_write_tokens", 0),
         tokens_full_resend=tokens_full_resend,
         latency_ms=elapsed_ms(run.started_at, now),
-        # The streamed copy is redundant once the messages hold the reply.
-        partial_text="",
-        partial_steps=[],
+        # The streamed copy stays (it goes with the run): a follower that fell behind reads
+        # the reply's last words from it after the end, as one that joins late reads it all.
         **recorded,
     )
 

@@ -76,7 +76,12 @@ def test_text_reaches_a_follower_while_the_model_writes_it(alice, fake_anthropic
     assert follower.text() == REPLY == reply_text(run)
     assert follower.events[-1][1:] == ("end", {"status": "completed"})
     assert follower.events[-1][0] - finished < 1.0  # woken by the completion's NOTIFY, not a timeout
-    assert run.partial_text == "" and run.partial_steps == []  # the messages hold the reply now
+    # One that follows after the end still reads the whole reply (a follower behind by the last
+    # words once lost them: the end cleared the streamed copy before it read the tail).
+    late = Follower(str(run.pk))
+    late.start()
+    late.join(10)
+    assert late.text() == REPLY and late.events[-1][1:] == ("end", {"status": "completed"})
 
 
 @pytest.mark.django_db(transaction=True)
@@ -173,7 +178,7 @@ def test_a_stream_that_fails_midway_fails_the_run_and_keeps_the_message(alice, f
 @pytest.mark.django_db(transaction=True)
 def test_a_follower_resumes_from_its_cursor(alice, fake_anthropic):
     # Words a second apart: the follower reconnects while the run still writes, even on a
-    # loaded machine (a finished run's partial text is cleared; its reply is the end's).
+    # loaded machine.
     fake_anthropic.script(slow_stream(text_reply(REPLY), chunk_delay=1.0))
     thread = thread_create(owner=alice)
     run = _submit(alice, thread, "count")
@@ -186,7 +191,9 @@ def test_a_follower_resumes_from_its_cursor(alice, fake_anthropic):
     runner.join(10)
     assert first.data["text"] + "".join(e.data["text"] for e in rest if e.kind == "delta") == REPLY
     assert rest[-1].kind == "end"
-    assert [e.kind for e in follow_run(run_id=str(run.pk), cursor="5.0")] == ["end"]
+    # Reconnecting after the end still gets what the cursor had not read, then the end.
+    after = [(e.kind, e.data) for e in follow_run(run_id=str(run.pk), cursor="5.0")]
+    assert after == [("delta", {"text": REPLY[5:]}), ("end", {"status": "completed"})]
 
 
 def test_the_offline_model_streams_its_reply_in_words():
