@@ -82,7 +82,7 @@ NEIGHBOUR_WEIGHT = 0.5
 HISTORY_WEIGHTS = {"lexical": 1.0, "cosine": 1.5}
 # On a thread longer than ``settings.HISTORY_LEXICAL_WINDOW`` (its newest messages, read
 # in full: the development chats are 370-700 messages), the older messages holding every
-# query word that the lexical statement adds, the newest first (``search_sql.OLDER_THAN_WINDOW``).
+# query word that the lexical statement adds, the newest first (``search_sql.OLDER_ROWS``).
 LEXICAL_OLDER = 200
 
 
@@ -148,7 +148,7 @@ class _LexicalRows:
         scope = scope_sql.format(t="m")
         return cls(
             recent=sql.SCOPE_ROWS.format(scope=scope, window=sql.RECENT_WINDOW if window else ""),
-            older=sql.OLDER_THAN_WINDOW.format(scope=scope) if window else "",
+            older=sql.OLDER_ROWS.format(rows=sql.OLDER_IN_THREAD.format(scope=scope)) if window else "",
             window=window,
         )
 
@@ -471,7 +471,7 @@ def _other_threads_rows() -> _LexicalRows:
         return _LexicalRows.of_scope(_OTHER_THREADS)
     return _LexicalRows(
         recent=sql.RECENT_IN_THREADS.format(threads=_OTHER_THREAD, said=_SAID_BY_PEOPLE),
-        older=sql.OLDER_IN_THREADS.format(threads=_OTHER_THREAD, said=_SAID_BY_PEOPLE),
+        older=sql.OLDER_ROWS.format(rows=sql.OLDER_IN_THREADS.format(threads=_OTHER_THREAD, said=_SAID_BY_PEOPLE)),
         window=window,
     )
 

@@ -23,8 +23,8 @@ formatted in.
 # 2,000-message thread, bench/README.md). ``{recent}`` is the rows read in full and
 # ``{older}`` the older ones added: every row of the scope and nothing for a person's
 # search over their threads; one thread's search bounds them with ``RECENT_WINDOW`` and
-# ``OLDER_THAN_WINDOW``, the context's look at a person's other conversations with
-# ``RECENT_IN_THREADS`` and ``OLDER_IN_THREADS`` (below). Also
+# ``OLDER_IN_THREAD``, the context's look at a person's other conversations with
+# ``RECENT_IN_THREADS`` and ``OLDER_IN_THREADS`` (below; both older ones in ``OLDER_ROWS``). Also
 # returned: the sum and the sum of squares of all scores (``conversations.search``
 # standardises the scores with them) and the scope's size.
 HISTORY_SQL = """
@@ -106,23 +106,28 @@ RECENT_WINDOW = "ORDER BY m.sequence DESC LIMIT %(window)s"
 # Before that window, the GIN index finds the messages that hold every query word (in
 # English or Italian stemming): an order code or a name said long ago is still found,
 # without reading the rows that share only a common word with the question. They come
-# apart from the window and from each other (``rn`` spaced by two: nobody's neighbour),
-# their length counted as if their neighbours were as long as they are; the newest
-# ``%(older)s`` of them at most.
-OLDER_THAN_WINDOW = """    UNION ALL
+# apart from the window and from each other (``rn`` spaced by two and negative: nobody's
+# neighbour, so their order there changes no score), their length counted as if their
+# neighbours were as long as they are; the newest ``%(older)s`` of them at most, chosen
+# by ``{rows}``: ``OLDER_IN_THREAD`` or ``OLDER_IN_THREADS``.
+OLDER_ROWS = """    UNION ALL
     SELECT o.id, o.thread_id, o.sequence, o.created_at, o.search_stem,
-           -2 * row_number() OVER (ORDER BY o.sequence DESC) AS rn,
+           -2 * row_number() OVER (ORDER BY o.id DESC) AS rn,
            length(o.search_stem) * (1 + 2 * %(nb)s) AS dl
-    FROM (
-        SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem
-        FROM conversations_message m
-        WHERE {scope} AND m.text <> ''
-          AND m.sequence < (SELECT coalesce(min(r.sequence), 0) FROM recent r)
-          AND m.search_stem @@ (to_tsquery('english', %(tsq_all)s) || to_tsquery('italian', %(tsq_all)s))
-        ORDER BY m.sequence DESC
+    FROM ({rows}
         LIMIT %(older)s
     ) o
 """
+# Holds every query word (``%(tsq_all)s``), in either stemming.
+_EVERY_WORD = "search_stem @@ (to_tsquery('english', %(tsq_all)s) || to_tsquery('italian', %(tsq_all)s))"
+# One thread's rows older than its window (``RECENT_WINDOW``).
+OLDER_IN_THREAD = f"""
+        SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem
+        FROM conversations_message m
+        WHERE {{scope}} AND m.text <> ''
+          AND m.sequence < (SELECT coalesce(min(r.sequence), 0) FROM recent r)
+          AND m.{_EVERY_WORD}
+        ORDER BY m.sequence DESC"""
 
 # A person's other conversations (the context of a new one): their newest ``%(window)s``
 # messages there, taken thread by thread from the most recently active one, each
@@ -146,19 +151,11 @@ RECENT_IN_THREADS = """
     ORDER BY th.last_activity_at DESC, m.sequence DESC
     LIMIT %(window)s
 """
-# Before that window, the messages of those conversations holding every query word,
-# the newest ``%(older)s``, apart from each other as in ``OLDER_THAN_WINDOW``.
-OLDER_IN_THREADS = """    UNION ALL
-    SELECT o.id, o.thread_id, o.sequence, o.created_at, o.search_stem,
-           -2 * row_number() OVER (ORDER BY o.id DESC) AS rn,
-           length(o.search_stem) * (1 + 2 * %(nb)s) AS dl
-    FROM (
+# The rows of those conversations outside that window (``RECENT_IN_THREADS``).
+OLDER_IN_THREADS = f"""
         SELECT x.id, x.thread_id, x.sequence, x.created_at, x.search_stem
         FROM conversations_message x JOIN conversations_thread th ON th.id = x.thread_id
-        WHERE {threads} AND {said} AND x.text <> ''
-          AND x.search_stem @@ (to_tsquery('english', %(tsq_all)s) || to_tsquery('italian', %(tsq_all)s))
+        WHERE {{threads}} AND {{said}} AND x.text <> ''
+          AND x.{_EVERY_WORD}
           AND NOT EXISTS (SELECT 1 FROM recent r WHERE r.id = x.id)
-        ORDER BY x.id DESC
-        LIMIT %(older)s
-    ) o
-"""
+        ORDER BY x.id DESC"""
