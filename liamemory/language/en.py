@@ -316,7 +316,7 @@ OTHER_PEOPLE = (
 )
 # "too" only where it closes a clause ("at Acme too."), not "too expensive".
 ADDITIVE = (
-    r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|second|separate|extra|in addition|besides|plus"
+    r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|(?:my|our) other|second|separate|extra|in addition|besides|plus"
     r"|for a conference|for a trip|visiting"
 )
 # The new statement says the older fact still holds, or that nothing happened yet: whatever
@@ -326,6 +326,26 @@ STILL_HOLDS = (
     r"|hasn't changed|has not changed|nothing's changed|nothing has changed",
     r"thinking (?:about|of)|considering|might|maybe|haven't decided|not decided yet|nothing's decided",
 )
+# A routine (the older fact recurs) and one occasion of it (the new statement speaks of one):
+# "Thursday yoga is cancelled next week" skips one class, it does not end the Thursdays. An
+# occasion said from when on ("from next week", "as of this month") is a change, not one occasion.
+ROUTINE = (
+    r"every|each|daily|weekly|monthly|nightly|twice|once a|a (?:day|week|month)|per (?:day|week|month)",
+    r"(?:" + "|".join(WEEKDAYS) + r")s|on (?:" + "|".join(WEEKDAYS) + r") (?:mornings|afternoons|evenings|nights)",
+)
+ONE_OCCASION = (
+    r"next week|this (?:week|weekend|month|" + "|".join(WEEKDAYS) + r")|tonight|tomorrow|for a change",
+    r"all of (?:" + "|".join(MONTHS) + r")|for (?:a|one|two|three|four|a few|a couple of|\d+) (?:days?|weeks?|nights?)",
+)
+FROM_WHEN = r"from|starting|as of|beginning"
+# A state placed in a past well before now ("back in 2020 my cholesterol was 280"): history, not news.
+FAR_PAST = r"last year|years? ago|back in|in (?:19|20)\d\d|when i was|as a kid"
+PAST_STATE = r"was|were|used to|had been"
+# A change that nearly happened did not ("we nearly separated last year").
+NEAR_MISS = r"nearly|almost(?! \d)|came close to"
+# The new statement says part of the older fact is kept ("still in Austin"): it supersedes only
+# with a value of its own (a number or a name the older one lacks).
+KEPT = r"still"
 # Words that deny the change cue right after them ("haven't started", "never left").
 CUE_DENIALS = r"not|never|didn't|haven't|hasn't|won't|wasn't|isn't|aren't|don't|doesn't"
 # A fact set beside another ("my wife, whereas, drives"): not a change of it.

@@ -204,7 +204,7 @@ CHANGE_CUES = (
     r"(?:non|nn) \S+ pi[uù]|(?:non|nn) \S+ \S+ pi[uù]|pi[uù]|ormai|d'ora in poi|da ora in poi|da oggi|adesso|ora|mo"
     r"|invece|in realtà|anzi|basta|addio",
     r"(?:mi sono |si è |ci siamo |ho |ha |abbiamo )?(?:trasferit\w|spostat\w|cambiat\w|sostituit\w|aggiornat\w)",
-    r"nuov[oaie]|ho trovato|ho iniziato|ho preso",
+    r"(?<!di )nuov[oaie]|ho trovato|ho iniziato|ho preso",
     r"vendut\w|ho venduto|abbiamo venduto|disdett\w|ho disdetto|cancellat\w|annullat\w|lasciat\w|licenziat\w",
     r"ci siamo lasciati|separat\w|divorziat\w|sposat\w|fidanzat\w|mort\w|è mancat\w|scompars\w",
     r"aumentat\w|alzat\w|ridott\w|abbassat\w|dimezzat\w|raddoppiat\w|rinviat\w|posticipat\w|anticipat\w",
@@ -225,12 +225,32 @@ STILL_HOLDS = (
     r"|non è toccat\w|non cambia",
     r"sto valutando|valutando|sto pensando|pensando di|forse|magari|non ho ancora deciso|non so se",
 )
+# A routine and one occasion of it (see ``en``); "il giovedì" recurs, "giovedì" is one day.
+_DAYS = "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS))
+ROUTINE = (
+    r"ogni|tutti i giorni|tutte le (?:sere|mattine|settimane)|al giorno|alla settimana|al mese",
+    r"(?:il|i|la) (?:" + _DAYS + r")",
+)
+ONE_OCCASION = (
+    r"la prossima settimana|la settimana prossima|questa settimana|questo mese|quel mese|quella settimana|domani",
+    r"stasera|per cambiare|quest[oa] (?:" + _DAYS + r")",
+    # a span of days, not a frequency ("5 giorni su 5", "tre giorni a settimana")
+    r"(?:per )?(?:un|due|tre|qualche|\d+) (?:giorni|giorno|settimane|settimana)(?! (?:su|a|al|alla|ogni|la|per)\b)",
+)
+FROM_WHEN = r"da|dal|dalla|dallo|a partire da"
+FAR_PAST = r"l'anno scorso|anni fa|nel (?:19|20)\d\d|da piccol\w|quando ero"
+PAST_STATE = r"ero|era|eravamo|erano|avevo|aveva|avevamo|\w+(?:avo|evo|ivo)"
+NEAR_MISS = r"quasi|a un passo da\w*|per poco"
+KEPT = r"sempre"
 CUE_DENIALS = r"non|nn|mai"
 # "mio marito invece la carne la mangia", "il gas invece l'abbiamo lasciato con Eni": a fact set
 # beside another (a clause's subject, then "invece"), not a change of it.
 CONTRASTED = r"(?:^|[,;:.!?]\s*)(?:[^\s,;:.!?]+\s+){2,4}invece\b"
 DENIED_CHANGE_CUES = r"pi[uù]"
-ADDITIVE = r"anche|pure|inoltre|un altro|un'altra|secondo|seconda|a parte|in più|oltre a|per una conferenza|in visita"
+ADDITIVE = (
+    r"anche|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|secondo|seconda|a parte|in più|oltre a"
+    r"|per una conferenza|in visita"
+)
 DENIALS = r"non|mai"
 DENIED_ARTICLES = r"il|la"
 

@@ -92,6 +92,44 @@ def _still_holds(old: str, new: str) -> bool:
     return bool(still.search(new.lower())) and not still.search(old.lower())
 
 
+# "from next week": an occasion that starts a change, not one occasion of a routine.
+_FROM_WHEN = re.compile(rf"(?<![\w'])(?:{language.alternation('FROM_WHEN')})\s+$")
+
+
+def _one_occasion(old: str, new: str) -> bool:
+    """The older fact recurs and the new statement speaks of one occasion ("Thursday yoga is
+    cancelled next week", "sospendo la cardioaspirina tre giorni"): an exception, not a change."""
+    if not _pattern("ROUTINE").search(old.lower()) or _pattern("ONE_OCCASION").search(old.lower()):
+        return False
+    lowered = new.lower()
+    return any(not _FROM_WHEN.search(lowered[: m.start()]) for m in _pattern("ONE_OCCASION").finditer(lowered))
+
+
+def _history(old: str, new: str) -> bool:
+    """A state placed well before now ("back in 2020 my cholesterol was 280"): what was, not news."""
+    lowered = new.lower()
+    return bool(
+        _pattern("FAR_PAST").search(lowered)
+        and _pattern("PAST_STATE").search(lowered)
+        and not _pattern("FAR_PAST").search(old.lower())
+    )
+
+
+def _near_miss(new: str) -> bool:
+    """A change that nearly happened did not ("we nearly separated last year")."""
+    return bool(_pattern("NEAR_MISS").search(new.lower()))
+
+
+def _keeps_the_old(old: str, new: str) -> bool:
+    """ "Changed apartments, still in Austin": the new statement keeps the older fact and brings
+    no number or name of its own, so what changed is something beside it."""
+    kept = _pattern("KEPT")
+    if not kept.search(new.lower()) or kept.search(old.lower()):
+        return False
+    lowered = old.lower()
+    return all(value in lowered for value in _values(new))
+
+
 # Numbers said in words ("my ten-year-old"); the words for one are articles too ("a", "una").
 _NUMBER_WORDS = {word: str(n) for word, n in language.table("NUMBER_WORDS").items() if n > 1 and " " not in word}
 
@@ -198,6 +236,10 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         # "we broke up" then "it's over with Sara": the same end said again.
         return verdict
     if not denied and (_still_holds(old, new) or (_identifiers_restated(old, new) and not ended)):
+        return verdict
+    # What did not happen now, or not to the older fact: a near miss, one occasion of a
+    # routine, a past state, a change beside a fact that is kept.
+    if not denied and (_near_miss(new) or _one_occasion(old, new) or _history(old, new) or _keeps_the_old(old, new)):
         return verdict
     if denied and shared:
         return Verdict("supersedes", f"the new statement says it is not {denied!r}", verdict.similarity)

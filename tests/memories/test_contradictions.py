@@ -278,6 +278,22 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("My daughter Mia is 9", "Mia, my nine-year-old, just started piano lessons", "compatible"),
         # "più di" compares ("two years older"), it negates nothing.
         ("Il fratello di Anna, Piero, ha due anni più di lei", "Piero è il fratello maggiore di Anna", "compatible"),
+        # One occasion of a routine is an exception; the same words said from when on are a change.
+        ("My pottery class is on Mondays", "pottery is cancelled this week, the kiln broke", "compatible"),
+        ("My pottery class is on Mondays", "from next week pottery is cancelled, the studio is closing", "supersedes"),
+        ("Vado in piscina il venerdì", "la piscina ha chiuso per due settimane, uffa", "compatible"),
+        ("Vado in piscina il venerdì", "da gennaio la piscina ha chiuso, vado in palestra", "supersedes"),
+        # A change that nearly happened, a state long past: nothing changed now.
+        ("I work at Globex", "I almost quit Globex in the spring, glad I stayed", "compatible"),
+        ("My rent is 900 a month", "back in 2018 my rent was 650 a month, those were the days", "compatible"),
+        ("My rent is 900 a month", "the landlord raised my rent to 950 from March", "supersedes"),
+        # Another of the same kind: "my other brother".
+        ("My brother Tom lives in Leeds", "My other brother Sam moved to Bristol", "compatible"),
+        # The older fact kept ("still", "sempre") with nothing new of its own: the change is beside it.
+        ("Abito a Lecce", "ho cambiato casa, sempre a lecce ma vicino al mare", "compatible"),
+        ("Lavoro in Fiat a Torino", "mi hanno trasferito a Modena, sempre in Fiat", "supersedes"),
+        # "di nuovo" is "again", not "new".
+        ("Il mio gatto si chiama Pepe", "il mio gatto Pepe ha di nuovo rovesciato il vaso", "compatible"),
     ],
 )
 def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
