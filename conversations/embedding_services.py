@@ -3,13 +3,17 @@
 Called by ``conversations.tasks.embed_messages`` (enqueued on commit by the writers of
 messages) and by the ``embeddings_backfill`` command. Each write is one INSERT ... SELECT
 joined to the messages, so a message deleted meanwhile (an erasure, a purge) gets no vector.
+
+Tool calls and tool results get none: no search compares them (``conversations.search``
+leaves the agent's workings out of every scope), so one thread's vectors are the rows it
+searches and its scan needs no look at the messages (migration 0009 removed the earlier ones).
 """
 
 from __future__ import annotations
 
 import logging
 
-from django.db import connection
+from django.db.models import QuerySet
 
 from conversations import vector_search
 from conversations.models import Message
@@ -39,16 +43,10 @@ ON CONFLICT (message_id) DO UPDATE
 
 
 def message_embeddings_update(*, message_ids: list[int]) -> int:
-    """Embed those of the messages that have text and no vector of the current model."""
+    """Embed those of the messages that have text, are no tool call or result, and lack a current vector."""
     if not message_ids or not embeddings.enabled():
         return 0
-    rows = list(
-        Message.objects.filter(id__in=message_ids)
-        .exclude(text="")
-        .exclude(embedding__model=embeddings.MODEL_NAME)
-        .order_by("id")
-        .values_list("id", "text")
-    )
+    rows = list(_without_vector().filter(id__in=message_ids).order_by("id").values_list("id", "text"))
     if not rows:
         return 0
     vectors = embeddings.passage_vectors([text for _, text in rows])
@@ -69,7 +67,7 @@ def message_embeddings_backfill(*, batch_size: int = 256, limit: int | None = No
     done = 0
     if not embeddings.enabled():
         return done
-    queryset = Message.objects.exclude(text="").exclude(embedding__model=embeddings.MODEL_NAME)
+    queryset = _without_vector()
     last = 0
     while limit is None or done < limit:
         ids = list(queryset.filter(id__gt=last).order_by("id").values_list("id", flat=True)[:batch_size])
@@ -80,16 +78,11 @@ def message_embeddings_backfill(*, batch_size: int = 256, limit: int | None = No
     return done
 
 
-_PENDING_SQL = """
-SELECT count(*) FROM conversations_message m
-  LEFT JOIN conversations_messageembedding e ON e.message_id = m.id AND e.model = %(model)s
-  WHERE m.text <> '' AND e.message_id IS NULL
-"""
-
-
 def messages_without_vector() -> int:
-    """How many messages with text still lack a current vector."""
-    with connection.cursor() as cur:
-        cur.execute(_PENDING_SQL, {"model": embeddings.MODEL_NAME})
-        return cur.fetchone()[0]
+    """How many messages that should have a vector of the current model lack one."""
+    return _without_vector().count()
 
+
+def _without_vector() -> QuerySet[Message]:
+    """The messages with text, not tool calls nor results, without a vector of the current model."""
+    return Message.objects.said().exclude(text="").exclude(embedding__model=embeddings.MODEL_NAME)

@@ -72,9 +72,17 @@ class MessageRole(models.TextChoices):
     SYSTEM = "system", "System note"
 
 
+# A message whose content holds a tool call (``content @> TOOL_CALL``).
+TOOL_CALL = [{"type": "tool_use"}]
+
+
 class MessageQuerySet(models.QuerySet["Message"]):
     def for_thread(self, thread: Thread) -> MessageQuerySet:
         return self.filter(thread=thread)
+
+    def said(self) -> MessageQuerySet:
+        """What people said and the notes, without the agent's workings (tool calls and tool results)."""
+        return self.exclude(role=MessageRole.TOOL).exclude(content__contains=TOOL_CALL)
 
     def last_n(self, thread: Thread, n: int) -> list[Message]:
         """The thread's last ``n`` messages in sequence order (served by the seq index)."""

@@ -13,7 +13,7 @@ from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.db.models.functions import JSONObject
 from django.utils.dateparse import parse_datetime
 
-from conversations.models import Message, MessageRole, Thread, ThreadSummary
+from conversations.models import TOOL_CALL, Message, MessageRole, Thread, ThreadSummary
 from liamemory.errors import NotFound
 
 
@@ -198,8 +198,8 @@ def message_excerpts(*, thread: Thread, message_ids: list[int]) -> dict[int, dic
     return out
 
 
-# A message whose content holds a tool call (``content @> TOOL_USE_CONTENT``).
-TOOL_USE_CONTENT = json.dumps([{"type": "tool_use"}])
+# ``models.TOOL_CALL`` as a query parameter (``content @> %(tool_use)s::jsonb``).
+TOOL_USE_CONTENT = json.dumps(TOOL_CALL)
 # The text of the person's message a reply answers: the nearest earlier ``user`` message
 # of its thread (a tool call and its result may sit between).
 _ASKED = """(

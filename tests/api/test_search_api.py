@@ -96,7 +96,7 @@ def _ended(client, run_url):
 
 
 def _all_embedded() -> bool:
-    said = Message.objects.exclude(role="tool").count()
+    said = Message.objects.said().exclude(text="").count()
     return MessageEmbedding.objects.count() >= said
 
 

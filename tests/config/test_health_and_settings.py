@@ -134,3 +134,29 @@ def test_the_fast_model_judges_memory_changes_by_default_where_a_key_is_set(tmp_
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True"
+
+
+def test_numpy_multiplies_matrices_on_one_thread_in_the_products_processes():
+    """A process that loads the project (web, workers, commands) gets numpy's OpenBLAS with one
+    thread: its default pool (one a core) busy-waits between products, which cost a history
+    search ~30 ms of CPU the database and the other requests needed."""
+    probe = (
+        "import ctypes, glob, os, numpy\n"
+        "lib = glob.glob(os.path.join(os.path.dirname(numpy.__file__), '..', 'numpy.libs', '*openblas*'))\n"
+        "print(ctypes.CDLL(lib[0]).scipy_openblas_get_num_threads64_())\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
+    out = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", probe],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-1] == "1"
+    # Without the project, the same numpy runs a thread a core: the check above reads a real setting.
+    bare = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
+    assert bare.stdout.split()[-1] == str(os.cpu_count())

@@ -11,6 +11,8 @@ saying so, and the exact-scan tests run instead.
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection
@@ -19,7 +21,7 @@ from django.test.utils import CaptureQueriesContext
 from config.celery import app
 from conversations import vector_search
 from conversations.embedding_services import message_embeddings_update
-from conversations.models import MessageEmbedding
+from conversations.models import MessageEmbedding, MessageRole
 from conversations.search import search_history, search_threads
 from conversations.services import messages_append, thread_create
 from conversations.tasks import embed_messages
@@ -29,7 +31,7 @@ from memories.models import Memory
 from memories.recall import search_memories
 from memories.services import memory_remember
 from memories.tasks import embed_memories
-from tests.conversations.test_search import CHITCHAT
+from tests.conversations.test_search import CHITCHAT, _exchange_with_tools
 
 pytestmark = pytest.mark.django_db
 
@@ -213,3 +215,31 @@ def test_the_exact_scan_reads_vectors_in_binary_format_and_finds_what_text_forma
     with vector_search.forced("exact"):
         hits = search_history(thread=mine, query="Who is my physician?", limit=3)
     assert "Okafor" in " ".join(h.excerpt for h in hits)
+
+
+def test_tool_calls_and_results_get_no_vector_and_history_search_never_returns_them(alice):
+    """The agent's workings are never compared by meaning: the embedding task skips them, so a
+    thread's vectors are what its search may return (the scan no longer looks each message up),
+    and migration 0009 removed the vectors they had."""
+    thread = _thread(alice, rounds=2)
+    _exchange_with_tools(thread)
+    tool_rows = list(thread.messages.filter(sequence__gt=thread.next_sequence - 4, role__in=["assistant", "tool"]))[:2]
+    assert [m.role for m in tool_rows] == [MessageRole.ASSISTANT, MessageRole.TOOL]
+    message_embeddings_update(message_ids=list(thread.messages.values_list("id", flat=True)))
+
+    embedded = set(MessageEmbedding.objects.filter(thread=thread).values_list("message_id", flat=True))
+    assert not embedded & {m.pk for m in tool_rows}
+    assert embedded == set(thread.messages.exclude(pk__in=[m.pk for m in tool_rows]).values_list("id", flat=True))
+    for query in ("recall_facts query", "the facts about the locker query"):
+        hits = search_history(thread=thread, query=query)
+        assert hits and not {h.message_id for h in hits} & {m.pk for m in tool_rows}, query
+
+    # Vectors written before (as the old task did) are what the migration deletes, and only those.
+    for m in tool_rows:
+        MessageEmbedding.objects.create(
+            message=m, thread=thread, sequence=m.sequence, model=embeddings.MODEL_NAME, vector=b"\0" * 768
+        )
+    migration = importlib.import_module("conversations.migrations.0009_no_vectors_for_tool_rows")
+    with connection.cursor() as cur:
+        cur.execute(migration.DELETE_TOOL_ROW_VECTORS)
+    assert set(MessageEmbedding.objects.filter(thread=thread).values_list("message_id", flat=True)) == embedded
