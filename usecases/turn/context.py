@@ -351,19 +351,6 @@ def cap_window_tokens(rows: list[Message], *, cap: int, keep_turns: int = 2) -> 
     return rows[starts[-keep_turns] :]
 
 
-def question_vector_soon(*, thread: Thread, request_message: Message) -> None:
-    """Start embedding the message as a query, in another thread, if its context will ask with it.
-
-    Memory recall and the excerpts take it from ``embeddings``' per-process cache. The turn
-    starts it as soon as it has read its run (``runner._runtime``), so the e5 inference
-    (~16 ms of CPU on a quiet machine, the largest part of a context) runs beside the
-    memory switch, the checkpoint and the summary and window reads instead of after them;
-    ``build_context`` starts it too (a second call finds it started).
-    """
-    if not thread.incognito and request_message.text and embeddings.enabled():
-        embeddings.query_vector_soon(request_message.text[:MAX_QUERY_CHARS])
-
-
 def build_context(
     *, thread: Thread, agent: AgentSpec, user: User, request_message: Message, memory_allowed: bool | None = None
 ) -> Context:
@@ -375,7 +362,10 @@ def build_context(
     """
     if memory_allowed is None:
         memory_allowed = long_term_memory_allowed(user=user, thread=thread)
-    question_vector_soon(thread=thread, request_message=request_message)
+    if not thread.incognito and request_message.text and embeddings.enabled():
+        # The message's query vector is made in another thread while the summary and the
+        # window are read; memory recall then takes it from the cache.
+        embeddings.query_vector_soon(request_message.text[:MAX_QUERY_CHARS])
     summary, window = summary_and_window(
         thread=thread, size=settings.MEMORY_WINDOW, with_summary=settings.MEMORY_SUMMARY_ENABLED
     )

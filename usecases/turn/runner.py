@@ -21,7 +21,6 @@ from liamemory.llm import AnthropicModel, ChatModel, ModelError
 from liamemory.personal_data import Event
 from memories.selectors import long_term_memory_allowed, memory_preference_of, memory_preference_value
 from usecases.thread_deletion import threads_delete
-from usecases.turn.context import question_vector_soon
 from usecases.turn.graph import TurnRuntime, build_graph, initial_state
 from usecases.turn.offline import OfflineModel
 from usecases.turn.registry import get_agent
@@ -63,7 +62,6 @@ def _runtime(run_id: str) -> TurnRuntime:
     )
     if run.request_message is None:
         raise ValueError(f"run {run_id} has no request message (it was deleted)")
-    question_vector_soon(thread=run.thread, request_message=run.request_message)
     return TurnRuntime(
         run=run,
         thread=run.thread,
