@@ -67,8 +67,13 @@ _ASKS = re.compile(
     rf"\?\s*$|\?\s|^\W*(?:{language.word_alternatives('QUESTION_WORDS')}|{language.alternation('ASKING_OPENERS')})\b",
     re.I,
 )
-# A request for a value said without a question, or a task that needs one ("use her name").
-_ASKS_FOR = re.compile(rf"\b(?:{language.alternation('ASKING_FOR')}|{language.alternation('USE_A_VALUE')})\b", re.I)
+# A request for a value said without a question, a task that needs one ("use her name"), or
+# words of recalling ("non mi ricordo il nome della pastiglia…", "show him you remember").
+_ASKS_FOR = re.compile(
+    rf"\b(?:{language.alternation('ASKING_FOR')}|{language.alternation('USE_A_VALUE')}"
+    rf"|{language.alternation('RECALL_REQUEST')})\b",
+    re.I,
+)
 
 
 def _reply(lang: str, key: str, **fields: object) -> str:

@@ -57,6 +57,8 @@ _ANSWER_KINDS = (
 # Words that name nothing the question is about: asking words, function words and the
 # words of recalling ("what did I tell you …"), in every language.
 _ASKING = language.union("ASKING_WORDS") | language.union("STOP_WORDS") | language.union("RECALL_WORDS")
+# Words too general to say that two lines are about the same thing ("always", "sempre").
+_GENERAL = _ASKING | language.union("FUNCTION_WORDS") | language.union("COMMON_WORDS")
 
 
 @dataclass(frozen=True)
@@ -111,8 +113,9 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
     for m in _EXCERPT_LINE.finditer(text):
         seq = int(m["seq"])
         lines.append(Line(m["text"], "excerpt", date=m["date"], sequence=seq, order=(1, m["date"], seq)))
-    for m in _OTHER_LINE.finditer(text):
-        lines.append(Line(m["text"], "other", date=m["date"], title=m["title"], order=(1, m["date"], -1)))
+    # The other conversations' excerpts come oldest first: their place orders them.
+    for i, m in enumerate(_OTHER_LINE.finditer(text)):
+        lines.append(Line(m["text"], "other", date=m["date"], title=m["title"], order=(1, m["date"], -1, i)))
     for index, message in enumerate(messages[:request_index]):
         for block in message["content"] if isinstance(message["content"], list) else []:
             said = block.get("text", "") if block.get("type") == "text" else ""
@@ -236,12 +239,12 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     if not lines:
         return []
     wanted = _wanted(question)
+    vocabulary = lower_case_words([question, *(line.text for line in lines)])
     have = [{fold(w).removesuffix("'s") for w in content_words(_statements(line.text))} for line in lines]
     df = {w: sum(1 for h in have if _matches(w, h)) for w in wanted}
-    lexical = [
-        sum(weight * math.log(1 + len(lines) / df[w]) for w, weight in wanted.items() if df[w] and _matches(w, h))
-        for h in have
-    ]
+    # How much each question word says: its weight in the question, by how rare it is among the lines.
+    rarity = {w: weight * math.log(1 + len(lines) / df[w]) for w, weight in wanted.items() if df[w]}
+    lexical = [sum(r for w, r in rarity.items() if _matches(w, h)) for h in have]
     top = max(lexical)
     scores = [x / top if top > 0 else 0.0 for x in lexical]
     for i, margin in _meaning_margins(_asked(question), lines).items():
@@ -249,8 +252,8 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     if value_only:
         value = _value_kind(_asked(question))
         scores = [
-            x if lex > 0 and _holds(value, _statements(line.text), question) else 0.0
-            for line, x, lex in zip(lines, scores, lexical, strict=True)
+            x if x > 0 and _holds(value, _statements(line.text), question, vocabulary) else 0.0
+            for line, x in zip(lines, scores, strict=True)
         ]
     best = max(scores)
     if best <= 0:
@@ -258,35 +261,45 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     # Of lines about the same thing, one that holds a value (a name, a number) states it.
     value = _value_kind(_asked(question))
     scores = [
-        x + VALUE_BONUS * best if x > 0 and _holds(value, _statements(line.text), question) else x
+        x + VALUE_BONUS * best if x > 0 and _holds(value, _statements(line.text), question, vocabulary) else x
         for line, x in zip(lines, scores, strict=True)
     ]
     best = max(scores)
     by_line = dict(zip(lines, scores, strict=True))
+
+    def same_thing(line: Line, other: Line) -> bool:
+        """Whether ``other`` is about what ``line`` is: it holds half the question words ``line``
+        holds at least, or the two share a word of their own that the question does not say ("il
+        codice del lucchetto" and "aggiornamento lucchetto: … ora è 6604")."""
+        about = _matched(wanted, line)
+        if 2 * len(about & _matched(wanted, other)) >= len(about):
+            return True
+        own = (_subject_words(line.text) & _subject_words(other.text)) - _GENERAL
+        return any(len(w) > 3 and not _matches(w, set(wanted)) for w in own)
+
     scored: dict[Line, float] = {}
     for line, score in by_line.items():
         if score >= NEWER_SHARE * best:
             # A newer line that changed this one stands in for it when it is about the question
             # too ("the exam moved to the 13th" is no answer to "what's my flatmate's name?").
             current = _current(line, lines)
-            relevant = by_line.get(current, 0.0) >= CHANGED_RELEVANCE * score
+            relevant = by_line.get(current, 0.0) >= CHANGED_RELEVANCE * score and same_thing(line, current)
             # It must hold a value of the kind asked: a remark about the same thing is no new value.
             changed = _replaces_value(line, current, question) or relevant
-            if current is not line and not (changed and _holds(value, _statements(current.text), question)):
+            if current is not line and not (changed and _holds(value, _statements(current.text), question, vocabulary)):
                 current = line
             scored[current] = max(score, scored.get(current, 0.0))
     top_score = max(scored.values())
     best_line = max(scored, key=lambda line: scored[line])
-    # A newer statement of the same thing (half the best line's question words at least) that
-    # holds a value of the kind asked stands first: a value that changed ("they've pushed me to 9:15").
-    about = _matched(wanted, best_line)
+    # A newer statement of the same thing that holds a value of the kind asked stands first: a
+    # value that changed ("they've pushed me to 9:15").
     newer = [
         line
         for line, x in scored.items()
         if x >= NEWER_SHARE * top_score
         and line.order > best_line.order
-        and 2 * len(about & _matched(wanted, line)) >= len(about)
-        and _holds(value, _statements(line.text), question)
+        and same_thing(best_line, line)
+        and _holds(value, _statements(line.text), question, vocabulary)
     ]
     first = max(newer, key=lambda line: line.order) if newer else best_line
     rest = sorted((line for line in scored if line is not first), key=lambda line: -scored[line])
@@ -304,10 +317,35 @@ def _value_kind(asked: str) -> re.Pattern[str]:
     return next((holds for asks, holds in _ANSWER_KINDS if asks.search(asked)), _VALUE)
 
 
-def _holds(value: re.Pattern[str], text: str, question: str) -> bool:
-    """Whether ``text`` holds a value of that kind that the question does not already say."""
+def _holds(value: re.Pattern[str], text: str, question: str, vocabulary: frozenset[str] = frozenset()) -> bool:
+    """Whether ``text`` holds a value of that kind that the question does not already say.
+
+    A name or any value may also open a sentence ("Biscuit just stole a sock", "Oliver ha
+    fatto cadere un bicchiere"): a capitalised first word the person never writes in lower
+    case (``vocabulary``: the words the context writes so) and that is no function word.
+    """
     said = {fold(w) for w in content_words(question)}
-    return any(fold(m.group(0)).strip(".,") not in said for m in value.finditer(text))
+    if any(fold(m.group(0)).strip(".,") not in said for m in value.finditer(text)):
+        return True
+    if (value is not _NAME_VALUE and value is not _VALUE) or not vocabulary:
+        return False
+    for sentence in _SENTENCES.split(text):
+        first = _OPENING_WORD.match(sentence)
+        word = fold(first.group(1)) if first else ""
+        if word and word not in vocabulary and word not in said and word not in _NOT_NAMES:
+            return True
+    return False
+
+
+# A capitalised word opening a sentence, after any punctuation; and the words that open
+# sentences without naming anyone (function words, openers, asking words) in every language.
+_OPENING_WORD = re.compile(r"^\W*([A-Z][\w'’-]{2,})\b")
+_NOT_NAMES = _ASKING | language.union("FUNCTION_WORDS") | language.union("SHORT_STOP_WORDS")
+
+
+def lower_case_words(texts: list[str]) -> frozenset[str]:
+    """The words ``texts`` write in lower case: a capitalised one of them opening a sentence is no name."""
+    return frozenset(fold(w) for text in texts for w in re.findall(r"(?<![\w'’])[a-zà-ü][\w'’-]+", text))
 
 
 def _newer(x: Line, line: Line) -> bool:
@@ -329,10 +367,7 @@ def _current(line: Line, lines: list[Line]) -> Line:
     changed = [
         x
         for x in lines
-        if x is not line
-        and _newer(x, line)
-        and words & _subject_words(x.text)
-        and statement_changes(line.text, x.text)
+        if x is not line and _newer(x, line) and words & _subject_words(x.text) and statement_changes(line.text, x.text)
     ]
     return max(changed, key=lambda x: x.order) if changed else line
 

@@ -8,7 +8,7 @@ import unicodedata
 from liamemory import language
 
 STOPWORDS = language.union("SHORT_STOP_WORDS")
-_WORD = re.compile(r"[\w\-€$.,/]+", re.U)
+_WORD = re.compile(r"[\w\-€$.,/&]+", re.U)
 
 
 def fold(text: str) -> str:

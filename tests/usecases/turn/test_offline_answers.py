@@ -5,6 +5,7 @@ import pytest
 from conversations.services import thread_create
 from memories.models import Memory
 from tests.usecases.turn.helpers import reply_text, run_turn
+from usecases.turn.offline import OfflineModel
 from usecases.turn.offline_context import Line, answer_lines, context_lines
 
 
@@ -105,3 +106,40 @@ def test_a_change_the_summary_marks_replaces_an_excerpt_it_cannot_be_ordered_wit
     lines = context_lines([{"type": "text", "text": system}], [], 0)
     reply = answer_lines("write a caption for a photo of our greyhound on the sofa, use her name", lines)
     assert "Nala" in reply[0].text
+
+
+def test_a_name_that_opens_a_sentence_answers_a_task_that_needs_it():
+    pet = _line("Biscuit just stole a sock off the drying rack again. beagles are relentless", 11)
+    chat = _line("just stole ten minutes for a walk, the rack of lamb was great", 40)
+    found = answer_lines(
+        "write a WANTED poster for my beagle, he stole a sock, use his name", [pet, chat], value_only=True
+    )
+    assert found and found[0] == pet
+    # A word the person also writes in lower case opens sentences, it names no one.
+    assert not answer_lines("write a poem about the rack, use its name", [chat], value_only=True)
+
+
+def test_a_request_to_recall_said_without_a_question_is_answered():
+    lines = [_line("Già prendo il Ramipril per la pressione tutte le mattine, 5 mg, da tre anni", 16)]
+    request = "Sono in farmacia e non mi ricordo il nome della pastiglia della pressione..."
+    reply = OfflineModel()._decide(request, [], {"remember_fact"}, lines, "it")
+    assert "Ramipril" in reply[0]["text"]
+
+
+def test_of_two_excerpts_of_another_conversation_the_later_value_stands_first():
+    system = (
+        "From the user's other conversations (verbatim excerpts, with each conversation's title and date):\n"
+        "- [“gym”, 2026-01-01, user] “My gym locker code is 4829, the locker by the showers”\n"
+        "- [“gym”, 2026-01-01, user] “the gym made everyone change locker codes, mine is 7716 now”"
+    )
+    lines = context_lines([{"type": "text", "text": system}], [], 0)
+    assert "7716" in answer_lines("what's my gym locker code by the showers?", lines)[0].text
+
+
+def test_a_code_of_another_thing_is_no_newer_value_of_the_one_asked():
+    booking = _line("Intanto ho prenotato il B&B in Puglia per agosto, codice di conferma BK-5531902", 26, "summary")
+    gate = _line("ricordati che il codice del cancello del condominio nuovo è 2719, lo sbaglio sempre", 91)
+    found = answer_lines(
+        "il B&B mi chiede il codice della prenotazione per il check-in online, qual era?", [booking, gate]
+    )
+    assert found[0] == booking

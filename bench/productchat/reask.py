@@ -1,0 +1,172 @@
+"""Ask the offline model every question of a replayed chat again, on the context its run had.
+
+    .venv/bin/python -m bench.productchat.reask w15 w16-01            # a writer's chats, or chat ids
+    .venv/bin/python -m bench.productchat.reask w15 --misses          # and print the ones it misses
+
+A replay (``python -m bench.productchat``) leaves each question's run in the
+database with its context report: which summary version, memories, excerpts and window
+went into the prompt. This rebuilds that prompt from those rows (the memories as they
+are now, an excerpt longer than the search's snippet cut as the search cuts it) and asks
+the offline model of today's code, so a change to how the model answers is measured in
+seconds instead of a replay of an hour. What the model stores, and so what later
+contexts hold, needs a full replay. Use the same ``DATABASE_URL`` as the replay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+import django
+
+
+def _setup() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+    django.setup()
+
+
+def rebuild(run: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The system blocks, messages and tools the run's first model call saw (from its context report)."""
+    from agents.context_report import ContextReport, context_report_read
+    from conversations.models import Message, Thread, ThreadSummary
+    from conversations.search import _excerpt
+    from liamemory.search_terms import query_terms
+    from memories.models import Memory
+    from usecases.turn import tools as agent_tools
+    from usecases.turn.context import Excerpt, _system_blocks, rows_to_api_messages
+    from usecases.turn.registry import get_agent
+    from usecases.turn.window import cut_to_whole_turns
+
+    report = context_report_read(run.context_report) or ContextReport()
+    agent = get_agent(run.agent)
+    summary = None
+    if report.summary_version:
+        summary = ThreadSummary.objects.filter(thread_id=run.thread_id, version=report.summary_version).first()
+    found = {m.pk: m for m in Memory.objects.filter(pk__in=report.memory_ids)}
+    memories = [found[i] for i in report.memory_ids if i in found]
+    rows = {m.pk: m for m in Message.objects.filter(pk__in=[e.message_id for e in report.excerpts])}
+    titles = dict(Thread.objects.filter(pk__in={r.thread_id for r in rows.values()}).values_list("pk", "title"))
+    terms = query_terms(run.request_message.text)
+    excerpts = [
+        Excerpt(
+            message_id=m.pk,
+            sequence=m.sequence,
+            role=m.role,
+            created_at=m.created_at,
+            text=" ".join(_excerpt(m.text, terms).split()),
+            tokens=0,
+            thread_id=m.thread_id if e.thread_id else None,
+            thread_title=titles.get(m.thread_id) or "",
+        )
+        for e in report.excerpts
+        if (m := rows.get(e.message_id))
+    ]
+    window = list(
+        Message.objects.filter(
+            thread_id=run.thread_id,
+            sequence__gte=report.window_first_sequence or 0,
+            sequence__lte=report.window_last_sequence or run.request_message.sequence,
+        ).order_by("sequence")
+    )
+    messages = cut_to_whole_turns(rows_to_api_messages(window))
+    tools = agent_tools.definitions(agent.tools, kinds=agent.memory_kinds)
+    return _system_blocks(agent, summary, memories, excerpts), messages, tools
+
+
+def ask(run: Any) -> str:
+    """The offline model's reply to the run's request on its rebuilt context (a stored fact is taken as stored)."""
+    from usecases.turn.offline import OfflineModel
+
+    system, messages, tools = rebuild(run)
+    model = OfflineModel()
+    for _step in range(4):
+        reply = model.complete(system=system, messages=messages, tools=tools, max_tokens=1024)
+        calls = [b for b in reply.content if b["type"] == "tool_use"]
+        if not calls:
+            return "".join(b.get("text", "") for b in reply.content if b["type"] == "text")
+        results = []
+        for call in calls:
+            if call["name"] == "remember_fact":
+                result = {"ok": True, "status": "active", "content": call["input"]["content"], "memory_id": 0}
+            else:  # a search or a recall: what the replay's run got is not kept; say so
+                return f"[tool {call['name']}]"
+            results.append({"type": "tool_result", "tool_use_id": call["id"], "content": json.dumps(result)})
+        messages = [*messages, {"role": "assistant", "content": reply.content}, {"role": "user", "content": results}]
+    return ""
+
+
+def _question_messages(chat: Any) -> dict[int, Any]:
+    """Each question turn of ``chat`` and its message, as the replay left them in the database."""
+    from bench.productchat.replay import USER_PREFIX
+    from conversations.models import Message, MessageRole
+
+    owner = f"{USER_PREFIX}{chat.id}"
+    main = list(
+        Message.objects.filter(thread__owner__username=owner, thread__title=chat.id, role=MessageRole.USER)
+        .exclude(text="")
+        .order_by("sequence")
+    )
+    turns = [t for t in chat.turns if not (t.kind == "question" and t.new_thread)]
+    out: dict[int, Any] = {}
+    for turn, message in zip(turns, main, strict=False):
+        if turn.kind == "question":
+            out[turn.index] = message
+    for q in chat.questions:
+        if q.new_thread:
+            out[q.index] = (
+                Message.objects.filter(
+                    thread__owner__username=owner, thread__title=f"{chat.id} new {q.index}", role=MessageRole.USER
+                )
+                .order_by("sequence")
+                .first()
+            )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("chats", nargs="+", help="chat ids, or a writer (w15) for all of theirs")
+    parser.add_argument("--misses", action="store_true", help="print each question the reply misses")
+    args = parser.parse_args(argv)
+    _setup()
+    from agents.models import Run
+    from bench.productchat.data import load_split
+    from bench.productchat.score import holds, statements_before
+
+    chats = [c for split in ("dev",) for c in load_split(split) if c.id in args.chats or c.writer in args.chats]
+    totals: dict[str, list[int]] = {"same": [0, 0, 0], "new": [0, 0, 0]}
+    for chat in chats:
+        asked = _question_messages(chat)
+        for q in chat.questions:
+            message = asked.get(q.index)
+            run = Run.objects.filter(request_message=message).order_by("created_at").first() if message else None
+            if message is None or run is None or not run.context_report:
+                continue
+            reply = ask(run)
+            replayed = Run.objects.filter(thread_id=run.thread_id, request_message=message)
+            was_text = "".join(m.text for m in message.thread.messages.filter(run__in=replayed, role="assistant"))
+            said = statements_before(chat, q.index)[q.fact_id]
+            ok = any(holds(reply, e) for e in q.expected)
+            was = any(holds(was_text, e) for e in q.expected)
+            old = [s.value for s in said[:-1] if not any(holds(n, s.value) or holds(s.value, n) for n in q.expected)]
+            key = "new" if q.new_thread else "same"
+            totals[key][0] += 1
+            totals[key][1] += int(ok)
+            totals[key][2] += int(was)
+            if args.misses and not ok:
+                replayed_ok = "ok" if was else "miss"
+                print(f"--- {chat.id} #{q.index} {key} expected {q.expected} old {old} (replay {replayed_ok})")
+                print(f"  Q: {q.text}")
+                for s in said:
+                    print(f"  said #{s.index} ({s.kind}): {s.text}")
+                print(f"  A: {reply[:400]}")
+    for key, (n, now, then) in totals.items():
+        print(f"{key} thread: reply holds the value {now}/{n} (the replay's replies: {then}/{n})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
