@@ -60,6 +60,18 @@ def run_claim(*, run_id: RunId) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Trace:
+    """One trace event of a run, as ``traces_record`` writes it."""
+
+    kind: str
+    name: str
+    payload: dict[str, Any]
+    tokens_in: int = 0
+    tokens_out: int = 0
+    duration_ms: int = 0
+
+
 def trace_record(
     *,
     run_id: RunId,
@@ -70,24 +82,39 @@ def trace_record(
     tokens_out: int = 0,
     duration_ms: int = 0,
 ) -> None:
-    """One trace event, written at once so a failed run still shows every step it took.
+    """One trace event, written at once so a failed run still shows every step it took (``traces_record``)."""
+    traces_record(
+        run_id=run_id,
+        traces=[Trace(kind, name, payload, tokens_in=tokens_in, tokens_out=tokens_out, duration_ms=duration_ms)],
+    )
+
+
+def traces_record(*, run_id: RunId, traces: list[Trace]) -> None:
+    """A step's trace events in one INSERT, written at once so a failed run still shows every step it took.
 
     The run's thread may be deleted meanwhile (by its owner, the purge or an erasure):
-    the foreign key then refuses the row, and the run is over (``RunNoLongerActive``).
+    the foreign key then refuses the rows, and the run is over (``RunNoLongerActive``).
     """
+    if not traces:
+        return
     # Outside a transaction (the graph's nodes) the INSERT commits by itself: no BEGIN and
     # COMMIT around it. Inside a caller's (a tool's write), a savepoint keeps that one usable.
     scope = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
     try:
         with scope:
-            TraceEvent.objects.create(
-                run_id=run_id,
-                kind=kind,
-                name=name,
-                payload=payload,
-                tokens_in=tokens_in,
-                tokens_out=tokens_out,
-                duration_ms=duration_ms,
+            TraceEvent.objects.bulk_create(
+                [
+                    TraceEvent(
+                        run_id=run_id,
+                        kind=t.kind,
+                        name=t.name,
+                        payload=t.payload,
+                        tokens_in=t.tokens_in,
+                        tokens_out=t.tokens_out,
+                        duration_ms=t.duration_ms,
+                    )
+                    for t in traces
+                ]
             )
     except IntegrityError as exc:
         raise RunNoLongerActive(str(run_id)) from exc

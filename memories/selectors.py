@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.postgres.search import TrigramWordSimilarity
-from django.db.models import F, QuerySet
+from django.db.models import F, OuterRef, QuerySet, Subquery
 
 from liamemory.errors import NotFound
 from memories.models import Memory, MemoryPreference
@@ -49,8 +49,21 @@ def memory_get_for_staff(*, memory_id: int | str) -> Memory:
 
 def memory_preference_for(*, user: User) -> bool:
     """The user's own switch (absent row = on), whatever the installation's setting."""
-    value = MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
-    return value is not False
+    return memory_preference_value(
+        MemoryPreference.objects.filter(user=user).values_list("long_term_enabled", flat=True).first()
+    )
+
+
+def memory_preference_of(user_field: str) -> Subquery:
+    """The user's own switch as an expression over a row whose ``user_field`` names the user:
+    another read takes it along (the turn's read of its run) instead of a query of its own.
+    Read it back with ``memory_preference_value``."""
+    return Subquery(MemoryPreference.objects.filter(user=OuterRef(user_field)).values("long_term_enabled")[:1])
+
+
+def memory_preference_value(stored: bool | None) -> bool:
+    """The switch from its stored value: an absent row (None) is on."""
+    return stored is not False
 
 
 def memory_list_for_staff(
@@ -88,15 +101,21 @@ def memories_ranked(qs: QuerySet[Memory], *, q: str) -> QuerySet[Memory]:
     )
 
 
-def long_term_enabled_for(*, user: User) -> bool:
-    """Whether long-term memory may be read or written for ``user`` (the thread's incognito aside)."""
-    return settings.LONG_TERM_MEMORY_ENABLED and memory_preference_for(user=user)
+def long_term_enabled_for(*, user: User, preference: bool | None = None) -> bool:
+    """Whether long-term memory may be read or written for ``user`` (the thread's incognito aside).
+
+    ``preference``: the user's switch, when the caller read it along (``memory_preference_of``).
+    """
+    if not settings.LONG_TERM_MEMORY_ENABLED:
+        return False
+    return memory_preference_for(user=user) if preference is None else preference
 
 
-def long_term_memory_allowed(*, user: User, thread) -> bool:
+def long_term_memory_allowed(*, user: User, thread, preference: bool | None = None) -> bool:
     """The memory switch of a turn: off for incognito threads, for users who switched it
-    off, and installation-wide by setting. The one place that decides it."""
-    return not thread.incognito and long_term_enabled_for(user=user)
+    off, and installation-wide by setting. The one place that decides it (``preference``:
+    as in ``long_term_enabled_for``)."""
+    return not thread.incognito and long_term_enabled_for(user=user, preference=preference)
 
 
 def pinned_memories(*, user: User, kinds: tuple[str, ...] = ("rule",), limit: int = 10) -> list[Memory]:

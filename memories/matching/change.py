@@ -130,6 +130,48 @@ def _keeps_the_old(old: str, new: str) -> bool:
     return all(value in lowered for value in _values(new))
 
 
+# Words that open a noun phrase: "the", "my", "their" (``_another_of_its_kind``).
+_DETERMINERS = (
+    language.union("DEFINITE_ARTICLES") | language.union("POSSESSIVES") | language.union("OTHERS_POSSESSIVES")
+)
+
+
+def _is_content_word(word: str) -> bool:
+    return (
+        word not in _FUNCTION_WORDS
+        and len(word) > 2
+        and not any(c.isdigit() for c in word)
+        and not _pattern("CHANGE_CUES").fullmatch(word)
+    )
+
+
+def _modifiers(text: str, stem: str) -> set[str]:
+    """The words right before a common noun of ``stem`` in a noun phrase ("the book club": "book")."""
+    raw = re.findall(r"[\w'-]+", text)
+    tokens = [t.lower() for t in raw]
+    found = set()
+    for i in range(2, len(tokens)):
+        word, before = tokens[i], tokens[i - 1]
+        if word[:5] != stem or not raw[i].islower() or not _is_content_word(before) or before.endswith(("'s", "s'")):
+            continue
+        if tokens[i - 2] in _DETERMINERS or (
+            i > 2 and tokens[i - 3] in _DETERMINERS and _is_content_word(tokens[i - 2])
+        ):
+            found.add(before[:5])
+    return found
+
+
+def _another_of_its_kind(old: str, new: str) -> bool:
+    """ "I quit the book club" after "a member of the local chess club": the thing both name, with
+    another word before it that the other statement never says, is another of its kind."""
+    old_words, new_words = _content(old), _content(new)
+    for stem in old_words & new_words:
+        before_old, before_new = _modifiers(old, stem), _modifiers(new, stem)
+        if before_old and before_new and not (before_new & old_words) and not (before_old & new_words):
+            return True
+    return False
+
+
 # Numbers said in words ("my ten-year-old"); the words for one are articles too ("a", "una").
 _NUMBER_WORDS = {word: str(n) for word, n in language.table("NUMBER_WORDS").items() if n > 1 and " " not in word}
 
@@ -238,8 +280,14 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
     if not denied and (_still_holds(old, new) or (_identifiers_restated(old, new) and not ended)):
         return verdict
     # What did not happen now, or not to the older fact: a near miss, one occasion of a
-    # routine, a past state, a change beside a fact that is kept.
-    if not denied and (_near_miss(new) or _one_occasion(old, new) or _history(old, new) or _keeps_the_old(old, new)):
+    # routine, a past state, a change beside a fact that is kept, another of its kind.
+    if not denied and (
+        _near_miss(new)
+        or _one_occasion(old, new)
+        or _history(old, new)
+        or _keeps_the_old(old, new)
+        or _another_of_its_kind(old, new)
+    ):
         return verdict
     if denied and shared:
         return Verdict("supersedes", f"the new statement says it is not {denied!r}", verdict.similarity)

@@ -30,6 +30,7 @@ MODULES = [
     "common",
     "longchat.run",
     "longchat.data",
+    "longchat.deep",
     "productchat.run",
     "productchat.replay",
     "productchat.score",

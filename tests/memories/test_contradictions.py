@@ -292,6 +292,9 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         # The older fact kept ("still", "sempre") with nothing new of its own: the change is beside it.
         ("Abito a Lecce", "ho cambiato casa, sempre a lecce ma vicino al mare", "compatible"),
         ("Lavoro in Fiat a Torino", "mi hanno trasferito a Modena, sempre in Fiat", "supersedes"),
+        # Another of its kind: the thing both name, with another word before it.
+        ("I'm a member of the local cycling club", "I left the running club, too many early starts", "compatible"),
+        ("I'm a member of the local cycling club", "I left the cycling club, too many early starts", "supersedes"),
         # "di nuovo" is "again", not "new".
         ("Il mio gatto si chiama Pepe", "il mio gatto Pepe ha di nuovo rovesciato il vaso", "compatible"),
     ],

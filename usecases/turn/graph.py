@@ -113,33 +113,33 @@ def load_context(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
     started = time.monotonic()
     ctx = _context(state, rt)
     report = ctx.report
-    run_lifecycle.trace_record(
-        run_id=rt.run.pk,
-        kind=TraceKind.RETRIEVAL,
-        name="memories",
-        payload={
-            "query_chars": len(rt.request_message.text),
-            "memory_ids": list(report.memory_ids),
-            "summary_version": report.summary_version,
-        },
-        duration_ms=int((time.monotonic() - started) * 1000),
-    )
     stored = report.as_json()
-    if report.excerpts:
-        run_lifecycle.trace_record(
-            run_id=rt.run.pk,
-            kind=TraceKind.RETRIEVAL,
-            name="excerpts",
-            payload={"excerpts": stored["excerpts"], "before_sequence": report.window_first_sequence},
-            tokens_in=report.excerpt_tokens,
+    # The context's three trace events in one INSERT (one commit), where each was its own.
+    traces = [
+        run_lifecycle.Trace(
+            TraceKind.RETRIEVAL,
+            "memories",
+            {
+                "query_chars": len(rt.request_message.text),
+                "memory_ids": list(report.memory_ids),
+                "summary_version": report.summary_version,
+            },
+            duration_ms=int((time.monotonic() - started) * 1000),
         )
-    run_lifecycle.trace_record(
-        run_id=rt.run.pk,
-        kind=TraceKind.CONTEXT,
-        name="build_context",
-        payload=stored,
-        tokens_in=report.estimated_tokens or 0,
+    ]
+    if report.excerpts:
+        traces.append(
+            run_lifecycle.Trace(
+                TraceKind.RETRIEVAL,
+                "excerpts",
+                {"excerpts": stored["excerpts"], "before_sequence": report.window_first_sequence},
+                tokens_in=report.excerpt_tokens,
+            )
+        )
+    traces.append(
+        run_lifecycle.Trace(TraceKind.CONTEXT, "build_context", stored, tokens_in=report.estimated_tokens or 0)
     )
+    run_lifecycle.traces_record(run_id=rt.run.pk, traces=traces)
     return {"context": _untracked(ctx), "info": stored}
 
 

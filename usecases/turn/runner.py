@@ -19,7 +19,7 @@ from agents.streaming import RunStream
 from conversations.models import Thread
 from liamemory.llm import AnthropicModel, ChatModel, ModelError
 from liamemory.personal_data import Event
-from memories.selectors import long_term_memory_allowed
+from memories.selectors import long_term_memory_allowed, memory_preference_of, memory_preference_value
 from usecases.thread_deletion import threads_delete
 from usecases.turn.graph import TurnRuntime, build_graph, initial_state
 from usecases.turn.offline import OfflineModel
@@ -54,7 +54,12 @@ def _graph() -> Any:
 
 def _runtime(run_id: str) -> TurnRuntime:
     """The run with its thread, user and request message: the turn's one read of the run row."""
-    run = Run.objects.select_related("thread", "user", "request_message").get(pk=run_id)
+    # The person's memory switch comes with it: one statement, where it was two.
+    run = (
+        Run.objects.select_related("thread", "user", "request_message")
+        .annotate(memory_preference=memory_preference_of("user_id"))
+        .get(pk=run_id)
+    )
     if run.request_message is None:
         raise ValueError(f"run {run_id} has no request message (it was deleted)")
     return TurnRuntime(
@@ -64,7 +69,9 @@ def _runtime(run_id: str) -> TurnRuntime:
         agent=get_agent(run.agent),
         model=model_for_run(run),
         request_message=run.request_message,
-        memory_allowed=long_term_memory_allowed(user=run.user, thread=run.thread),
+        memory_allowed=long_term_memory_allowed(
+            user=run.user, thread=run.thread, preference=memory_preference_value(run.memory_preference)
+        ),
         stream=RunStream(run.pk) if settings.STREAM_REPLIES else None,
     )
 

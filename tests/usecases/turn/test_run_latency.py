@@ -1,12 +1,19 @@
 """A run's latency is the run's own duration, from its claim to its end (it said 0 on
-runs that took a second: the offline model reports no time of its own)."""
+runs that took a second: the offline model reports no time of its own), and what it reads
+before its context is one statement."""
 
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from agents.models import TraceEvent
 from conversations.services import thread_create
+from memories.models import MemoryPreference
 from tests.usecases.turn.helpers import run_turn
+from usecases.turn import runner
+from usecases.turns import turn_submit
 
 pytestmark = pytest.mark.django_db
 
@@ -18,3 +25,32 @@ def test_a_run_s_latency_is_its_duration(alice):
     took = int((run.finished_at - run.started_at).total_seconds() * 1000)
     assert took > 0
     assert run.latency_ms == took
+
+
+@pytest.mark.parametrize("switched_off", [False, True])
+def test_a_turn_reads_its_run_and_the_person_s_memory_switch_in_one_statement(
+    alice, django_assert_num_queries, switched_off
+):
+    if switched_off:
+        MemoryPreference.objects.create(user=alice, long_term_enabled=False)
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="what do you know about me?")
+
+    with django_assert_num_queries(1):
+        runtime = runner._runtime(str(run.pk))
+
+    assert runtime.request_message.text == "what do you know about me?"
+    assert runtime.memory_allowed is not switched_off
+
+
+def test_the_context_s_trace_events_are_one_statement(alice):
+    thread = thread_create(owner=alice)
+    _, run = turn_submit(user=alice, thread=thread, content="what do you know about me?")
+
+    with CaptureQueriesContext(connection) as statements:
+        runner.run_execute(run_id=str(run.pk))
+
+    names = list(TraceEvent.objects.filter(run=run).order_by("id").values_list("name", flat=True))
+    assert names[:2] == ["memories", "build_context"]  # what the run's page lists, in order
+    context_writes = [q["sql"] for q in statements.captured_queries if "build_context" in q["sql"]]
+    assert len(context_writes) == 1 and "memories" in context_writes[0]
