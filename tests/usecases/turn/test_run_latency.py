@@ -54,3 +54,18 @@ def test_the_context_s_trace_events_are_one_statement(alice):
     assert names[:2] == ["memories", "build_context"]  # what the run's page lists, in order
     context_writes = [q["sql"] for q in statements.captured_queries if "build_context" in q["sql"]]
     assert len(context_writes) == 1 and "memories" in context_writes[0]
+
+
+def test_a_tool_that_only_reads_takes_no_lock_on_the_run(alice):
+    thread = thread_create(owner=alice)
+    for text in ("I like trains.", "Nice weather today."):
+        _, run = turn_submit(user=alice, thread=thread, content=text)
+        runner.run_execute(run_id=str(run.pk))
+    _, run = turn_submit(user=alice, thread=thread, content="what did I say about planes?")
+
+    with CaptureQueriesContext(connection) as statements:
+        runner.run_execute(run_id=str(run.pk))
+
+    assert TraceEvent.objects.filter(run=run, name="search_history").exists()  # the offline model searched
+    locks = [q["sql"] for q in statements.captured_queries if "FOR UPDATE" in q["sql"] and "agents_run" in q["sql"]]
+    assert len(locks) == 1  # the turn's one write (``writes.turn_complete``), not the search
