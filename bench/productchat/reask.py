@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.productchat.score import holds, statements_before
 
     chats = [c for split in ("dev",) for c in load_split(split) if c.id in args.chats or c.writer in args.chats]
-    totals: dict[str, list[int]] = {"same": [0, 0, 0], "new": [0, 0, 0]}
+    totals: dict[str, list[int]] = {"same": [0, 0, 0, 0], "new": [0, 0, 0, 0]}
     for chat in chats:
         asked = _question_messages(chat)
         for q in chat.questions:
@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             totals[key][0] += 1
             totals[key][1] += int(ok)
             totals[key][2] += int(was)
+            totals[key][3] += int(any(holds(reply, v) for v in old))
             if args.misses and not ok:
                 replayed_ok = "ok" if was else "miss"
                 print(f"--- {chat.id} #{q.index} {key} expected {q.expected} old {old} (replay {replayed_ok})")
@@ -163,8 +164,8 @@ def main(argv: list[str] | None = None) -> int:
                 for s in said:
                     print(f"  said #{s.index} ({s.kind}): {s.text}")
                 print(f"  A: {reply[:400]}")
-    for key, (n, now, then) in totals.items():
-        print(f"{key} thread: reply holds the value {now}/{n} (the replay's replies: {then}/{n})")
+    for key, (n, now, then, older) in totals.items():
+        print(f"{key} thread: reply holds the value {now}/{n} (the replay's: {then}/{n}); an older value {older}")
     return 0
 
 
