@@ -123,6 +123,14 @@ def pinned_memories(*, user: User, kinds: tuple[str, ...] = ("rule",), limit: in
     return list(Memory.objects.for_user(user).active().of_kind(*kinds).order_by("-importance", "-id")[:limit])
 
 
+def newest_memories(*, user: User, kinds: Sequence[str], exclude: Sequence[int] = (), limit: int = 8) -> list[Memory]:
+    """The person's newest active memories of ``kinds`` but those of ``exclude``."""
+    if limit <= 0:
+        return []
+    rows = Memory.objects.for_user(user).active().of_kind(*kinds).exclude(pk__in=list(exclude))
+    return list(rows.order_by("-updated_at", "-id")[:limit])
+
+
 def forgotten_source_messages(*, user: User) -> set[int]:
     """Messages that were the source of one of ``user``'s memories since deleted ("forget my order").
 

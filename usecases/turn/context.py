@@ -45,7 +45,12 @@ from liamemory import embeddings, language
 from liamemory.search_terms import MAX_QUERY_CHARS
 from memories.models import Memory
 from memories.recall import search_memories
-from memories.selectors import forgotten_source_messages, long_term_memory_allowed, pinned_memories
+from memories.selectors import (
+    forgotten_source_messages,
+    long_term_memory_allowed,
+    newest_memories,
+    pinned_memories,
+)
 from usecases.turn import tools as agent_tools
 from usecases.turn.registry import COMMON_IDENTITY, AgentSpec
 from usecases.turn.window import cut_to_whole_turns, drop_oldest_turn
@@ -110,15 +115,29 @@ class Context:
     report: ContextReport
 
 
-def relevant_memories(*, user: User, agent: AgentSpec, query: str, allowed: bool, limit: int = 8) -> list[Memory]:
+def relevant_memories(
+    *, user: User, agent: AgentSpec, query: str, allowed: bool, limit: int = 8, new_conversation: bool = False
+) -> list[Memory]:
     """Pinned kinds first, then the memories most similar to the message (none when ``allowed``,
-    the turn's memory switch, is off)."""
+    the turn's memory switch, is off).
+
+    ``new_conversation``: the message opens a conversation. When it asks about something, the
+    free places are filled with the person's newest other memories: a new conversation holds
+    nothing else, and recall's floor, there so that small talk pulls in no memory, left out
+    the answer to "which city did I tell you I live in?" ("renting a flat in Bristol") for 5
+    of the 8 new-conversation questions of the development chats whose fact was not in the context.
+    """
     if not allowed:
         return []
     pinned = pinned_memories(user=user, kinds=agent.pinned_kinds, limit=limit) if agent.pinned_kinds else []
     seen = {m.id for m in pinned}
     hits = [h.memory for h in search_memories(user=user, query=query, limit=limit) if h.memory.id not in seen]
-    return (pinned + hits)[: max(limit, len(pinned))]
+    chosen = (pinned + hits)[: max(limit, len(pinned))]
+    if new_conversation and len(chosen) < limit and asks_about_a_thing(query):
+        chosen += newest_memories(
+            user=user, kinds=agent.memory_kinds, exclude=[m.id for m in chosen], limit=limit - len(chosen)
+        )
+    return chosen
 
 
 def asks_about_something(text: str) -> bool:
@@ -145,9 +164,7 @@ def asks_about_a_thing(text: str) -> bool:
     "the weather" must not open on every turn of a long chat."""
     if asks_about_something(text):
         return True
-    return any(
-        _QUESTION.search(s.strip()) and _DEFINITE.search(s) for s in _SENTENCE_END.split((text or "").strip())
-    )
+    return any(_QUESTION.search(s.strip()) and _DEFINITE.search(s) for s in _SENTENCE_END.split((text or "").strip()))
 
 
 def _covered_by(summary_text: str, text: str) -> bool:
@@ -375,7 +392,13 @@ def build_context(
     rows = with_late_corrections(rows, thread=thread, request_message=request_message)
     rows = cap_window_tokens(rows, cap=settings.MEMORY_WINDOW_TOKENS)
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
-    memories = relevant_memories(user=user, agent=agent, query=request_message.text, allowed=memory_allowed)
+    memories = relevant_memories(
+        user=user,
+        agent=agent,
+        query=request_message.text,
+        allowed=memory_allowed,
+        new_conversation=request_message.sequence <= 1,
+    )
     first_seq = rows[0].sequence if rows else request_message.sequence
     excerpts = relevant_excerpts(
         thread=thread,

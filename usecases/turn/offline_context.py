@@ -113,9 +113,11 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
     for m in _EXCERPT_LINE.finditer(text):
         seq = int(m["seq"])
         lines.append(Line(m["text"], "excerpt", date=m["date"], sequence=seq, order=(1, m["date"], seq)))
-    # The other conversations' excerpts come oldest first: their place orders them.
-    for i, m in enumerate(_OTHER_LINE.finditer(text)):
-        lines.append(Line(m["text"], "other", date=m["date"], title=m["title"], order=(1, m["date"], -1, i)))
+    # The other conversations' excerpts are not ordered among themselves: whether one changed another
+    # is read with no conversation around them, and ordering them replaced more right values than
+    # wrong ones on the development chats (a rebooked flight "changed" the booking reference).
+    for m in _OTHER_LINE.finditer(text):
+        lines.append(Line(m["text"], "other", date=m["date"], title=m["title"], order=(1, m["date"], -1)))
     for index, message in enumerate(messages[:request_index]):
         for block in message["content"] if isinstance(message["content"], list) else []:
             said = block.get("text", "") if block.get("type") == "text" else ""

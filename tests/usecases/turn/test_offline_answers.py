@@ -126,16 +126,6 @@ def test_a_request_to_recall_said_without_a_question_is_answered():
     assert "Ramipril" in reply[0]["text"]
 
 
-def test_of_two_excerpts_of_another_conversation_the_later_value_stands_first():
-    system = (
-        "From the user's other conversations (verbatim excerpts, with each conversation's title and date):\n"
-        "- [“gym”, 2026-01-01, user] “My gym locker code is 4829, the locker by the showers”\n"
-        "- [“gym”, 2026-01-01, user] “the gym made everyone change locker codes, mine is 7716 now”"
-    )
-    lines = context_lines([{"type": "text", "text": system}], [], 0)
-    assert "7716" in answer_lines("what's my gym locker code by the showers?", lines)[0].text
-
-
 def test_a_code_of_another_thing_is_no_newer_value_of_the_one_asked():
     booking = _line("Intanto ho prenotato il B&B in Puglia per agosto, codice di conferma BK-5531902", 26, "summary")
     gate = _line("ricordati che il codice del cancello del condominio nuovo è 2719, lo sbaglio sempre", 91)

@@ -100,3 +100,23 @@ def test_a_question_about_one_definite_thing_looks_in_the_other_conversations_an
     assert OTHER_HEADING in ctx.system[1]["text"] and ctx.report.excerpts
     for text in ["how are you?", "How long do you boil an egg?", "Come va?"]:
         assert not _ask(alice, thread_create(owner=alice), text).report.excerpts, text
+
+
+@pytest.mark.django_db
+def test_a_question_that_opens_a_conversation_sees_the_memories_recall_left_out_and_small_talk_does_not(alice):
+    from memories.recall import search_memories
+    from memories.services import memory_remember
+
+    for content in ["We're renting a smallish flat in Bristol", "My all time favourite thing to eat is laksa"]:
+        memory_remember(user=alice, content=content)
+    question = "which city did I tell you I live in?"
+    ctx = _ask(alice, thread_create(owner=alice), question)
+    assert "Bristol" in ctx.system[1]["text"]
+    hello = "Hi, how are you today?"
+    found = [h.memory.id for h in search_memories(user=alice, query=hello)]
+    assert list(_ask(alice, thread_create(owner=alice), hello).report.memory_ids) == found
+    # Further into a conversation the memories stay the ones recall found for the message.
+    thread = thread_create(owner=alice)
+    _ask(alice, thread, "Lovely morning, off for a walk by the river.")
+    found = [h.memory.id for h in search_memories(user=alice, query=question)]
+    assert list(_ask(alice, thread, question).report.memory_ids) == found
