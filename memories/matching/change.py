@@ -260,6 +260,9 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
     ``thresholds`` go to the grammar's ``compare``.
     """
     verdict = compare(old, new, **thresholds)
+    if verdict.relation == "supersedes" and _keeps_the_old(old, new):
+        # "sì, sono sempre al Niguarda, faccio l'infermiera lì": the grammar reads "lì" as a new value.
+        return Verdict("same", f"{verdict.reason.split(':')[0]}: said to still hold", verdict.similarity)
     if verdict.relation == "supersedes" and _another_record(old, new, verdict):
         return Verdict("compatible", "another record: none of its identifiers is the older one's", verdict.similarity)
     if verdict.relation != "compatible":

@@ -295,6 +295,9 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         # Another of its kind: the thing both name, with another word before it.
         ("I'm a member of the local cycling club", "I left the running club, too many early starts", "compatible"),
         ("I'm a member of the local cycling club", "I left the cycling club, too many early starts", "supersedes"),
+        # Said to still hold, with nothing new: a restatement, even where the grammar reads "there" as a value.
+        ("I work as a nurse at St Mary's", "yes, still at St Mary's, working as a nurse there", "same"),
+        ("Lavoro come cuoco al ristorante Gambero", "sì, sono sempre al Gambero, faccio il cuoco lì", "same"),
         # "di nuovo" is "again", not "new".
         ("Il mio gatto si chiama Pepe", "il mio gatto Pepe ha di nuovo rovesciato il vaso", "compatible"),
     ],
