@@ -98,26 +98,49 @@ def traces_record(*, run_id: RunId, traces: list[Trace]) -> None:
     if not traces:
         return
     # Outside a transaction (the graph's nodes) the INSERT commits by itself: no BEGIN and
-    # COMMIT around it. Inside a caller's (a tool's write), a savepoint keeps that one usable.
+    # COMMIT around it (``bulk_create`` would add both). Inside a caller's (a tool's write),
+    # a savepoint keeps that one usable.
     scope = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
     try:
         with scope:
-            TraceEvent.objects.bulk_create(
-                [
-                    TraceEvent(
-                        run_id=run_id,
-                        kind=t.kind,
-                        name=t.name,
-                        payload=t.payload,
-                        tokens_in=t.tokens_in,
-                        tokens_out=t.tokens_out,
-                        duration_ms=t.duration_ms,
-                    )
-                    for t in traces
-                ]
-            )
+            if len(traces) == 1:
+                (t,) = traces
+                TraceEvent.objects.create(
+                    run_id=run_id,
+                    kind=t.kind,
+                    name=t.name,
+                    payload=t.payload,
+                    tokens_in=t.tokens_in,
+                    tokens_out=t.tokens_out,
+                    duration_ms=t.duration_ms,
+                )
+                return
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    _TRACES_SQL,
+                    {
+                        "run": str(run_id),
+                        "kinds": [t.kind for t in traces],
+                        "names": [t.name for t in traces],
+                        "payloads": [json.dumps(t.payload) for t in traces],
+                        "tokens_in": [t.tokens_in for t in traces],
+                        "tokens_out": [t.tokens_out for t in traces],
+                        "durations": [t.duration_ms for t in traces],
+                    },
+                )
     except IntegrityError as exc:
         raise RunNoLongerActive(str(run_id)) from exc
+
+
+# Several events of one step, in their order (ids follow it), one statement.
+_TRACES_SQL = f"""
+INSERT INTO {TraceEvent._meta.db_table} (run_id, kind, name, payload, tokens_in, tokens_out, duration_ms, created_at)
+SELECT %(run)s::uuid, t.kind, t.name, t.payload, t.tokens_in, t.tokens_out, t.duration_ms, clock_timestamp()
+FROM unnest(%(kinds)s::text[], %(names)s::text[], %(payloads)s::jsonb[], %(tokens_in)s::int[],
+            %(tokens_out)s::int[], %(durations)s::int[])
+     WITH ORDINALITY AS t(kind, name, payload, tokens_in, tokens_out, duration_ms, position)
+ORDER BY t.position
+"""
 
 
 def run_stream_append(*, run_id: RunId, text: str = "", steps: list[dict[str, Any]] | None = None) -> bool:

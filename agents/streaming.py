@@ -63,6 +63,7 @@ class RunStream:
         self._last_flush = 0.0
         self._message_has_text = False
         self._separator_due = False
+        self._written = 0
 
     def text(self, delta: str) -> None:
         """A piece of the model's text; raises ``RunNoLongerActive`` when the run was cancelled."""
@@ -84,8 +85,12 @@ class RunStream:
         self._message_has_text = False
 
     def tool(self, name: str) -> None:
-        """A tool step starts (shown as it happens)."""
-        self._write(steps=[{"name": name}])
+        """A tool step starts (shown as it happens), with where in the text it came (``at``).
+
+        A follower that fell behind reads text and steps together; the position lets it
+        show the step between the texts around it, as one that kept up saw it.
+        """
+        self._write(steps=[{"name": name, "at": self._written + sum(map(len, self._buffer))}])
 
     def flush(self) -> None:
         if self._buffer:
@@ -93,6 +98,7 @@ class RunStream:
 
     def _write(self, steps: list[dict[str, Any]] | None = None) -> None:
         text, self._buffer = "".join(self._buffer), []
+        self._written += len(text)
         self._last_flush = time.monotonic()
         active = run_lifecycle.run_stream_append(run_id=self.run_id, text=text, steps=steps)
         release_db_connection()
@@ -225,6 +231,20 @@ def parse_cursor(value: str | None) -> tuple[int, int]:
     return positions
 
 
+def _in_order(tail: str, text_pos: int, steps: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    """The new text and steps as they were written: each step after the text before its ``at``.
+
+    A step without a position (written before positions were kept) follows the whole tail.
+    """
+    for step in steps:
+        at = step.get("at")
+        cut = len(tail) if at is None else max(0, min(len(tail), at - text_pos))
+        yield tail[:cut], {"name": step["name"]}
+        tail, text_pos = tail[cut:], text_pos + cut
+    if tail:
+        yield tail, None
+
+
 def follow_run(
     *, run_id: str, cursor: str | None = None, max_seconds: float | None = None, keepalive: float = 10.0
 ) -> Iterator[StreamEvent]:
@@ -248,13 +268,13 @@ def follow_run(
             if partial is None:
                 yield StreamEvent("gone", {}, f"{text_pos}.{steps_pos}")
                 return
-            if partial.text:
-                text_pos += len(partial.text)
-                yield StreamEvent("delta", {"text": partial.text}, f"{text_pos}.{steps_pos}")
-                last_sent = time.monotonic()
-            for step in partial.steps:
-                steps_pos += 1
-                yield StreamEvent("tool", step, f"{text_pos}.{steps_pos}")
+            for text, step in _in_order(partial.text, text_pos, partial.steps):
+                if text:
+                    text_pos += len(text)
+                    yield StreamEvent("delta", {"text": text}, f"{text_pos}.{steps_pos}")
+                if step is not None:
+                    steps_pos += 1
+                    yield StreamEvent("tool", step, f"{text_pos}.{steps_pos}")
                 last_sent = time.monotonic()
             if partial.status not in WORKING:
                 yield StreamEvent("end", {"status": partial.status}, f"{text_pos}.{steps_pos}")

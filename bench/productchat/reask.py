@@ -16,29 +16,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
-import django
-
-
-def _setup() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
-    django.setup()
+from agents.context_report import ContextReport, context_report_read
+from agents.models import Run
+from bench.productchat.data import load_split
+from bench.productchat.replay import USER_PREFIX
+from bench.productchat.score import holds, statements_before
+from conversations.models import Message, MessageRole, Thread, ThreadSummary
+from conversations.search import _excerpt
+from liamemory.search_terms import query_terms
+from memories.models import Memory
+from usecases.turn import tools as agent_tools
+from usecases.turn.context import Excerpt, _system_blocks, rows_to_api_messages
+from usecases.turn.offline import OfflineModel
+from usecases.turn.registry import get_agent
+from usecases.turn.window import cut_to_whole_turns
 
 
 def rebuild(run: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """The system blocks, messages and tools the run's first model call saw (from its context report)."""
-    from agents.context_report import ContextReport, context_report_read
-    from conversations.models import Message, Thread, ThreadSummary
-    from conversations.search import _excerpt
-    from liamemory.search_terms import query_terms
-    from memories.models import Memory
-    from usecases.turn import tools as agent_tools
-    from usecases.turn.context import Excerpt, _system_blocks, rows_to_api_messages
-    from usecases.turn.registry import get_agent
-    from usecases.turn.window import cut_to_whole_turns
 
     report = context_report_read(run.context_report) or ContextReport()
     agent = get_agent(run.agent)
@@ -78,7 +76,6 @@ def rebuild(run: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[
 
 def ask(run: Any) -> str:
     """The offline model's reply to the run's request on its rebuilt context (a stored fact is taken as stored)."""
-    from usecases.turn.offline import OfflineModel
 
     system, messages, tools = rebuild(run)
     model = OfflineModel()
@@ -100,8 +97,6 @@ def ask(run: Any) -> str:
 
 def _question_messages(chat: Any) -> dict[int, Any]:
     """Each question turn of ``chat`` and its message, as the replay left them in the database."""
-    from bench.productchat.replay import USER_PREFIX
-    from conversations.models import Message, MessageRole
 
     owner = f"{USER_PREFIX}{chat.id}"
     main = list(
@@ -131,13 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("chats", nargs="+", help="chat ids, or a writer (w15) for all of theirs")
     parser.add_argument("--misses", action="store_true", help="print each question the reply misses")
     args = parser.parse_args(argv)
-    _setup()
-    from agents.models import Run
-    from bench.productchat.data import load_split
-    from bench.productchat.score import holds, statements_before
 
     chats = [c for split in ("dev",) for c in load_split(split) if c.id in args.chats or c.writer in args.chats]
-    totals: dict[str, list[int]] = {"same": [0, 0, 0], "new": [0, 0, 0]}
+    totals: dict[str, list[int]] = {"same": [0, 0, 0, 0], "new": [0, 0, 0, 0]}
     for chat in chats:
         asked = _question_messages(chat)
         for q in chat.questions:
@@ -156,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             totals[key][0] += 1
             totals[key][1] += int(ok)
             totals[key][2] += int(was)
+            totals[key][3] += int(any(holds(reply, v) for v in old))
             if args.misses and not ok:
                 replayed_ok = "ok" if was else "miss"
                 print(f"--- {chat.id} #{q.index} {key} expected {q.expected} old {old} (replay {replayed_ok})")
@@ -163,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
                 for s in said:
                     print(f"  said #{s.index} ({s.kind}): {s.text}")
                 print(f"  A: {reply[:400]}")
-    for key, (n, now, then) in totals.items():
-        print(f"{key} thread: reply holds the value {now}/{n} (the replay's replies: {then}/{n})")
+    for key, (n, now, then, older) in totals.items():
+        print(f"{key} thread: reply holds the value {now}/{n} (the replay's: {then}/{n}); an older value {older}")
     return 0
 
 

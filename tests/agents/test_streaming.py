@@ -97,16 +97,24 @@ def test_tool_steps_stream_as_they_happen_and_the_texts_are_separated(alice, fak
     run_execute(run_id=str(run.pk))
     follower.join(10)
 
+    # Kept up or fell behind (the machine loaded), a follower reads the second text after the step.
     kinds = [k for _, k, _ in follower.events]
-    # A follower that kept up reads the second text on its own, after the step; one that fell
-    # behind (the machine loaded) reads what it missed in one piece, the texts joined.
     second = [
         i for i, (_, k, d) in enumerate(follower.events) if k == "delta" and d["text"].lstrip().startswith("Today")
     ]
-    if second:
-        assert kinds.index("tool") < second[0]  # the step before the last text
+    assert second and kinds.index("tool") < second[0]
     assert [d for _, k, d in follower.events if k == "tool"] == [{"name": "get_current_date"}]
     assert follower.text() == "Let me check the date.\n\nToday is a fine day."
+    # One that comes after the end reads it all at once, and still sees the step between the texts.
+    late = Follower(str(run.pk))
+    late.start()
+    late.join(10)
+    assert [(k, d) for _, k, d in late.events] == [
+        ("delta", {"text": "Let me check the date."}),
+        ("tool", {"name": "get_current_date"}),
+        ("delta", {"text": "\n\nToday is a fine day."}),
+        ("end", {"status": "completed"}),
+    ]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -145,7 +145,9 @@ def test_numpy_multiplies_matrices_on_one_thread_in_the_products_processes():
         "lib = glob.glob(os.path.join(os.path.dirname(numpy.__file__), '..', 'numpy.libs', '*openblas*'))\n"
         "print(ctypes.CDLL(lib[0]).scipy_openblas_get_num_threads64_())\n"
     )
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    # OpenBLAS also obeys OMP_NUM_THREADS, which the embedding engine sets in a process once it
+    # loads (the suite's own): neither may leak into the probes.
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.base"
     out = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", probe],

@@ -10,6 +10,8 @@ from conversations.content import text_block
 from conversations.models import Message
 from conversations.services import messages_append, thread_create
 from memories.models import MemoryPreference
+from memories.recall import search_memories
+from memories.services import memory_remember
 from tests.usecases.turn.helpers import reply_text, run_turn
 from usecases.turn.context import OTHER_HEADING, build_context
 from usecases.turn.registry import get_agent
@@ -104,9 +106,6 @@ def test_a_question_about_one_definite_thing_looks_in_the_other_conversations_an
 
 @pytest.mark.django_db
 def test_a_question_that_opens_a_conversation_sees_the_memories_recall_left_out_and_small_talk_does_not(alice):
-    from memories.recall import search_memories
-    from memories.services import memory_remember
-
     for content in ["We're renting a smallish flat in Bristol", "My all time favourite thing to eat is laksa"]:
         memory_remember(user=alice, content=content)
     question = "which city did I tell you I live in?"

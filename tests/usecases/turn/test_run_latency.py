@@ -43,6 +43,7 @@ def test_a_turn_reads_its_run_and_the_person_s_memory_switch_in_one_statement(
     assert runtime.memory_allowed is not switched_off
 
 
+@pytest.mark.django_db(transaction=True)  # autocommit, as in the worker: no test transaction around it
 def test_the_context_s_trace_events_are_one_statement(alice):
     thread = thread_create(owner=alice)
     _, run = turn_submit(user=alice, thread=thread, content="what do you know about me?")
@@ -52,8 +53,11 @@ def test_the_context_s_trace_events_are_one_statement(alice):
 
     names = list(TraceEvent.objects.filter(run=run).order_by("id").values_list("name", flat=True))
     assert names[:2] == ["memories", "build_context"]  # what the run's page lists, in order
-    context_writes = [q["sql"] for q in statements.captured_queries if "build_context" in q["sql"]]
-    assert len(context_writes) == 1 and "memories" in context_writes[0]
+    sql = [q["sql"] for q in statements.captured_queries]
+    context_writes = [i for i, q in enumerate(sql) if "build_context" in q]
+    assert len(context_writes) == 1 and "memories" in sql[context_writes[0]]
+    (i,) = context_writes
+    assert sql[i + 1] != "COMMIT" and sql[i - 1] != "BEGIN"  # it commits by itself: one round trip
 
 
 def test_a_tool_that_only_reads_takes_no_lock_on_the_run(alice):
