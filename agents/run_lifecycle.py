@@ -102,32 +102,19 @@ def traces_record(*, run_id: RunId, traces: list[Trace]) -> None:
     # a savepoint keeps that one usable.
     scope = transaction.atomic() if connection.in_atomic_block else contextlib.nullcontext()
     try:
-        with scope:
-            if len(traces) == 1:
-                (t,) = traces
-                TraceEvent.objects.create(
-                    run_id=run_id,
-                    kind=t.kind,
-                    name=t.name,
-                    payload=t.payload,
-                    tokens_in=t.tokens_in,
-                    tokens_out=t.tokens_out,
-                    duration_ms=t.duration_ms,
-                )
-                return
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    _TRACES_SQL,
-                    {
-                        "run": str(run_id),
-                        "kinds": [t.kind for t in traces],
-                        "names": [t.name for t in traces],
-                        "payloads": [json.dumps(t.payload) for t in traces],
-                        "tokens_in": [t.tokens_in for t in traces],
-                        "tokens_out": [t.tokens_out for t in traces],
-                        "durations": [t.duration_ms for t in traces],
-                    },
-                )
+        with scope, connection.cursor() as cursor:
+            cursor.execute(
+                _TRACES_SQL,
+                {
+                    "run": str(run_id),
+                    "kinds": [t.kind for t in traces],
+                    "names": [t.name for t in traces],
+                    "payloads": [json.dumps(t.payload) for t in traces],
+                    "tokens_in": [t.tokens_in for t in traces],
+                    "tokens_out": [t.tokens_out for t in traces],
+                    "durations": [t.duration_ms for t in traces],
+                },
+            )
     except IntegrityError as exc:
         raise RunNoLongerActive(str(run_id)) from exc
 
