@@ -182,7 +182,9 @@ def test_a_started_process_leaves_its_startup_objects_out_of_the_collector(start
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.base"}
 
     def run(code: str) -> list[int]:
-        out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+        )
         assert out.returncode == 0, out.stderr
         return [int(x) for x in out.stdout.split()[-3:]]
 
