@@ -298,6 +298,15 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         # Said to still hold, with nothing new: a restatement, even where the grammar reads "there" as a value.
         ("I work as a nurse at St Mary's", "yes, still at St Mary's, working as a nurse there", "same"),
         ("Lavoro come cuoco al ristorante Gambero", "sì, sono sempre al Gambero, faccio il cuoco lì", "same"),
+        # An offer turned down, a fact kept "for now": nothing changed.
+        ("I earn 48,000 euros a year", "a recruiter offered me 60k but I turned it down, I like my team", "compatible"),
+        (
+            "Lavoro come ingegnere in Leonardo",
+            "si parla di un mio trasferimento a Torino, ma per ora resto nella sede di Roma di Leonardo",
+            "compatible",
+        ),
+        ("Vado in ufficio in bici", "mi hanno rubato la bici, per ora vado a piedi", "supersedes"),
+        ("My son Luca is 7", "Luca turned 8 last week", "supersedes"),
         # "di nuovo" is "again", not "new".
         ("Il mio gatto si chiama Pepe", "il mio gatto Pepe ha di nuovo rovesciato il vaso", "compatible"),
     ],
