@@ -139,8 +139,10 @@ class _LexicalRows:
     """The rows the lexical statement reads in full and the older ones it adds (``search_sql.HISTORY_SQL``)."""
 
     recent: str
-    older: str = ""
+    older: str = sql.NO_OLDER_ROWS
     window: int | None = None
+    # How the window functions group ``recent``: by thread, or nothing when it is one thread's rows.
+    partition: str = sql.BY_THREAD
 
     @classmethod
     def of_scope(cls, scope_sql: str, window: int | None = None) -> _LexicalRows:
@@ -148,8 +150,9 @@ class _LexicalRows:
         scope = scope_sql.format(t="m")
         return cls(
             recent=sql.SCOPE_ROWS.format(scope=scope, window=sql.RECENT_WINDOW if window else ""),
-            older=sql.OLDER_ROWS.format(rows=sql.OLDER_IN_THREAD.format(scope=scope)) if window else "",
+            older=sql.OLDER_ROWS.format(rows=sql.OLDER_IN_THREAD.format(scope=scope)) if window else sql.NO_OLDER_ROWS,
             window=window,
+            partition="" if window else sql.BY_THREAD,
         )
 
 
@@ -177,7 +180,7 @@ def _history_candidates(
         "pool": CANDIDATE_POOL,
     }
     with connection.cursor() as cursor:
-        cursor.execute(sql.HISTORY_SQL.format(recent=rows.recent, older=rows.older), params)
+        cursor.execute(sql.HISTORY_SQL.format(recent=rows.recent, older=rows.older, partition=rows.partition), params)
         found = cursor.fetchall()
     for message_id, thread_id, sequence, score, own, coverage, *_ in found:
         scores.candidates[message_id] = _Candidate(

@@ -191,7 +191,7 @@ _NAME = (
 )
 # Lasting states said in the first person: work, home, study, health, diet, favourites.
 STABLE_FACT = (
-    r"\bi(?:'m|’m| am|m) (?:severely |very |badly |properly )?allergic\b|\ballerg(?:y|ies) to\b",
+    r"\bi(?:'m|’m| am|m) (?:\w+ )?allergic\b|\ballerg(?:y|ies) to\b",
     r"\b(?:she|he)(?:'s|’s| is) (?:severely |very |badly |properly )?allergic\b",
     r"\b(?:i|we) (?:work|have worked|'ve worked|’ve worked) (?:at|for|in|as|on)\b",
     r"\bi (?:own|run|rent|manage|teach at|study at|do shifts at|volunteer at)\b",
@@ -233,6 +233,10 @@ NAMING = (
     rf"{_NAME}, (?:my|our) (?:[a-z]+ ){{0,2}}(?-i:[a-z]+)(?:,|\))",
     rf"{_NAME}(?: {_NAME})?, (?:she|he|they)(?:'s|’s| is|'re|’re| are) (?:my|our) ",
 )
+# People beyond the person's household, named in a sentence about them ("my friend Jess is
+# coming", "my cousin Graziella says …"): the news is theirs, so a naming of them is no fact of the
+# person's (a spouse, a child, a flatmate, a manager or a doctor named is one).
+FAR_RELATIONS = r"friends?|cousins?|neighbou?rs?|nieces?|nephews?|[a-z]+-in-law|in-laws|next door"
 # An appointment or an identifier: a word for the thing, and beside it a date, a time or
 # a code (``conversations.facts``) — "the dentist is Thursday at 9:15", "invoice INV-2231".
 APPOINTMENT = (

@@ -159,6 +159,8 @@ NAMING = (
     rf"\b(?:mio|mia|nostro|nostra) (?-i:[a-z]+),? (?:è )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
     rf"{_NAME},? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN}|(?-i:[a-z]+))\b",
 )
+# See ``en.FAR_RELATIONS``; "nipote" is a niece or a grandchild, named as news either way.
+FAR_RELATIONS = r"amic[oaie]|cugin[oaie]|vicin[oaie]|nipot[ei]|gener[oi]|nuor[ae]|suocer[oaie]|cognat[oaie]"
 APPOINTMENT = (
     r"\b(?:appuntamento|dentista|medico|visita|controllo|colloquio|volo|esame|intervento|veterinario"
     r"|parrucchiere|fisioterapista|udienza)\b"

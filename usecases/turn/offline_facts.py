@@ -73,6 +73,10 @@ _OPENER = re.compile(rf"^(?:(?:{language.alternation('OPENERS')})\b[\s,.:;!-]*)+
 # A request addressed to the assistant ("draft …", "scrivi …", "tips for …": ``gives_a_task``):
 # its words are the task's, and only a naming in it ("to my editor, Gareth Pryce") states something.
 _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
+# Someone beyond the household ("my friend Jess", "mio genero Marco", "Mr. Doherty next door"):
+# a naming of them, or a clause that opens on them, says their news, not the person's.
+_FAR = re.compile(rf"\b(?:{language.alternation('FAR_RELATIONS')})\b", _FLAGS)
+_OPENING = re.compile(r"^\W*(?:\S+\s+){0,4}")
 
 
 
@@ -120,7 +124,7 @@ def stable_fact(text: str) -> str | None:
         return None
     request = bool(parts) and bool(gives_a_task(parts[0]))
     for part in parts:
-        if part.endswith("?") and not (gives_a_task(part) and any(p.search(part) for p in _NAMING)):
+        if part.endswith("?") and not (gives_a_task(part) and _names_someone_close(part)):
             # A question states nothing; a request does when it names someone ("can you write to
             # Dana Whitfield, she's my landlord, …?").
             continue
@@ -139,7 +143,15 @@ def stable_fact(text: str) -> str | None:
 
 def _fact_in(part: str, request: bool) -> bool:
     """A naming states a fact anywhere; the other shapes only outside a request to the assistant."""
-    return any(p.search(part) for p in _NAMING) or (not request and _states_a_fact(part))
+    return _names_someone_close(part) or (not request and _states_a_fact(part))
+
+
+def _names_someone_close(part: str) -> bool:
+    """A naming of someone in the person's own life, in a clause that is not about someone beyond it."""
+    opening = _OPENING.match(part)
+    if opening and _FAR.search(opening.group(0)):
+        return False
+    return any(not _FAR.search(m.group(0)) for p in _NAMING for m in p.finditer(part))
 
 
 def _states_a_fact(clause: str) -> bool:

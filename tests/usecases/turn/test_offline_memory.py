@@ -153,6 +153,24 @@ def test_a_fact_is_told_by_the_shape_of_the_sentence_not_its_topic():
         assert stable_fact(text) is None, text
 
 
+def test_news_of_someone_beyond_the_household_is_not_the_persons_fact():
+    # A spouse, a child or a manager named is a fact of the person's life, whatever the sentence says of them.
+    for text in [
+        "Mio marito Enzo dice che è colpa mia",
+        "my housemate Jonas is a chef at a seafood place on the harbour",
+        "I'm seriously allergic to shellfish, like epipen allergic",
+    ]:
+        assert stable_fact(text) is not None, text
+    # A friend, a cousin, an in-law or a neighbour named in their own news: theirs, not the person's.
+    for text in [
+        "Mio genero Raffaele d'inverno fa il maestro di sci all'Alpe di Siusi",
+        "Il burraco e la pinnacola sono lo stesso gioco? Mia cugina Graziella dice di sì",
+        "on friday I'm meeting my friend Jess to work at The Brew Room for the day",
+        "Mr. Doherty next door just got a golden retriever puppy named Murphy",
+    ]:
+        assert stable_fact(text) is None, text
+
+
 def test_remember_requests_are_kept_however_they_are_phrased():
     for text, kept in [
         ("remember: the wifi password at the cabin is 7hills", "the wifi password at the cabin is 7hills"),
