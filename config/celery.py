@@ -4,8 +4,10 @@ import logging.config
 import os
 
 from celery import Celery
-from celery.signals import setup_logging, task_postrun, task_prerun
+from celery.signals import setup_logging, task_postrun, task_prerun, worker_process_init, worker_ready
 from django.db import close_old_connections, reset_queries
+
+from config.process_gc import freeze_startup_objects
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
@@ -56,3 +58,11 @@ def _connections_as_a_request_does(task=None, **kwargs) -> None:
     """
     if not getattr(getattr(task, "request", None), "is_eager", False):
         close_old_connections()
+
+
+@worker_ready.connect
+@worker_process_init.connect
+def _collector_after_startup(**kwargs) -> None:
+    """A worker's start-up objects are left out of the collector's passes (``config.process_gc``):
+    in the worker's own process (the thread pools run their tasks there) and in each prefork child."""
+    freeze_startup_objects()
