@@ -629,6 +629,17 @@ DEFINITE_ARTICLES = ("the",)
 # please", "I need that insurance number"): the offline model answers it from its context
 # when a line holding a value matches it.
 ASKING_FOR = r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
+# A clause that asks though typed without a question mark ("whats the lockbox code", "mercury wants
+# our account number again, what was it"), at the start of a sentence or after a comma: a question
+# word contracted or followed by a verb or the thing asked ("what a week", ", which is great" state);
+# and what asks only at the start of a sentence (", who is a nurse" and ", where we met" state).
+# ``conversations.informative.asks``.
+ASKING_CLAUSE = (
+    r"what(?:'s|’s|s)|what\s+(?:is|was|are|were|did|do|does|time|day|date|night|number|code|name)"
+    r"|(?:when|where|who)(?:'s|’s|s)|which\s+\w+\s+(?:is|are|was|were|did|do|does|am|have|had)"
+    r"|how\s+(?:much|many|long|old|often)"
+)
+ASKING_SENTENCE = r"(?:when|where|who|how)\s+(?:is|are|was|were|did|do|does|can|should)"
 # Question words contracted with "is" ("what's a good walk near here"), and question
 # words that also open statements (none in English).
 QUESTION_CONTRACTIONS = ("what's", "who's", "where's")
