@@ -186,7 +186,7 @@ CLOCK_SUFFIXES = ""
 CODE_ARTICLES = r"la\s|il\s|l'"
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
-    r"|se io|dovrei|vorrei|chissà)\b"
+    r"|se io|dovrei|vorrei|chissà|forse|magari)\b"
 )
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS, *MONTHS, "domani", "settimana prossima")) + r")\b"
 # Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").
@@ -224,7 +224,7 @@ OTHER_PEOPLE = (
 )
 STILL_HOLDS = (
     r"(?:è|sono) ancora|ancora (?:lì|li|uguale)|resta uguale|restano uguali|rimane|rimangono|come prima|come sempre"
-    r"|non è toccat\w|non cambia",
+    r"|non è toccat\w|non cambia|per (?:ora|adesso|il momento) (?:resto|rimango|restiamo|rimaniamo)",
     r"sto valutando|valutando|sto pensando|pensando di|forse|magari|non ho ancora deciso|non so se",
 )
 # A routine and one occasion of it (see ``en``); "il giovedì" recurs, "giovedì" is one day.
