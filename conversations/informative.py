@@ -87,7 +87,7 @@ def only_tasks(text: str) -> bool:
     sentences = [s.strip() for s in _SENTENCES.split(_LABEL.sub("", text or "")) if words(s)]
     if not any(gives_a_task(s) for s in sentences) or any(p.search(text) for p in _NAMING):
         return False
-    return all(s.endswith("?") or gives_a_task(s) or _USES_A_VALUE.search(s) for s in sentences)
+    return all(asks(s) or gives_a_task(s) or _USES_A_VALUE.search(s) for s in sentences)
 
 
 # A question about the person's own things: "my …", or one that asks to recall ("what did I tell you?").
@@ -101,10 +101,10 @@ def asks_back(text: str) -> bool:
     """A question about the person's own things, with only remarks beside it ("what's my shop
     called? my kid bet me you wouldn't know"): asked again later, it answers nothing."""
     sentences = [s.strip() for s in _SENTENCES.split(_LABEL.sub("", text or "")) if words(s)]
-    asking = [s for s in sentences if s.endswith("?")]
+    asking = [s for s in sentences if asks(s)]
     if not asking or not any(_PERSONAL.search(s) for s in asking):
         return False
-    said = [s for s in sentences if not s.endswith("?")]
+    said = [s for s in sentences if not asks(s)]
     return not any(_VALUE.search(s) or any(p.search(s) for p in _STATES) for s in said)
 
 
@@ -123,10 +123,28 @@ def carries_nothing(text: str, *, role: str, asked: str = "") -> bool:
     return says_nothing(text) or restates(text, asked=asked)
 
 
+# A clause that asks without a question mark, at the start of a sentence or after a comma, the
+# words that open a chat sentence and say nothing before it ("ok whats my locker code").
+_OPENING = rf"\W*(?:(?:{language.alternation('INTERJECTIONS')})\b\W*){{0,2}}"
+_ASKING_CLAUSE = re.compile(
+    rf"(?:^|[,;:]|\s[-–]){_OPENING}(?:{language.alternation('ASKING_CLAUSE')})\b"
+    rf"|^{_OPENING}(?:{language.alternation('ASKING_SENTENCE')})\b",
+    re.I,
+)
+
+
+def asks(text: str) -> bool:
+    """Whether a sentence of ``text`` asks: it ends with a question mark, or a clause of it opens as a
+    question does. People type questions without one ("whats the lockbox code", "mercury wants our
+    account number again, what was it"): read as statements, they went unanswered and stood as
+    excerpts that carry nothing."""
+    return any(s.rstrip().endswith("?") or _ASKING_CLAUSE.search(s) for s in _SENTENCES.split(text or ""))
+
+
 def only_asks(text: str) -> bool:
     """A message made only of questions: asked again later, it is no answer to itself."""
     sentences = [s.strip() for s in _SENTENCES.split(_LABEL.sub("", text or "")) if words(s)]
-    return bool(sentences) and all(s.endswith("?") for s in sentences)
+    return bool(sentences) and all(asks(s) for s in sentences)
 
 
 def near_identical(a: str, b: str) -> bool:

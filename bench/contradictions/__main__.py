@@ -151,13 +151,13 @@ def main(argv: list[str] | None = None) -> int:
             f"e5 vectors {'on' if closeness.enabled else 'off'}"
         )
         head = f"{'set':22} {'pairs':>5} {'changes':>7} | {'recall':>6} {'wrong':>6} {'prec.':>6} {'3-way':>6}"
-        print(head + " | crowd: wrong/stmts | grammar: recall wrong | before: recall wrong")
+        print(head + " | crowd: wrong right/stmts | grammar: recall wrong | before: recall wrong")
         for name, r in results.items():
             o, g, t = r["offline"], r["grammar"], r["before"]
             print(
                 f"{name:22} {o['pairs']:5} {o['supersedes']:7} | {o['recall']:6.3f} {o['wrong_supersessions']:6.1%} "
                 f"{o['precision']:6.3f} {o['three_way_accuracy']:6.1%} | "
-                f"{r['crowd']['wrong']:5}/{r['crowd']['statements']:<5} | "
+                f"{r['crowd']['wrong']:5} {r['crowd']['right']:5}/{r['crowd']['statements']:<5} | "
                 f"{g['recall']:6.3f} {g['wrong_supersessions']:6.1%} | "
                 f"{t['recall']:6.3f} {t['wrong_supersessions']:6.1%}"
             )

@@ -271,7 +271,7 @@ CODE_ARTICLES = r"the\s"
 # Not a stable fact about the person: an opinion, a hypothesis, a wish.
 NOT_A_FACT = (
     r"\b(?:i think|i feel like|i guess|i reckon|imo|in my opinion|i love|i hate|i like|i prefer|i refuse|overrated"
-    r"|underrated|if i|would you|should i|i wish|i wonder)\b"
+    r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps)\b"
 )
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"
@@ -303,7 +303,8 @@ CHANGE_CUES = (
     r"raised|increased|reduced|lowered|cut|doubled|halved|went up|went down|put (?:\w+ ){0,2}up|bumped",
     r"from next \w+|starting (?:next|from) \w+",
     r"postponed|rescheduled|pushed back|brought forward|delayed|got moved|was moved|been moved",
-    r"turned|became|become|is over|ended|closed|expired|dropped|ditched|fired|laid off",
+    # "turned it down" refuses an offer: nothing changed.
+    r"turned(?! (?:\w+ )?down)|became|become|is over|ended|closed|expired|dropped|ditched|fired|laid off",
     r"handed in (?:my |our )?notice|gave (?:my |our )?notice|promoted|promotion|downgraded|killed|scrapped|dumped",
     r"ported|withdrew|withdrawn|refunded|disconnected|put to sleep|put down|went back|gone back|back to",
     r"(?:is|are) (?:gone|done)|started|starting|began|first day|from (?:this|next) (?:week|month|year)|as of \w+day",
@@ -327,7 +328,8 @@ ADDITIVE = (
 # else it says changed is another thing ("checkup's still Tuesday though", "thinking of moving").
 STILL_HOLDS = (
     r"(?:is|are) still|still (?:is|are|the same|on|\w+day)|unchanged|stays|remains|as before|same as (?:before|always)"
-    r"|hasn't changed|has not changed|nothing's changed|nothing has changed",
+    r"|hasn't changed|has not changed|nothing's changed|nothing has changed"
+    r"|for now,? (?:i'm|i am|we're|we are|i'll|we'll) (?:staying|stay|keeping)",
     r"thinking (?:about|of)|considering|might|maybe|haven't decided|not decided yet|nothing's decided",
 )
 # A routine (the older fact recurs) and one occasion of it (the new statement speaks of one):
@@ -627,6 +629,17 @@ DEFINITE_ARTICLES = ("the",)
 # please", "I need that insurance number"): the offline model answers it from its context
 # when a line holding a value matches it.
 ASKING_FOR = r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
+# A clause that asks though typed without a question mark ("whats the lockbox code", "mercury wants
+# our account number again, what was it"), at the start of a sentence or after a comma: a question
+# word contracted or followed by a verb or the thing asked ("what a week", ", which is great" state);
+# and what asks only at the start of a sentence (", who is a nurse" and ", where we met" state).
+# ``conversations.informative.asks``.
+ASKING_CLAUSE = (
+    r"what(?:'s|’s|s)|what\s+(?:is|was|are|were|did|do|does|time|day|date|night|number|code|name)"
+    r"|(?:when|where|who)(?:'s|’s|s)|which\s+\w+\s+(?:is|are|was|were|did|do|does|am|have|had)"
+    r"|how\s+(?:much|many|long|old|often)"
+)
+ASKING_SENTENCE = r"(?:when|where|who|how)\s+(?:is|are|was|were|did|do|does|can|should)"
 # Question words contracted with "is" ("what's a good walk near here"), and question
 # words that also open statements (none in English).
 QUESTION_CONTRACTIONS = ("what's", "who's", "where's")

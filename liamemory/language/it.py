@@ -186,7 +186,7 @@ CLOCK_SUFFIXES = ""
 CODE_ARTICLES = r"la\s|il\s|l'"
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
-    r"|se io|dovrei|vorrei|chissà)\b"
+    r"|se io|dovrei|vorrei|chissà|forse|magari)\b"
 )
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS, *MONTHS, "domani", "settimana prossima")) + r")\b"
 # Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").
@@ -224,7 +224,7 @@ OTHER_PEOPLE = (
 )
 STILL_HOLDS = (
     r"(?:è|sono) ancora|ancora (?:lì|li|uguale)|resta uguale|restano uguali|rimane|rimangono|come prima|come sempre"
-    r"|non è toccat\w|non cambia",
+    r"|non è toccat\w|non cambia|per (?:ora|adesso|il momento) (?:resto|rimango|restiamo|rimaniamo)",
     r"sto valutando|valutando|sto pensando|pensando di|forse|magari|non ho ancora deciso|non so se",
 )
 # A routine and one occasion of it (see ``en``); "il giovedì" recurs, "giovedì" is one day.
@@ -488,6 +488,11 @@ DEFINITE_ARTICLES = (
     "alla", "ai", "agli", "alle", "nel", "nello", "nella", "nei", "negli", "nelle", "sul", "sulla",
 )  # fmt: skip
 ASKING_FOR = r"per favore|mi serve|mi servono|mi servirebbe|dammi|ridammi|dimmi|ricordami"
+ASKING_CLAUSE = (
+    r"qual(?:e|i|\s+è|\s+e'|'è|è)|come\s+si\s+chiam\w*|che\s+(?:ora|giorno|numero|codice)"
+    r"|quant[oaie]\s+(?:è|e'|costa|costano|era|devo|fa)|ti\s+ricordi"
+)
+ASKING_SENTENCE = r"(?:quando|dove)\s+(?:è|e'|sono|era|ho|abbiamo|devo)|chi\s+(?:è|e'|era)"
 QUESTION_CONTRACTIONS: tuple[str, ...] = ()
 # "come" asks ("come si chiama?") but also opens statements ("come sai, …").
 STATEMENT_OPENERS = ("come",)

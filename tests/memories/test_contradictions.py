@@ -298,6 +298,15 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         # Said to still hold, with nothing new: a restatement, even where the grammar reads "there" as a value.
         ("I work as a nurse at St Mary's", "yes, still at St Mary's, working as a nurse there", "same"),
         ("Lavoro come cuoco al ristorante Gambero", "sì, sono sempre al Gambero, faccio il cuoco lì", "same"),
+        # An offer turned down, a fact kept "for now": nothing changed.
+        ("I earn 48,000 euros a year", "a recruiter offered me 60k but I turned it down, I like my team", "compatible"),
+        (
+            "Lavoro come ingegnere in Leonardo",
+            "si parla di un mio trasferimento a Torino, ma per ora resto nella sede di Roma di Leonardo",
+            "compatible",
+        ),
+        ("Vado in ufficio in bici", "mi hanno rubato la bici, per ora vado a piedi", "supersedes"),
+        ("My son Luca is 7", "Luca turned 8 last week", "supersedes"),
         # "di nuovo" is "again", not "new".
         ("Il mio gatto si chiama Pepe", "il mio gatto Pepe ha di nuovo rovesciato il vaso", "compatible"),
     ],
@@ -306,11 +315,32 @@ def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
     assert judge(old, new, closeness=0.9).relation == relation
 
 
-def test_without_a_word_in_common_only_the_nearest_memory_can_be_changed():
+def test_a_change_is_applied_only_to_the_memory_the_statement_is_most_about():
     """ "I moved to Lecce" restates the nearest memory; a farther one, with nothing in common, stays."""
     candidates = [(1, "I live in Lecce", 0.95), (2, "I work at Acme", 0.85)]
     assert [(pk, v.relation) for pk, v in choose("I moved to Lecce", candidates)] == [(1, "same")]
-    # A word in common names the memory changed before a nearer one that shares none.
-    candidates = [(1, "I go to the gym on Mondays", 0.90), (2, "I live in Bari", 0.86)]
+    # A word only one of the person's memories names ("Bari") outweighs a little more closeness.
+    candidates = [
+        (1, "I go to the gym on Mondays", 0.90),
+        (2, "I live in Bari", 0.88),
+        (3, "My sister is a nurse", 0.82),
+        (4, "I drive a Fiat Panda", 0.83),
+        (5, "I work at Acme as an engineer", 0.84),
+        (6, "I'm allergic to cats", 0.81),
+    ]
     picked = choose("moved to Lecce in September, couldn't stand Bari any longer", candidates)
     assert [(pk, v.relation) for pk, v in picked] == [(2, "supersedes")]
+
+
+def test_a_change_word_about_something_else_leaves_the_nearest_memory_alone():
+    """ "my gran started him" is about the sourdough starter, which it restates; the bakery,
+    nearest in meaning, passes the change test on "started" alone and must stay (a replayed
+    chat superseded it)."""
+    candidates = [
+        (1, "I run a little bakery called Crumb & Co.", 0.87),
+        (2, "My sourdough starter is twelve years old", 0.86),
+        (3, "I live in Leeds", 0.80),
+    ]
+    new = "my sourdough starter is twelve years old, my gran started him"
+    assert judge(candidates[0][1], new, closeness=0.87).relation == "supersedes"
+    assert [(pk, v.relation) for pk, v in choose(new, candidates)] == [(2, "same")]

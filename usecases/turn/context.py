@@ -30,6 +30,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from agents.context_report import ContextReport, ExcerptRef
+from conversations.informative import asks
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.search import (
     RELEVANCE_COSINE_FLOOR,
@@ -140,6 +141,11 @@ def relevant_memories(
     return chosen
 
 
+def _asks(sentence: str) -> bool:
+    """A question mark, an interrogative opening, or a clause typed as a question without its mark."""
+    return bool(_QUESTION.search(sentence.strip())) or asks(sentence)
+
+
 def asks_about_something(text: str) -> bool:
     """Whether ``text`` asks about something specific enough to look for in the thread.
 
@@ -152,7 +158,7 @@ def asks_about_something(text: str) -> bool:
         return True
     for sentence in _SENTENCE_END.split(text):
         specific = _PERSONAL.search(sentence) or _NAME.search(sentence) or _IDENTIFIER.search(sentence)
-        if specific and _QUESTION.search(sentence):
+        if specific and _asks(sentence):
             return True
     return False
 
@@ -164,7 +170,7 @@ def asks_about_a_thing(text: str) -> bool:
     "the weather" must not open on every turn of a long chat."""
     if asks_about_something(text):
         return True
-    return any(_QUESTION.search(s.strip()) and _DEFINITE.search(s) for s in _SENTENCE_END.split((text or "").strip()))
+    return any(_asks(s) and _DEFINITE.search(s) for s in _SENTENCE_END.split((text or "").strip()))
 
 
 def _covered_by(summary_text: str, text: str) -> bool:

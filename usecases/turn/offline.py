@@ -23,6 +23,7 @@ from typing import Any
 
 from django.conf import settings
 
+from conversations.informative import asks
 from conversations.tokens import estimate_messages, estimate_text
 from liamemory import language
 from liamemory.llm import ModelReply, Usage
@@ -74,6 +75,14 @@ _ASKS_FOR = re.compile(
     rf"|{language.alternation('RECALL_REQUEST')})\b",
     re.I,
 )
+
+
+def _asks(request: str) -> bool:
+    """A question mark, an interrogative opening, "remind me", or a clause typed as a question without its mark."""
+    return bool(_ASKS.search(request)) or asks(request)
+
+
+_RECALLS = re.compile(rf"\b(?:{language.alternation('RECALL_REQUEST')})\b", re.I)
 
 
 def _reply(lang: str, key: str, **fields: object) -> str:
@@ -227,21 +236,30 @@ class OfflineModel:
         fact = stable_fact(request)
         if fact and "remember_fact" in available:
             noted = self._noted(fact, done, n, lang)
-            if done and _ASKS.search(request) and (found := answer_lines(request, lines)):
+            if done and _asks(request) and (found := answer_lines(request, lines)):
                 # The question beside the fact is answered too, from the context as it was.
                 noted[0]["text"] += " " + _quote(found, lang=lang)
             return noted
-        if _ASKS.search(request):
+        if _asks(request):
             found = answer_lines(request, lines)
             if found:
                 return self._say(_quote(found, lang=lang))
-        elif not done and _ASKS_FOR.search(request) and (found := answer_lines(request, lines, value_only=True)):
+        elif not done and _ASKS_FOR.search(request) and (found := self._asked_for(request, lines)):
             # "NUJ number one more time, filling in the press card renewal": asked without a question.
             return self._say(_quote(found, lang=lang))
         elif not done:
             # A statement that is no fact to keep (small talk, an opinion): acknowledged.
             return self._say(_reply(lang, "got_it"))
         return self._say(_reply(lang, "no_information"))
+
+    def _asked_for(self, request: str, lines: list[Line]) -> list[Line]:
+        """What a request said without a question asks for: a line holding a value, or, when it points
+        back at something the person said ("keep in mind my health thing i told you about"), the
+        line about it, value or not."""
+        found = answer_lines(request, lines, value_only=True)
+        if not found and _RECALLS.search(request):
+            found = answer_lines(request, lines)
+        return found
 
     def _noted(self, fact: str, done: list[ToolCall], n: int, lang: str) -> list[dict[str, Any]]:
         """Store a fact said in passing, then say so; a refused write (memory off, the cap) is only noted."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conversations.extractive import CHANGED_MARK
-from conversations.informative import near_identical, only_asks, says_nothing
+from conversations.informative import asks, near_identical, only_asks, says_nothing
 from liamemory import embeddings, language
 from memories.matching.change import statement_changes
 from usecases.turn.offline_facts import stated, without_quoted
@@ -148,7 +148,7 @@ def _quotable(line: Line) -> bool:
     """Not the model's own replies, nor replies that say nothing, nor a question about the person's own things."""
     if line.text.startswith(LABEL) or only_asks(line.text) or says_nothing(line.text):
         return False
-    return not any(x.rstrip().endswith("?") and _POSSESSIVE.search(x) for x in _SENTENCES.split(line.text))
+    return not any(asks(x) and _POSSESSIVE.search(x) for x in _SENTENCES.split(line.text))
 
 
 def _question_words(question: str) -> set[str]:
@@ -193,16 +193,29 @@ _ASKS_OPENING = re.compile(
 def _statements(text: str) -> str:
     """``text`` without its questions, its opinions and requests to the assistant, nor the passages
     it quotes for a task: a line is matched, and its meaning weighed, on what the person states."""
-    return " ".join(
-        stated(x)
-        for x in _SENTENCES.split(without_quoted(text))
-        if not x.rstrip().endswith("?") and not _ASKS_OPENING.match(x)
-    )
+    return " ".join(stated(x) for x in map(_stated_part, _SENTENCES.split(without_quoted(text))) if x)
+
+
+# A question asked after a comma, about what the sentence has just said ("i charge £380 a day for
+# most clients, is that low for leeds?").
+_QUESTION_AFTER_COMMA = re.compile(
+    rf",\s+(?=(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_VERBS', 'QUESTION_CONTRACTIONS')})\b)", re.I
+)
+
+
+def _stated_part(sentence: str) -> str:
+    """``sentence``, or of one that asks the part before its question when that part states a value."""
+    if not asks(sentence) and not _ASKS_OPENING.match(sentence):
+        return sentence
+    head = _QUESTION_AFTER_COMMA.split(sentence, maxsplit=1)[0]
+    if head == sentence or asks(head) or _ASKS_OPENING.match(head) or not _VALUE.search(head):
+        return ""
+    return head
 
 
 def _asked(question: str) -> str:
     """The sentences of a message that ask ("… lol. quick test, do you remember her name?")."""
-    asking = [x for x in _SENTENCES.split(question) if x.rstrip().endswith("?")]
+    asking = [x for x in _SENTENCES.split(question) if asks(x)]
     return " ".join(asking) or question
 
 
@@ -213,6 +226,10 @@ CONTEXT_WORD_WEIGHT = 0.5
 # scoring this share of the best, is quoted first (a value that changed: a correction
 # often repeats fewer of the question's words than the statement it corrects).
 NEWER_SHARE = 0.25
+# Two lines share a word of their own that names what both are about when few lines of the context
+# say it ("lucchetto" in two lines; "back" in "a place back in Cornwall" and "the back room" is
+# said everywhere).
+OWN_WORD_LINES = 2
 # A newer line that changed a picked one replaces it when it scores this share of it for the question.
 CHANGED_RELEVANCE = 0.5
 
@@ -247,7 +264,7 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     # How much each question word says: its weight in the question, by how rare it is among the lines.
     rarity = {w: weight * math.log(1 + len(lines) / df[w]) for w, weight in wanted.items() if df[w]}
     lexical = [sum(r for w, r in rarity.items() if _matches(w, h)) for h in have]
-    top = max(lexical)
+    top = max(*lexical, math.log(1 + len(lines)))
     scores = [x / top if top > 0 else 0.0 for x in lexical]
     for i, margin in _meaning_margins(_asked(question), lines).items():
         scores[i] += max(0.0, margin - MEANING_MARGIN) / MEANING_STEP
@@ -269,6 +286,9 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     best = max(scores)
     by_line = dict(zip(lines, scores, strict=True))
 
+    subjects = [_subject_words(line.text) for line in lines]
+    spread = {w: sum(1 for x in subjects if w in x) for x in subjects for w in x}
+
     def same_thing(line: Line, other: Line) -> bool:
         """Whether ``other`` is about what ``line`` is: it holds half the question words ``line``
         holds at least, or the two share a word of their own that the question does not say ("il
@@ -277,7 +297,7 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
         if 2 * len(about & _matched(wanted, other)) >= len(about):
             return True
         own = (_subject_words(line.text) & _subject_words(other.text)) - _GENERAL
-        return any(len(w) > 3 and not _matches(w, set(wanted)) for w in own)
+        return any(len(w) > 3 and not _matches(w, set(wanted)) and spread[w] <= OWN_WORD_LINES for w in own)
 
     scored: dict[Line, float] = {}
     for line, score in by_line.items():

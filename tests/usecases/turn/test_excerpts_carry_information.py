@@ -152,6 +152,10 @@ def test_what_carries_nothing():
     assert not says_nothing("I don't know the exact hours, but the museum opens at 9.")
     assert not says_nothing("The museum opens at 9 on weekdays.")
     assert carries_nothing("When is my dentist appointment? Remind me?", role="user")
+    # Typed without the question mark, it asks all the same; a clause like it that states does not.
+    assert carries_nothing("ok memory test lol, whats the code on my garage", role="user")
+    assert carries_nothing("mercury wants our account number again, what was it", role="user")
+    assert not carries_nothing("we got the builders in, which is great", role="user")
     assert not carries_nothing("Is it Thursday? I think the dentist said 9:15.", role="user")
     assert carries_nothing("You asked what your dog's name is.", role="assistant", asked="What is my dog's name?")
     assert not carries_nothing("Bruno.", role="assistant", asked="What is my dog's name?")

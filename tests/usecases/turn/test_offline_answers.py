@@ -133,3 +133,46 @@ def test_a_code_of_another_thing_is_no_newer_value_of_the_one_asked():
         "il B&B mi chiede il codice della prenotazione per il check-in online, qual era?", [booking, gate]
     )
     assert found[0] == booking
+
+
+@pytest.mark.django_db
+def test_a_question_typed_without_its_question_mark_is_answered(alice):
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "remember this for me pls: lockbox code for the builders is 2719")
+    run_turn(alice, thread, "ugh the dust is everywhere")
+    for question in [
+        "im at the house and the plumber's outside, whats the lockbox code",
+        "lockbox code, what was it",
+        "ok so whats the lockbox code again",
+    ]:
+        assert "2719" in reply_text(run_turn(alice, thread, question))
+    # A statement that opens a clause with a question word still states: acknowledged.
+    for text in ["we got the builders in, which is great", "my brother tom, who is a plumber, popped round"]:
+        assert reply_text(run_turn(alice, thread, text)) == "(offline model) Got it."
+
+
+def test_a_value_stated_before_a_question_about_it_is_an_answer():
+    rate = _line("i charge £380 a day for most clients, is that low for leeds? its been the same for 3 yrs", 4)
+    asked = _line("ok memory test, whats my day rate again", 9)
+    assert answer_lines("whats my day rate at the moment? trying to quote a big job", [rate, asked]) == [rate]
+    # Before a question that only asks, nothing is stated.
+    assert not answer_lines("what's my day rate?", [_line("ok so, what do you think my rate should be?", 3)])
+
+
+def test_a_request_that_points_back_at_something_said_is_answered_with_it():
+    health = _line("also health thing, im coeliac so if you ever suggest recipes pls no gluten", 23)
+    chat = _line("long day, the kids were feral at dinner", 40)
+    request = "can you suggest a quick dinner for tonight, keep in mind my health thing i told you about"
+    reply = OfflineModel()._decide(request, [], {"remember_fact"}, [health, chat], "en")
+    assert "coeliac" in reply[0]["text"]
+    # The same request with nothing pointing back is no question: acknowledged.
+    reply = OfflineModel()._decide("can you suggest a quick dinner for tonight pls", [], set(), [health, chat], "en")
+    assert reply[0]["text"] == "(offline model) Got it."
+
+
+def test_a_word_said_all_over_the_context_does_not_make_a_newer_line_the_same_thing():
+    cottage = _line("We've still got a little place back in Cornwall. Gull's Rest, it's called, an old cottage", 43)
+    club = _line("Book club drama. The café in Perugia wants the back room for Thursday evenings", 117)
+    elsewhere = [_line("my back is killing me after the garden", 60), _line("back home by six, Tom cooked", 70)]
+    question = "The cleaners in Cornwall want the name of the cottage for their booking. What's our place called?"
+    assert answer_lines(question, [cottage, club, *elsewhere])[0] == cottage
