@@ -51,6 +51,7 @@ bench: migrate
 	$(BIN)/python -m bench.contradictions.train
 	$(BIN)/python -m bench.productchat $(BENCH_FLAGS)
 	$(BIN)/python -m bench.productchat --split heldout $(BENCH_FLAGS)
+	$(BIN)/python -m bench.productchat.facts
 	$(BIN)/python -m bench.overhead $(BENCH_FLAGS)
 	$(BIN)/python -m bench.latency $(BENCH_FLAGS)
 	$(BIN)/python -m bench.vectors $(BENCH_FLAGS)

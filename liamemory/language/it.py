@@ -186,7 +186,7 @@ CLOCK_SUFFIXES = ""
 CODE_ARTICLES = r"la\s|il\s|l'"
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
-    r"|se io|dovrei|vorrei|chissà)\b"
+    r"|se io|dovrei|vorrei|chissà|forse|magari)\b"
 )
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS, *MONTHS, "domani", "settimana prossima")) + r")\b"
 # Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").

@@ -35,6 +35,8 @@ MODULES = [
     "productchat.replay",
     "productchat.score",
     "productchat.data",
+    "productchat.facts",
+    "productchat.facts_model",
 ]
 
 

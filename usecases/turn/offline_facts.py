@@ -132,11 +132,10 @@ def stable_fact(text: str) -> str | None:
         request = request and not any(p.endswith("?") for p in parts[: parts.index(part)])
         stated = [x for x in _COMMA_PARTS.split(part) if x and not _NOT_A_FACT.search(x)]
         if len(stated) < len(_COMMA_PARTS.split(part)):
-            # An opinion beside a fact: only the parts without it state something.
-            if not stated or not any(_fact_in(x, request) for x in stated):
-                continue
-            part = ", ".join(x for x in stated)
-        if _fact_in(part, request):
+            # An opinion or a guess beside a fact: the parts without it, together, state what there is
+            # ("booked the dentist, Thursday the 14th at 9:30, which is maybe dumb").
+            part = ", ".join(stated)
+        if part and _fact_in(part, request):
             return _memory_text(part)
     return None
 

@@ -140,7 +140,11 @@ def test_a_question_typed_without_its_question_mark_is_answered(alice):
     thread = thread_create(owner=alice)
     run_turn(alice, thread, "remember this for me pls: lockbox code for the builders is 2719")
     run_turn(alice, thread, "ugh the dust is everywhere")
-    for question in ["im at the house and the plumber's outside, whats the lockbox code", "lockbox code, what was it"]:
+    for question in [
+        "im at the house and the plumber's outside, whats the lockbox code",
+        "lockbox code, what was it",
+        "ok so whats the lockbox code again",
+    ]:
         assert "2719" in reply_text(run_turn(alice, thread, question))
     # A statement that opens a clause with a question word still states: acknowledged.
     for text in ["we got the builders in, which is great", "my brother tom, who is a plumber, popped round"]:

@@ -171,6 +171,13 @@ def test_news_of_someone_beyond_the_household_is_not_the_persons_fact():
         assert stable_fact(text) is None, text
 
 
+def test_a_guess_is_no_fact_but_the_fact_beside_it_is():
+    assert stable_fact("I might ask Ray for one of those kneeler seats for my birthday.") is None
+    assert stable_fact("forse mia sorella Giada viene a Natale") is None
+    kept = stable_fact("finally booked the dentist too, Thursday the 14th at 9:30, after my shift which is maybe dumb")
+    assert kept == "Finally booked the dentist too, Thursday the 14th at 9:30"
+
+
 def test_remember_requests_are_kept_however_they_are_phrased():
     for text, kept in [
         ("remember: the wifi password at the cabin is 7hills", "the wifi password at the cabin is 7hills"),
