@@ -344,3 +344,14 @@ def test_a_change_word_about_something_else_leaves_the_nearest_memory_alone():
     new = "my sourdough starter is twelve years old, my gran started him"
     assert judge(candidates[0][1], new, closeness=0.87).relation == "supersedes"
     assert [(pk, v.relation) for pk, v in choose(new, candidates)] == [(2, "same")]
+
+
+def test_a_memory_sharing_no_word_is_changed_only_when_clearly_the_nearest():
+    """ "sold the car" names no word of "I drive a Honda Civic": it may change it when that memory is
+    clearly the nearest in meaning, not when another is about as near (the change may be about
+    something the person never said)."""
+    new = "sold the car last week, finally"
+    clearly = [(1, "I drive a 2015 Honda Civic", 0.89), (2, "I live in Leeds", 0.83), (3, "I like jazz", 0.80)]
+    assert [(pk, v.relation) for pk, v in choose(new, clearly)] == [(1, "supersedes")]
+    unclear = [(1, "I drive a 2015 Honda Civic", 0.835), (2, "I live in Leeds", 0.83), (3, "I like jazz", 0.80)]
+    assert choose(new, unclear) == []
