@@ -62,9 +62,10 @@ _NAMED_CODE = re.compile(
     r"(?=[\w/-]*[A-Za-z]|\d{4})(?-i:[A-Z0-9])[\w/-]{3,}\b",
     _FLAGS,
 )
-# A sentence ends after a word; not after a title or an abbreviation ("Prof.", "dott.ssa", "n.").
+# A sentence ends after a word; not after a title or an abbreviation ("Prof.", "dott.ssa", "n.",
+# dotted initials as in "R.G. number").
 _ABBREVIATION = re.compile(
-    rf"(?:^|\s)(?:(?-i:[A-Z][a-z]{{0,3}})|[a-z]{{1,2}}|{language.alternation('TITLES')})\.$", _FLAGS
+    rf"(?:^|\s)(?:(?-i:(?:[A-Z]\.)*[A-Z][a-z]{{0,3}})|[a-z]{{1,2}}|{language.alternation('TITLES')})\.$", _FLAGS
 )
 # Text quoted for a task ("summarise: 'The Ombudsman found …'") is someone else's words.
 _QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s:(]))(['\"“«‘])(?=\S).{12,}?\S(?:['\"”»’])(?=$|[\s.,;:!?)])", re.S)
@@ -77,7 +78,6 @@ _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
 # a naming of them, or a clause that opens on them, says their news, not the person's.
 _FAR = re.compile(rf"\b(?:{language.alternation('FAR_RELATIONS')})\b", _FLAGS)
 _OPENING = re.compile(r"^\W*(?:\S+\s+){0,4}")
-
 
 
 def without_quoted(text: str) -> str:

@@ -178,6 +178,11 @@ def test_a_guess_is_no_fact_but_the_fact_beside_it_is():
     assert kept == "Finally booked the dentist too, Thursday the 14th at 9:30"
 
 
+def test_dotted_initials_do_not_cut_the_fact_from_what_it_is_about():
+    stored = stable_fact("Conti file: R.G. number is 45821/2023. put it in the header of the memo")
+    assert stored is not None and stored.startswith("R.G. number is 45821/2023")
+
+
 def test_remember_requests_are_kept_however_they_are_phrased():
     for text, kept in [
         ("remember: the wifi password at the cabin is 7hills", "the wifi password at the cabin is 7hills"),
