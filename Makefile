@@ -23,10 +23,11 @@ run: migrate
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# Style, the architecture (.importlinter: one-way layers, independent domain apps, no
-# module cycles), then the types ([tool.mypy] in pyproject).
+# Style (ruff's rules and its formatter), the architecture (.importlinter: one-way layers,
+# independent domain apps, no module cycles), then the types ([tool.mypy] in pyproject).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 

@@ -297,9 +297,7 @@ class ApprovalRequest:
         )
 
 
-def run_interrupt(
-    *, run_id: RunId, request: ApprovalRequest, checkpoint_id: str, report: ContextReport | None
-) -> bool:
+def run_interrupt(*, run_id: RunId, request: ApprovalRequest, checkpoint_id: str, report: ContextReport | None) -> bool:
     """The run waits for a staff decision on ``request``: an ``Approval`` row, and the run
     interrupted, in one transaction (its state is in the checkpoint ``checkpoint_id``)."""
     recorded: dict[str, Any] = {"context_report": report.as_json()} if report else {}

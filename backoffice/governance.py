@@ -97,7 +97,7 @@ class ErasureRequestForm(forms.ModelForm):
         queryset=get_user_model().objects.all(),
         widget=forms.TextInput,
         label="Person",
-        help_text="Their username (or user id); their admin page's \"Erase this person\" fills it in.",
+        help_text='Their username (or user id); their admin page\'s "Erase this person" fills it in.',
     )
 
     class Meta:

@@ -32,6 +32,7 @@ class _ThreadCounts(TypedDict):
     message_total: int
     latest_summary: int | None
 
+
 # A thread may hold 100k messages: its page shows the tail, the message list the rest.
 INLINE_MESSAGES = 200
 SIDE_BY_SIDE_SUMMARIES = 4

@@ -61,7 +61,6 @@ def message_embeddings_update(*, message_ids: list[int]) -> int:
     return vector_rows_write(_MESSAGES_SQL, params)
 
 
-
 def message_embeddings_backfill(*, batch_size: int = 256, limit: int | None = None) -> int:
     """Embed every message that lacks a current vector, oldest first, in batches (resumable)."""
     done = 0

@@ -62,11 +62,7 @@ def _claim_thread(thread_id: str, claim: str) -> bool:
     """
     return bool(
         Thread.objects.filter(pk=thread_id)
-        .filter(
-            Q(summary_claimed_until__isnull=True)
-            | Q(summary_claimed_until__lt=Now())
-            | Q(summary_claim=claim)
-        )
+        .filter(Q(summary_claimed_until__isnull=True) | Q(summary_claimed_until__lt=Now()) | Q(summary_claim=claim))
         .update(summary_claim=claim, summary_claimed_until=Now() + timedelta(seconds=CLAIM_SECONDS))
     )
 

@@ -57,7 +57,6 @@ def memory_embeddings_update(*, memory_ids: list[int]) -> int:
     return vector_rows_write(_MEMORIES_SQL, params)
 
 
-
 def memory_embeddings_backfill(*, batch_size: int = 256, limit: int | None = None) -> int:
     """Embed every memory that lacks a vector of its current content, oldest first, in batches (resumable)."""
     done = 0

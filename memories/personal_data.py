@@ -31,6 +31,7 @@ _SOURCES = (
     Key("source_run", Parent.RUN, UNLINK, on=((Event.DELETE, DELETE),)),
 )
 
+
 def _scrub_history(*, ids: list[int]) -> int:
     return memory_history_scrub(history_ids=ids)
 

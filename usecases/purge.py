@@ -72,9 +72,7 @@ def _purge_thread_batch(*, now: datetime, limit: int) -> Counter | None:
 def _purge_run_batch(*, now: datetime, limit: int) -> Counter | None:
     """Expired runs (of threads still alive) with their trace events."""
     with transaction.atomic():
-        ids = _claim(
-            Run.objects.expired(now).exclude(status__in=WORKING).exclude(user_id__in=_held_users()), limit
-        )
+        ids = _claim(Run.objects.expired(now).exclude(status__in=WORKING).exclude(user_id__in=_held_users()), limit)
         if not ids:
             return None
         counts: Counter = Counter(deletion_plan(event=Event.EXPIRE, parent=Parent.RUN, ids=ids).execute())

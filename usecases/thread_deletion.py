@@ -38,9 +38,7 @@ def _check_actor(*, owner_id: int, actor: User) -> None:
         raise DeletionForbidden("Only the owner or staff can delete this.")
 
 
-def threads_delete(
-    *, thread_ids: Sequence[uuid.UUID | str], event: Event, actor: User | None = None
-) -> dict[str, int]:
+def threads_delete(*, thread_ids: Sequence[uuid.UUID | str], event: Event, actor: User | None = None) -> dict[str, int]:
     """Delete these threads and everything under them; counts per store.
 
     Call inside a transaction (foreign keys are checked at commit). Memories drawn

@@ -64,11 +64,7 @@ def _check_content(content: Any) -> str:
 
 
 def _ensure_no_run_waiting(thread: Thread) -> None:
-    busy = (
-        Run.objects.filter(thread=thread, status__in=UNFINISHED)
-        .values_list("status", flat=True)
-        .first()
-    )
+    busy = Run.objects.filter(thread=thread, status__in=UNFINISHED).values_list("status", flat=True).first()
     if busy == RunStatus.INTERRUPTED:
         raise Conflict("This conversation is waiting for a staff approval; try again once it is decided.")
     if busy:

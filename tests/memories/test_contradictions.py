@@ -210,9 +210,7 @@ def test_a_question_about_what_a_superseded_memory_said_finds_the_one_that_repla
     assert all(h.memory.user_id == bob.pk for h in search_memories(user=bob, query="Where do I live?"))
 
 
-def test_a_fact_restated_many_times_is_recalled_at_its_newest_in_a_few_reads(
-    alice, django_assert_max_num_queries
-):
+def test_a_fact_restated_many_times_is_recalled_at_its_newest_in_a_few_reads(alice, django_assert_max_num_queries):
     # Every restatement supersedes the one before: a chain of twelve versions, all of
     # which match the question's words. Following it cost a read per version per match.
     versions = [remember(alice, f"my order number is A-{7700 + k}").memory for k in range(12)]

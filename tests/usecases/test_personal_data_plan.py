@@ -76,9 +76,14 @@ def test_nothing_declared_to_go_with_a_thread_outlives_it(alice, bob):
     ids = {Parent.THREAD: [thread.pk], Parent.RUN: runs, Parent.MESSAGE: messages}
     for store in STORES:
         for key in store.keys:
-            if key.parent not in ids or not store.model or key.action(Event.DELETE) not in (
-                OnParent.DELETE,
-                OnParent.UNLINK,
+            if (
+                key.parent not in ids
+                or not store.model
+                or key.action(Event.DELETE)
+                not in (
+                    OnParent.DELETE,
+                    OnParent.UNLINK,
+                )
             ):
                 continue
             model = apps.get_model(store.model)
