@@ -340,7 +340,7 @@ ROUTINE = (
     r"(?:" + "|".join(WEEKDAYS) + r")s|on (?:" + "|".join(WEEKDAYS) + r") (?:mornings|afternoons|evenings|nights)",
 )
 ONE_OCCASION = (
-    r"next week|this (?:week|weekend|month|" + "|".join(WEEKDAYS) + r")|tonight|tomorrow|for a change",
+    r"next week|this (?:week|weekend|month|morning|" + "|".join(WEEKDAYS) + r")|today|tonight|tomorrow|tmrw|for a change",
     r"all of (?:" + "|".join(MONTHS) + r")|for (?:a|one|two|three|four|a few|a couple of|\d+) (?:days?|weeks?|nights?)",
 )
 FROM_WHEN = r"from|starting|as of|beginning"

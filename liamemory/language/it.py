@@ -235,7 +235,7 @@ ROUTINE = (
 )
 ONE_OCCASION = (
     r"la prossima settimana|la settimana prossima|questa settimana|questo mese|quel mese|quella settimana|domani",
-    r"stasera|per cambiare|quest[oa] (?:" + _DAYS + r")",
+    r"oggi|stamattina|stasera|per cambiare|quest[oa] (?:" + _DAYS + r")|(?:" + _DAYS + r") prossim[oa]",
     # a span of days, not a frequency ("5 giorni su 5", "tre giorni a settimana")
     r"(?:per )?(?:un|due|tre|qualche|\d+) (?:giorni|giorno|settimane|settimana)(?! (?:su|a|al|alla|ogni|la|per)\b)",
 )
