@@ -339,7 +339,7 @@ STILL_HOLDS = (
 # "Thursday yoga is cancelled next week" skips one class, it does not end the Thursdays. An
 # occasion said from when on ("from next week", "as of this month") is a change, not one occasion.
 ROUTINE = (
-    r"every|each|daily|weekly|monthly|nightly|twice|once a|a (?:day|week|month)|per (?:day|week|month)",
+    r"every|each|daily|weekly|monthly|nightly|twice|once a|a (?:day|week|month)|per (?:day|week|month)|weekdays",
     r"(?:" + "|".join(WEEKDAYS) + r")s|on (?:" + "|".join(WEEKDAYS) + r") (?:mornings|afternoons|evenings|nights)",
 )
 ONE_OCCASION = (

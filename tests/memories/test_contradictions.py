@@ -284,6 +284,8 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("I take my pill every morning", "forgot my pill this morning, took it at lunch instead", "compatible"),
         ("I take my pill every morning", "my doctor switched my pill to the evening from today", "supersedes"),
         ("Nuoto in piscina il giovedì", "giovedì prossimo la piscina è chiusa, ci vado venerdì invece", "compatible"),
+        ("I take the 8:15 ferry on weekdays", "tmrw im taking the 7am ferry instead, early meeting", "compatible"),
+        ("I take the 8:15 ferry on weekdays", "from next week im taking the 7am ferry instead", "supersedes"),
         # Something acquired is one more thing, unless the older statement names it or loses a value to it.
         ("Il mio vicino è il signor Bruni", "il signor Bruni ha preso un cane nuovo, abbaia di notte", "compatible"),
         ("I don't eat gluten", "found a new bakery that does gluten-free bread", "compatible"),
