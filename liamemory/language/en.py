@@ -237,6 +237,8 @@ NAMING = (
 # coming", "my cousin Graziella says …"): the news is theirs, so a naming of them is no fact of the
 # person's (a spouse, a child, a flatmate, a manager or a doctor named is one).
 FAR_RELATIONS = r"friends?|cousins?|neighbou?rs?|nieces?|nephews?|[a-z]+-in-law|in-laws|next door"
+# A work meeting or a deadline: on the calendar, but a passing event of the job (``usecases.turn.offline_facts``).
+WORK_EVENTS = r"meeting|deadline|due|standup|stand-up"
 # An appointment or an identifier: a word for the thing, and beside it a date, a time or
 # a code (``conversations.facts``) — "the dentist is Thursday at 9:15", "invoice INV-2231".
 APPOINTMENT = (

@@ -161,6 +161,8 @@ NAMING = (
 )
 # See ``en.FAR_RELATIONS``; "nipote" is a niece or a grandchild, named as news either way.
 FAR_RELATIONS = r"amic[oaie]|cugin[oaie]|vicin[oaie]|nipot[ei]|gener[oi]|nuor[ae]|suocer[oaie]|cognat[oaie]"
+# See ``en.WORK_EVENTS``.
+WORK_EVENTS = r"riunione|scadenza|consegna"
 APPOINTMENT = (
     r"\b(?:appuntamento|dentista|medico|visita|controllo|colloquio|volo|esame|intervento|veterinario"
     r"|parrucchiere|fisioterapista|udienza)\b"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from conversations.facts import find_facts
+from conversations.facts import find_facts, has_date
 from conversations.informative import gives_a_task
 from liamemory import language
 
@@ -78,6 +78,12 @@ _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
 # a naming of them, or a clause that opens on them, says their news, not the person's.
 _FAR = re.compile(rf"\b(?:{language.alternation('FAR_RELATIONS')})\b", _FLAGS)
 _OPENING = re.compile(r"^\W*(?:\S+\s+){0,4}")
+# A day of the week ("tuesdays", "il martedì") or a date, with a clock time: something the person has
+# on the calendar ("parents evening is thursday 14th nov at 4:40", "padel every Thursday at 20:00").
+_WEEKDAY = re.compile(rf"\b(?:{language.word_alternatives('WEEKDAYS', 'WEEKDAY_SPELLINGS')})s?\b", _FLAGS)
+_CLOCK = re.compile(language.alternation("CLOCK"), _FLAGS)
+# A work meeting or a deadline on the calendar is a passing event of the job, not the person's.
+_WORK_EVENT = re.compile(rf"\b(?:{language.alternation('WORK_EVENTS')})\b", _FLAGS)
 
 
 def without_quoted(text: str) -> str:
@@ -123,6 +129,7 @@ def stable_fact(text: str) -> str | None:
     if parts and parts[-1].endswith("?") and _POSSESSIVE.search(parts[-1]) and not gives_a_task(parts[-1]):
         return None
     request = bool(parts) and bool(gives_a_task(parts[0]))
+    work = bool(_WORK_EVENT.search(text))
     for part in parts:
         if part.endswith("?") and not (gives_a_task(part) and _names_someone_close(part)):
             # A question states nothing; a request does when it names someone ("can you write to
@@ -135,7 +142,7 @@ def stable_fact(text: str) -> str | None:
             # An opinion or a guess beside a fact: the parts without it, together, state what there is
             # ("booked the dentist, Thursday the 14th at 9:30, which is maybe dumb").
             part = ", ".join(stated)
-        if part and _fact_in(part, request):
+        if part and (_fact_in(part, request) or (not request and not work and _scheduled(part))):
             return _memory_text(part)
     return None
 
@@ -159,6 +166,11 @@ def _states_a_fact(clause: str) -> bool:
     if _APPOINTMENT.search(clause) and (_WHEN.search(clause) or _dated(clause)):
         return True
     return _holds_an_identifier(clause)
+
+
+def _scheduled(clause: str) -> bool:
+    """A day and a clock time said together: an appointment, a class, a match, whatever it is called."""
+    return bool(_CLOCK.search(clause)) and bool(_WEEKDAY.search(clause) or has_date(clause))
 
 
 def _holds_an_identifier(clause: str) -> bool:
