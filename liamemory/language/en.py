@@ -200,8 +200,9 @@ STABLE_FACT = (
     r"\bi (?:left|joined|quit) (?-i:[A-Z])",
     r"\bi(?:'m|’m| am|m) retired\b",
     r"\bi(?:'m|’m| am|m) (?:a|an) (?!bit\b|little\b|lot\b|fan\b|huge\b|big fan\b)[a-z]+(?: [a-z]+)? (?:at|on|in|for)\b",
+    # "when we moved in" names no place.
     r"\b(?:i|we) (?:live|have lived|'ve lived|moved|have moved|'ve moved|am moving|'m moving|grew up)"
-    r" (?:in|to|here|from)\b",
+    r" (?:in\b(?!\W*$)|to\b|here\b|from\b)",
     r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
     r"\bhere in (?-i:[A-Z][a-z]+)",
     r"\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
@@ -238,7 +239,7 @@ NAMING = (
 # person's (a spouse, a child, a flatmate, a manager or a doctor named is one).
 FAR_RELATIONS = r"friends?|cousins?|neighbou?rs?|nieces?|nephews?|[a-z]+-in-law|in-laws|next door"
 # A work meeting or a deadline: on the calendar, but a passing event of the job (``usecases.turn.offline_facts``).
-WORK_EVENTS = r"meeting|deadline|due|standup|stand-up"
+WORK_EVENTS = r"meetings?|deadlines?|standup|stand-up"
 # An appointment or an identifier: a word for the thing, and beside it a date, a time or
 # a code (``conversations.facts``) — "the dentist is Thursday at 9:15", "invoice INV-2231".
 APPOINTMENT = (
@@ -273,7 +274,7 @@ CODE_ARTICLES = r"the\s"
 # Not a stable fact about the person: an opinion, a hypothesis, a wish.
 NOT_A_FACT = (
     r"\b(?:i think|i feel like|i guess|i reckon|imo|in my opinion|i love|i hate|i like|i prefer|i refuse|overrated"
-    r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps)\b"
+    r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps|i hope|hopefully|anyone who|whoever)\b"
 )
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"

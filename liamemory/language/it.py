@@ -132,7 +132,9 @@ _NAME = (
 )
 STABLE_FACT = (
     r"\b(?:sono|è|e') (?:\w+ )?allergic[oa]\b|\ballergi(?:a|co|ca) (?:a|al|alla|ai|alle|agli)\b",
-    r"\blavoro (?:a|da|per|in|come|presso|al|alla|allo|nel|nella|nello|all')\b",
+    # "lavoro" the verb, not the noun ("del lavoro da casa", "ha trovato lavoro a Genova").
+    r"(?:^\W*|\b(?:io|ora|adesso|non|ancora|anche|sempre|e|ma|però|quindi|perché|poi|che|dove|ci|qui|già)\s)lavoro"
+    r" (?:a|da|per|in|come|presso|al|alla|allo|nel|nella|nello|all')\b",
     r"\bfaccio (?:il|la|l'|l’)\s?[a-z]+",
     r"\bsto facendo (?:il|un|la|una) (?:master|dottorato|specializzazione)\b",
     r"\b(?:abito|vivo|sono cresciut[oa]|abitiamo|viviamo) (?:a|in|da)\b",
@@ -162,7 +164,7 @@ NAMING = (
 # See ``en.FAR_RELATIONS``; "nipote" is a niece or a grandchild, named as news either way.
 FAR_RELATIONS = r"amic[oaie]|cugin[oaie]|vicin[oaie]|nipot[ei]|gener[oi]|nuor[ae]|suocer[oaie]|cognat[oaie]"
 # See ``en.WORK_EVENTS``.
-WORK_EVENTS = r"riunione|scadenza|consegna"
+WORK_EVENTS = r"riunion[ei]|scadenza|consegna"
 APPOINTMENT = (
     r"\b(?:appuntamento|dentista|medico|visita|controllo|colloquio|volo|esame|intervento|veterinario"
     r"|parrucchiere|fisioterapista|udienza)\b"
@@ -179,7 +181,7 @@ COPULAS = (r"\b(?:è|e'|era|sono)(?=\s)",)
 OTHERS_POSSESSIVES = ("suo", "sua", "suoi", "sue", "loro", "tuo", "tua")
 TASK_REQUESTS = (
     r"scrivi|scrivimi|scrivile|scrivigli|riscrivi|fammi|fai|prepara|preparami|riassumi|traduci|rifai|metti|aggiungi"
-    r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all')|messaggio (?:a|al|alla)|programma"
+    r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all'|di|per)|messaggio (?:a|al|alla|per)|programma"
     r"|prepari|aggiorna|aggiorni|controlli|organizzi|consiglia|consigli|trova|trovi|traduci"
 )
 POLITE_OPENERS = r"(?:mi )?(?:puoi|potresti|riesci a)|per favore|mi"
@@ -188,7 +190,7 @@ CLOCK_SUFFIXES = ""
 CODE_ARTICLES = r"la\s|il\s|l'"
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
-    r"|se io|dovrei|vorrei|chissà|forse|magari)\b"
+    r"|se io|dovrei|vorrei|chissà|forse|magari|spero|speriamo|chiunque)\b"
 )
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS, *MONTHS, "domani", "settimana prossima")) + r")\b"
 # Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").

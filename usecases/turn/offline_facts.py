@@ -78,10 +78,13 @@ _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
 # a naming of them, or a clause that opens on them, says their news, not the person's.
 _FAR = re.compile(rf"\b(?:{language.alternation('FAR_RELATIONS')})\b", _FLAGS)
 _OPENING = re.compile(r"^\W*(?:\S+\s+){0,4}")
+# ... or the words just before the naming ("uno dei nipoti si chiama Kevin", "my friend's cat is called Max").
+_WORDS_BEFORE = re.compile(r"(?:\S+\s+){0,3}$")
 # A day of the week ("tuesdays", "il martedì") or a date, with a clock time: something the person has
 # on the calendar ("parents evening is thursday 14th nov at 4:40", "padel every Thursday at 20:00").
 _WEEKDAY = re.compile(rf"\b(?:{language.word_alternatives('WEEKDAYS', 'WEEKDAY_SPELLINGS')})s?\b", _FLAGS)
 _CLOCK = re.compile(language.alternation("CLOCK"), _FLAGS)
+_DAY_OF_MONTH = re.compile(rf"\b\d{{1,2}}(?:{language.alternation('ORDINAL_SUFFIXES')})\b|\b(?:il|l'|dal|al)\s?\d{{1,2}}\b", _FLAGS)
 # A work meeting or a deadline on the calendar is a passing event of the job, not the person's.
 _WORK_EVENT = re.compile(rf"\b(?:{language.alternation('WORK_EVENTS')})\b", _FLAGS)
 
@@ -142,14 +145,17 @@ def stable_fact(text: str) -> str | None:
             # An opinion or a guess beside a fact: the parts without it, together, state what there is
             # ("booked the dentist, Thursday the 14th at 9:30, which is maybe dumb").
             part = ", ".join(stated)
-        if part and (_fact_in(part, request) or (not request and not work and _scheduled(part))):
+        if part and _fact_in(part, request=request, work=work):
             return _memory_text(part)
     return None
 
 
-def _fact_in(part: str, request: bool) -> bool:
-    """A naming states a fact anywhere; the other shapes only outside a request to the assistant."""
-    return _names_someone_close(part) or (not request and _states_a_fact(part))
+def _fact_in(part: str, *, request: bool, work: bool) -> bool:
+    """A naming states a fact anywhere; the other shapes only outside a request to the assistant, and
+    the calendar only in a message that is not about work meetings or deadlines."""
+    if _names_someone_close(part):
+        return True
+    return not request and (_states_a_fact(part) or (not work and _on_the_calendar(part)))
 
 
 def _names_someone_close(part: str) -> bool:
@@ -157,20 +163,23 @@ def _names_someone_close(part: str) -> bool:
     opening = _OPENING.match(part)
     if opening and _FAR.search(opening.group(0)):
         return False
-    return any(not _FAR.search(m.group(0)) for p in _NAMING for m in p.finditer(part))
+    return any(
+        not _FAR.search(m.group(0)) and not _FAR.search(_WORDS_BEFORE.search(part, 0, m.start()).group(0))
+        for p in _NAMING
+        for m in p.finditer(part)
+    )
 
 
 def _states_a_fact(clause: str) -> bool:
-    if any(p.search(clause) for p in _STABLE):
-        return True
-    if _APPOINTMENT.search(clause) and (_WHEN.search(clause) or _dated(clause)):
-        return True
-    return _holds_an_identifier(clause)
+    return any(p.search(clause) for p in _STABLE) or _holds_an_identifier(clause)
 
 
-def _scheduled(clause: str) -> bool:
-    """A day and a clock time said together: an appointment, a class, a match, whatever it is called."""
-    return bool(_CLOCK.search(clause)) and bool(_WEEKDAY.search(clause) or has_date(clause))
+def _on_the_calendar(clause: str) -> bool:
+    """An appointment with its day or time ("the dentist Thursday"), or a day and a clock time said
+    together, whatever the thing is called (a class, a match, a parents evening)."""
+    if _CLOCK.search(clause) and (_WEEKDAY.search(clause) or has_date(clause)):
+        return True
+    return bool(_APPOINTMENT.search(clause)) and bool(_WHEN.search(clause) or _dated(clause))
 
 
 def _holds_an_identifier(clause: str) -> bool:
@@ -184,7 +193,8 @@ def _holds_an_identifier(clause: str) -> bool:
 
 
 def _dated(clause: str) -> bool:
-    return any(re.search(r"\d", f) for f in find_facts(clause))
+    """A date, a clock time or a day of the month ("the 14th", "il 9"): a bare number ("ESAME PASSATO 28!") is none."""
+    return has_date(clause) or bool(_CLOCK.search(clause) or _DAY_OF_MONTH.search(clause))
 
 
 def _memory_text(sentence: str) -> str:
