@@ -58,7 +58,9 @@ _MESSAGE_REFERENCE_BEFORE = re.compile(rf"(?:\b(?:{_MESSAGE_OR_SHORT})|\[)\s*$",
 # ... and the date that follows it in such a citation ("message #31, 2026-03-01").
 _CITED_DATE_BEFORE = re.compile(rf"(?:\b(?:{_MESSAGE})|\[)\s*#\d+,\s*$", re.IGNORECASE)
 _FACT_RE = re.compile(r"(?<![\w@/.-])(?:" + "|".join(f"(?:{p})" for p in _FACT_PATTERNS) + r")", re.IGNORECASE)
-_DATE_RE = re.compile(r"(?<![\w@/.-])(?:" + "|".join(f"(?:{p})" for p in _DATE_PATTERNS) + r")(?![\w/-])", re.IGNORECASE)
+_DATE_RE = re.compile(
+    r"(?<![\w@/.-])(?:" + "|".join(f"(?:{p})" for p in _DATE_PATTERNS) + r")(?![\w/-])", re.IGNORECASE
+)
 _TRAILING = ".,;:"
 
 

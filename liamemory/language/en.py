@@ -189,6 +189,19 @@ _NAME = (
     r"(?!(?:the|a|an|this|that|and|but|so|then|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
     r"|january|february|march|april|june|july|august|september|october|november|december)\b)(?-i:[A-Z][a-z]+)"
 )
+# Jobs said as "I'm a …", and the words that make any noun after them one ("a freelance …").
+_JOBS = (
+    r"surveyor|engineer|nurse|teacher|designer|developer|accountant|architect|lawyer|solicitor|doctor|pharmacist"
+    r"|translator|photographer|illustrator|copywriter|electrician|plumber|chef|baker|midwife|paramedic|carer"
+    r"|consultant|manager|student|vet|dentist|journalist|writer|editor|programmer|analyst|researcher|lecturer"
+    r"|professor|technician|mechanic|driver"
+)
+_JOB_WORDS = r"freelance|self-employed|qualified|trained|retired|senior|junior|staff"
+# An amount of money ("£380", "280 euro", "11p", "$1,200").
+MONEY = r"(?:[€$£]\s?\d|\d[\d.,]*\s?(?:€|euros?|eur|p|quid|pounds?|dollars?|k)\b)"
+_COUNTS = r"two|three|four|five|six|seven|eight|nine|ten"
+# Spans of time are no things counted ("we have two days left").
+_SPANS = r"days?|weeks?|months?|years?|hours?|minutes?|mins?|times?"
 # Lasting states said in the first person: work, home, study, health, diet, favourites.
 STABLE_FACT = (
     r"\bi(?:'m|’m| am|m) (?:\w+ )?allergic\b|\ballerg(?:y|ies) to\b",
@@ -218,6 +231,15 @@ STABLE_FACT = (
     r"(?:primary|elementary|school|nursery|academy|high|college)\b",
     r"(?:\b(?:i've|i’ve|i have) |^\W*)been (?:at|with) (?-i:[A-Z])[\w&'’ ]* for (?:\w+ )?(?:years?|months?)\b",
     r"\b(?:accepted|took) (?:an|the|a) (?:job |offer|position|role)(?:[a-z ]*) (?:from|at|with) (?-i:[A-Z])",
+    # A job ("im a quantity surveyor", "I'm a freelance translator"), a home town, a rate, a count of the
+    # household's ("we have three chooks"), a thing named by its make ("my 2014 Honda Fit"), a home said
+    # without its "I" ("live in sheffield").
+    rf"\bi(?:'m|’m| am|m) (?:a|an) (?:(?:{_JOB_WORDS}) [a-z]+|(?:[a-z]+ )?(?:{_JOBS})s?)\b",
+    r"\bi(?:'m|’m| am|m) (?:originally )?from (?!the\b|a\b|an\b|work\b|home\b)[a-z]+",
+    rf"\b(?:i|we) (?:charge|earn|pay)\b[^.?!]*?{MONEY}",
+    rf"\bwe(?:'ve|’ve| have)?(?: got)? (?:\d+|{_COUNTS}) (?!(?:{_SPANS})\b)[a-z]+",
+    r"\b(?:my|our) (?:\d{4} |old |new )?(?-i:[A-Z][a-z]+) (?-i:[A-Z0-9][\w-]*)",
+    r"^\W*(?:still |now )?(?:live|living|based) in\b",
 )
 # Someone or something named: a possessive and a name, or "called" / "named" and a name.
 # These state a fact also inside a request to the assistant ("draft a message to my
@@ -238,6 +260,11 @@ NAMING = (
 # coming", "my cousin Graziella says …"): the news is theirs, so a naming of them is no fact of the
 # person's (a spouse, a child, a flatmate, a manager or a doctor named is one).
 FAR_RELATIONS = r"friends?|cousins?|neighbou?rs?|nieces?|nephews?|[a-z]+-in-law|in-laws|next door"
+# A thing's value said with a copula, at the start of a clause ("rent is 4900 nok a month", "my rota is 3 on
+# 4 off", "guest list is at 110"); a number must follow (``usecases.turn.offline_facts``).
+ATTRIBUTE_OPENING = r"^(?:(?:my|our|the)\s)?(?:[a-z]+\s){0,2}?[a-z]+\s(?:is|are|'s|’s)\s(?:now\s|still\s|set:?\s|at\s)?"
+# A day that comes back every week ("on tuesdays", "every Thursday").
+RECURRING_DAYS = rf"\b(?:{'|'.join(WEEKDAYS)})s\b|\bevery (?:{'|'.join(WEEKDAYS)})\b"
 # A work meeting or a deadline: on the calendar, but a passing event of the job (``usecases.turn.offline_facts``).
 WORK_EVENTS = r"meetings?|deadlines?|standup|stand-up"
 # An appointment or an identifier: a word for the thing, and beside it a date, a time or

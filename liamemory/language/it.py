@@ -118,6 +118,8 @@ FUNCTION_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
+MONEY = r"(?:[€$£]\s?\d|\d[\d.,]*\s?(?:€|euro|eur)\b)"
+_COUNTS = r"due|tre|quattro|cinque|sei|sette|otto|nove|dieci"
 # Stable personal facts said in passing (see ``en.STABLE_FACT``).
 _KIN = (
     r"moglie|marito|compagn[oa]|fidanzat[oa]|sorella|fratello|mamma|madre|papà|padre|figli[oa]|capo|nipote"
@@ -153,6 +155,11 @@ STABLE_FACT = (
     r"\b(?:va|vanno|andrà|è iscritt[oa]) (?:alla|al|all'|all’|all) (?:scuola|nido|asilo|liceo|istituto|università)\b",
     r"\bho accettato (?:un'|un’|l'|l’|il |la )?(?:offerta|posto|lavoro|proposta)"
     r" (?:da|dalla|dal|dallo|dall'|di|con|alla|al|presso)\b",
+    # La città d'origine, una tariffa, quanti ne ha la famiglia ("abbiamo 12 ettari"), una cosa per marca.
+    r"\bsono (?:originari[oa] )?di (?-i:[A-Z])",
+    rf"\b(?:pago|guadagno|applico|chiedo|vendo)\b[^.?!]*?{MONEY}",
+    rf"\b(?:abbiamo|teniamo|tengo) (?:\d+|{_COUNTS}) [a-z]+",
+    r"\b(?:la mia|il mio|la nostra|il nostro) (?:vecchi[oa] |nuov[oa] )?(?-i:[A-Z][a-z]+) (?-i:[A-Z0-9][\w-]*)",
 )
 NAMING = (
     rf"\bsi chiama(?:va|no)?\s+{_NAME}",
@@ -163,6 +170,11 @@ NAMING = (
 )
 # See ``en.FAR_RELATIONS``; "nipote" is a niece or a grandchild, named as news either way.
 FAR_RELATIONS = r"amic[oaie]|cugin[oaie]|vicin[oaie]|nipot[ei]|gener[oi]|nuor[ae]|suocer[oaie]|cognat[oaie]"
+# See ``en.ATTRIBUTE_OPENING`` and ``en.RECURRING_DAYS``.
+ATTRIBUTE_OPENING = (
+    r"^(?:(?:il mio|la mia|il nostro|la nostra|il|la|l')\s?)?(?:[a-z]+\s){0,2}?[a-z]+\sè\s(?:ora\s|adesso\s)?"
+)
+RECURRING_DAYS = rf"\bogni (?:{'|'.join((*WEEKDAYS, *WEEKDAY_SPELLINGS))})\b"
 # See ``en.WORK_EVENTS``.
 WORK_EVENTS = r"riunion[ei]|scadenza|consegna"
 APPOINTMENT = (
@@ -181,7 +193,8 @@ COPULAS = (r"\b(?:è|e'|era|sono)(?=\s)",)
 OTHERS_POSSESSIVES = ("suo", "sua", "suoi", "sue", "loro", "tuo", "tua")
 TASK_REQUESTS = (
     r"scrivi|scrivimi|scrivile|scrivigli|riscrivi|fammi|fai|prepara|preparami|riassumi|traduci|rifai|metti|aggiungi"
-    r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all'|di|per)|messaggio (?:a|al|alla|per)|programma"
+    r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all'|di|per)|messaggio (?:a|al|alla|per)"
+    r"|programma"
     r"|prepari|aggiorna|aggiorni|controlli|organizzi|consiglia|consigli|trova|trovi|traduci"
 )
 POLITE_OPENERS = r"(?:mi )?(?:puoi|potresti|riesci a)|per favore|mi"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from conversations.facts import find_facts, has_date
+from conversations.facts import has_date
 from conversations.informative import gives_a_task
 from liamemory import language
 
@@ -78,13 +78,17 @@ _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
 # a naming of them, or a clause that opens on them, says their news, not the person's.
 _FAR = re.compile(rf"\b(?:{language.alternation('FAR_RELATIONS')})\b", _FLAGS)
 _OPENING = re.compile(r"^\W*(?:\S+\s+){0,4}")
-# ... or the words just before the naming ("uno dei nipoti si chiama Kevin", "my friend's cat is called Max").
-_WORDS_BEFORE = re.compile(r"(?:\S+\s+){0,3}$")
 # A day of the week ("tuesdays", "il martedì") or a date, with a clock time: something the person has
 # on the calendar ("parents evening is thursday 14th nov at 4:40", "padel every Thursday at 20:00").
 _WEEKDAY = re.compile(rf"\b(?:{language.word_alternatives('WEEKDAYS', 'WEEKDAY_SPELLINGS')})s?\b", _FLAGS)
 _CLOCK = re.compile(language.alternation("CLOCK"), _FLAGS)
-_DAY_OF_MONTH = re.compile(rf"\b\d{{1,2}}(?:{language.alternation('ORDINAL_SUFFIXES')})\b|\b(?:il|l'|dal|al)\s?\d{{1,2}}\b", _FLAGS)
+_DAY_OF_MONTH = re.compile(
+    rf"\b\d{{1,2}}(?:{language.alternation('ORDINAL_SUFFIXES')})\b|\b(?:il|l'|dal|al)\s?\d{{1,2}}\b", _FLAGS
+)
+# A thing's value said plainly ("rent is 4900 nok a month"); a percentage is an opinion ("LinkedIn is 90% noise").
+_ATTRIBUTE = re.compile(rf"(?:{language.alternation('ATTRIBUTE_OPENING')})(?:[€$£]\s?\d|\d(?![\d.,]*\s?%))", _FLAGS)
+# A day that comes back every week, said of the person's own week ("i drive for the charity on wednesdays").
+_RECURRING = re.compile(language.alternation("RECURRING_DAYS"), _FLAGS)
 # A work meeting or a deadline on the calendar is a passing event of the job, not the person's.
 _WORK_EVENT = re.compile(rf"\b(?:{language.alternation('WORK_EVENTS')})\b", _FLAGS)
 
@@ -152,26 +156,37 @@ def stable_fact(text: str) -> str | None:
 
 def _fact_in(part: str, *, request: bool, work: bool) -> bool:
     """A naming states a fact anywhere; the other shapes only outside a request to the assistant, and
-    the calendar only in a message that is not about work meetings or deadlines."""
+    a date or a value only in a message that is not about work meetings or deadlines."""
     if _names_someone_close(part):
         return True
-    return not request and (_states_a_fact(part) or (not work and _on_the_calendar(part)))
+    if request:
+        return False
+    return _states_a_fact(part) or (not work and (_on_the_calendar(part) or _valued(part)))
 
 
 def _names_someone_close(part: str) -> bool:
-    """A naming of someone in the person's own life, in a clause that is not about someone beyond it."""
+    """A naming of someone in the person's own life, in a clause that is not about someone beyond it (in
+    its first words, or in the three words before the naming: "uno dei nipoti si chiama Kevin")."""
     opening = _OPENING.match(part)
     if opening and _FAR.search(opening.group(0)):
         return False
     return any(
-        not _FAR.search(m.group(0)) and not _FAR.search(_WORDS_BEFORE.search(part, 0, m.start()).group(0))
+        not _FAR.search(m.group(0)) and not _FAR.search(" ".join(part[: m.start()].split()[-3:]))
         for p in _NAMING
         for m in p.finditer(part)
     )
 
 
 def _states_a_fact(clause: str) -> bool:
-    return any(p.search(clause) for p in _STABLE) or _holds_an_identifier(clause)
+    clause = _OPENER.sub("", clause)
+    if any(p.search(clause) for p in _STABLE):
+        return True
+    return bool(_RECURRING.search(clause) and _FIRST_PERSON.search(clause)) or _holds_an_identifier(clause)
+
+
+def _valued(clause: str) -> bool:
+    """A thing's value said plainly at the start of a clause: "rent is 4900 nok a month", "budget is 900"."""
+    return bool(_ATTRIBUTE.search(_OPENER.sub("", clause)))
 
 
 def _on_the_calendar(clause: str) -> bool:
@@ -189,7 +204,9 @@ def _holds_an_identifier(clause: str) -> bool:
         return False
     if _STATED_CODE.search(clause, word.start()) or _NAMED_CODE.search(clause, word.start()):
         return True
-    return bool(_POSSESSIVE.search(clause[: word.start()]) and re.search(_CODE, clause[word.end() :]))
+    code = re.search(_CODE, clause[word.end() :])
+    # Two digits after "my licence" are a place in a queue ("renewing my license, number 62"), not its number.
+    return bool(_POSSESSIVE.search(clause[: word.start()]) and code and len(code.group(0)) > 2)
 
 
 def _dated(clause: str) -> bool:
