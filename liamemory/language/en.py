@@ -206,7 +206,8 @@ _SPANS = r"days?|weeks?|months?|years?|hours?|minutes?|mins?|times?"
 STABLE_FACT = (
     r"\bi(?:'m|’m| am|m) (?:\w+ )?allergic\b|\ballerg(?:y|ies) to\b",
     r"\b(?:she|he)(?:'s|’s| is) (?:severely |very |badly |properly )?allergic\b",
-    r"\b(?:i|we) (?:work|have worked|'ve worked|’ve worked) (?:at|for|in|as|on)\b",
+    r"\b(?:i|we) (?:also |still |now |only |mostly )?(?:work|have worked|'ve worked|’ve worked)"
+    r" (?:nights |days |weekends |shifts |part[- ]time |full[- ]time )?(?:at|for|in|as|on)\b",
     r"\bi (?:own|run|rent|manage|teach at|study at|do shifts at|volunteer at)\b",
     r"\bi(?:'m|’m| am|m)? (?:doing|studying for) (?:my |a |an )?(?:phd|doctorate|masters?|master's|degree)\b",
     r"\bi(?:'m|’m| am|m)? (?:leaving|joining|starting at|quitting|retiring from) (?-i:[A-Z])",
@@ -240,6 +241,13 @@ STABLE_FACT = (
     rf"\bwe(?:'ve|’ve| have)?(?: got)? (?:\d+|{_COUNTS}) (?!(?:{_SPANS})\b)[a-z]+",
     r"\b(?:my|our) (?:\d{4} |old |new )?(?-i:[A-Z][a-z]+) (?-i:[A-Z0-9][\w-]*)",
     r"^\W*(?:still |now )?(?:live|living|based) in\b",
+    r"\bwe(?:'re|’re| are) (?:out |based )?(?:in|on) (?-i:[A-Z])",
+    # A job taken ("got a job as a lab assistant at the institute"), a medicine the person is put on or
+    # takes by its dose, an address.
+    r"\b(?:got|have|started|landed|took|taking|accepted)(?: offered)? (?:a|an|the) (?:[\w&-]+ ){0,4}"
+    r"(?:job|post|role|position)\b(?: as (?:a |an )?[\w ]+?)? (?:at|with|in)\b",
+    r"\b(?:put|putting|switched) me on\b|\b(?:been|i'm|im|i am) on [a-z]+ \d+\s?mg\b",
+    r"\b\d+ (?-i:[A-Z])\w+ (?:Street|Road|Avenue|Lane|Close|Drive|Way|St|Rd)\b",
 )
 # Someone or something named: a possessive and a name, or "called" / "named" and a name.
 # These state a fact also inside a request to the assistant ("draft a message to my
@@ -250,6 +258,8 @@ NAMING = (
     rf"\b(?:a|an) (?:[a-z]+ ){{1,3}}(?:called|named) {_NAME}",
     rf"\brenamed (?:\w+ ){{0,2}}{_NAME}",
     rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})(?:'s|’s)?,? (?:name is |is called |is )?(?:{_TITLE} )?{_NAME}",
+    # Who someone is, said after their name: "Ray's my husband", "Pip's our cat", "he's my partner".
+    rf"\b(?:{_NAME}|he|she)(?:'s|’s| is) (?:my|our) (?:[a-z]+ ){{0,2}}(?:{_KIN})s?\b",
     rf"\b(?:my|our) (?:new |old )?(?-i:[a-z]+),? (?:is )?(?:{_TITLE} )?{_NAME}",
     rf"{_NAME},? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
     # An apposition: "Pepper, our rescue greyhound, has …", "Priya Raman, she's my manager".
@@ -267,6 +277,8 @@ ATTRIBUTE_OPENING = r"^(?:(?:my|our|the)\s)?(?:[a-z]+\s){0,2}?[a-z]+\s(?:is|are|
 RECURRING_DAYS = rf"\b(?:{'|'.join(WEEKDAYS)})s\b|\bevery (?:{'|'.join(WEEKDAYS)})\b"
 # A work meeting or a deadline: on the calendar, but a passing event of the job (``usecases.turn.offline_facts``).
 WORK_EVENTS = r"meetings?|deadlines?|standup|stand-up"
+# A clause that opens on a pronoun (``usecases.turn.offline_facts``: the memory keeps the sentence before).
+SUBJECT_PRONOUNS = r"he|she|he['’]s|she['’]s|they|they['’]re"
 # An appointment or an identifier: a word for the thing, and beside it a date, a time or
 # a code (``conversations.facts``) — "the dentist is Thursday at 9:15", "invoice INV-2231".
 APPOINTMENT = (
@@ -275,16 +287,17 @@ APPOINTMENT = (
 )
 IDENTIFIER = (
     r"\b(?:number|no\.|code|id|invoice|order|booking|reservation|reference|ref|ticket|account|policy|plate"
-    r"|registration|pin|passport|licen[cs]e|membership|tracking|serial|iban|postcode|zip|car|van|mine's|mine’s)\b"
+    r"|registration|reg|pin|passport|licen[cs]e|membership|tracking|serial|iban|postcode|zip|car|van|mine's|mine’s"
+    r"|invoice|callsign)\b"
 )
 # The words that name a code the person holds, said right before it ("booking reference QX7RM2",
 # "car reg: LK19 XFD"); an order or a ticket named so is a passing transaction, not an identifier.
 CODE_NAMES = (
     r"\b(?:number|code|ref|reference|registration|reg|booking|reservation|confirmation|membership|policy|account"
-    r"|plate|passport|licen[cs]e|pin|iban|postcode|flight)"
+    r"|plate|passport|licen[cs]e|pin|iban|postcode|flight|invoice|inv|callsign)"
 )
 # An identifier said as one: a copula or "=" right before the code ("the ref is KX4R9T").
-COPULAS = (r"\b(?:is|are|was)\b", r"(?<=\w)['’]s\b", r"=", r"\bmine['’]s\b")
+COPULAS = (r"\b(?:is|are|was)\b", r"(?<=\w)['’]s\b", r"=", r"\bmine['’]?s\b", r"\bits\b")
 # Someone else's: their code is not the person's.
 OTHERS_POSSESSIVES = ("their", "his", "her", "its", "your")
 # A request addressed to the assistant, as it opens: the task's words state nothing about the person.

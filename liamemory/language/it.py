@@ -136,10 +136,12 @@ STABLE_FACT = (
     r"\b(?:sono|è|e') (?:\w+ )?allergic[oa]\b|\ballergi(?:a|co|ca) (?:a|al|alla|ai|alle|agli)\b",
     # "lavoro" the verb, not the noun ("del lavoro da casa", "ha trovato lavoro a Genova").
     r"(?:^\W*|\b(?:io|ora|adesso|non|ancora|anche|sempre|e|ma|però|quindi|perché|poi|che|dove|ci|qui|già)\s)lavoro"
+    r"(?: part[- ]time| full[- ]time| di notte| a tempo pieno)?"
     r" (?:a|da|per|in|come|presso|al|alla|allo|nel|nella|nello|all')\b",
     r"\bfaccio (?:il|la|l'|l’)\s?[a-z]+",
     r"\bsto facendo (?:il|un|la|una) (?:master|dottorato|specializzazione)\b",
     r"\b(?:abito|vivo|sono cresciut[oa]|abitiamo|viviamo) (?:a|in|da)\b",
+    r"\b(?:abito|vivo|abitiamo|viviamo|sto|stiamo) (?:al|nel|nella|sul|in via|a) (?-i:[A-Z])",
     r"\bmi sono trasferit[oa]\b|\bci siamo trasferiti\b",
     r"\b(?:ci|mi) trasferi(?:amo|sco|remo|rò)\b|\bqui a (?-i:[A-Z][a-z]+)",
     r"\bsono in pensione\b|\b(?:ero|sono) (?:un |una )?(?:maestr[oa]|insegnante|infermier[ea]|impiegat[oa]"
@@ -160,6 +162,9 @@ STABLE_FACT = (
     rf"\b(?:pago|guadagno|applico|chiedo|vendo)\b[^.?!]*?{MONEY}",
     rf"\b(?:abbiamo|teniamo|tengo) (?:\d+|{_COUNTS}) [a-z]+",
     r"\b(?:la mia|il mio|la nostra|il nostro) (?:vecchi[oa] |nuov[oa] )?(?-i:[A-Z][a-z]+) (?-i:[A-Z0-9][\w-]*)",
+    # Un farmaco per la sua dose ("prendo il Ramipril da 5", "prendo 75 microgrammi"), un indirizzo.
+    r"\bprendo (?:il |la |l'|l’)?\S+ da \d+|\bprendo \d+ (?:mg|microgrammi|mcg)\b",
+    r"\b(?:via|viale|corso|piazza) (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? \d+\b",
 )
 NAMING = (
     rf"\bsi chiama(?:va|no)?\s+{_NAME}",
@@ -177,17 +182,19 @@ ATTRIBUTE_OPENING = (
 RECURRING_DAYS = rf"\bogni (?:{'|'.join((*WEEKDAYS, *WEEKDAY_SPELLINGS))})\b"
 # See ``en.WORK_EVENTS``.
 WORK_EVENTS = r"riunion[ei]|scadenza|consegna"
+# See ``en.SUBJECT_PRONOUNS``.
+SUBJECT_PRONOUNS = r"lui|lei|loro"
 APPOINTMENT = (
     r"\b(?:appuntamento|dentista|medico|visita|controllo|colloquio|volo|esame|intervento|veterinario"
     r"|parrucchiere|fisioterapista|udienza)\b"
 )
 IDENTIFIER = (
     r"\b(?:numero|codice|fattura|ordine|prenotazione|riferimento|biglietto|conto|polizza|targa|pin|passaporto"
-    r"|patente|tessera|pratica|matricola|iban|cap|targat[oa]|macchina|auto)\b"
+    r"|patente|tessera|pratica|matricola|iban|cap|targat[oa]|macchina|auto|fattura)\b"
 )
 CODE_NAMES = (
     r"\b(?:numero|codice|riferimento|prenotazione|conferma|targa|tessera|polizza|conto|passaporto|patente"
-    r"|matricola|pin|iban|volo)"
+    r"|matricola|pin|iban|volo|fattura)"
 )
 COPULAS = (r"\b(?:è|e'|era|sono)(?=\s)",)
 OTHERS_POSSESSIVES = ("suo", "sua", "suoi", "sue", "loro", "tuo", "tua")

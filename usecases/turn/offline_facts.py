@@ -56,10 +56,11 @@ _SENTENCES = re.compile(
 _COMMA_PARTS = re.compile(r",\s+|\s+-\s+")
 # A code right after the word that names it ("booking reference QX7RM2", "codice di conferma
 # BK-5531902", "car reg: LK19 XFD"): at most two lowercase words between, and letters with digits or
-# four digits at least, so a count ("order 2 more") is no code.
+# four digits at least, so a count ("order 2 more") is no code; typed lower case, a prefix joined by a hyphen
+# ("invoice np-2291"); after "n." or "#" ("fattura n. 31/2025").
 _NAMED_CODE = re.compile(
-    rf"(?:{language.alternation('CODE_NAMES')})(?:\s(?-i:[a-z]+)){{0,2}}:?\s(?=[\w/-]*\d)"
-    r"(?=[\w/-]*[A-Za-z]|\d{4})(?-i:[A-Z0-9])[\w/-]{3,}\b",
+    rf"(?:{language.alternation('CODE_NAMES')})(?:\s(?-i:[a-z]+)){{0,2}}:?\s(?:(?:n|no)\.\s?|#)?(?=[\w/-]*\d)"
+    r"(?=[\w/-]*[A-Za-z]|\d{4}|\d+/\d)(?:(?-i:[A-Z0-9])|(?-i:[a-z]{1,4})-\d)[\w/-]{3,}\b",
     _FLAGS,
 )
 # A sentence ends after a word; not after a title or an abbreviation ("Prof.", "dott.ssa", "n.",
@@ -78,6 +79,8 @@ _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
 # a naming of them, or a clause that opens on them, says their news, not the person's.
 _FAR = re.compile(rf"\b(?:{language.alternation('FAR_RELATIONS')})\b", _FLAGS)
 _OPENING = re.compile(r"^\W*(?:\S+\s+){0,4}")
+# A clause that opens on "he" or "she" says who they are only with the sentence before it.
+_PRONOUN_FIRST = re.compile(rf"^\W*(?:{language.alternation('SUBJECT_PRONOUNS')})\b", _FLAGS)
 # A day of the week ("tuesdays", "il martedì") or a date, with a clock time: something the person has
 # on the calendar ("parents evening is thursday 14th nov at 4:40", "padel every Thursday at 20:00").
 _WEEKDAY = re.compile(rf"\b(?:{language.word_alternatives('WEEKDAYS', 'WEEKDAY_SPELLINGS')})s?\b", _FLAGS)
@@ -137,20 +140,21 @@ def stable_fact(text: str) -> str | None:
         return None
     request = bool(parts) and bool(gives_a_task(parts[0]))
     work = bool(_WORK_EVENT.search(text))
-    for part in parts:
+    for i, part in enumerate(parts):
         if part.endswith("?") and not (gives_a_task(part) and _names_someone_close(part)):
             # A question states nothing; a request does when it names someone ("can you write to
             # Dana Whitfield, she's my landlord, …?").
             continue
         # A request's words are the task's up to its question mark; what follows is the person's.
-        request = request and not any(p.endswith("?") for p in parts[: parts.index(part)])
+        request = request and not any(p.endswith("?") for p in parts[:i])
         stated = [x for x in _COMMA_PARTS.split(part) if x and not _NOT_A_FACT.search(x)]
         if len(stated) < len(_COMMA_PARTS.split(part)):
             # An opinion or a guess beside a fact: the parts without it, together, state what there is
             # ("booked the dentist, Thursday the 14th at 9:30, which is maybe dumb").
             part = ", ".join(stated)
         if part and _fact_in(part, request=request, work=work):
-            return _memory_text(part)
+            # "Tomás just got home. he's my partner": the memory keeps who "he" is.
+            return _memory_text(f"{parts[i - 1]} {part}" if i and _PRONOUN_FIRST.match(part) else part)
     return None
 
 

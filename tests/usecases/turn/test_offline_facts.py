@@ -32,6 +32,21 @@ KEPT = [
     "Noi abbiamo 12 ettari in tutto, la maggior parte a ulivi, il resto è vigna.",
     "In montagna poi ci vado con la mia Subaru Forester, che ha quindici anni",
     "live in sheffield so its always grey anyway",
+    # Where the person works, with a word between; a job taken; a medicine by its dose; an address.
+    "I work nights on the cardiac step-down unit at St. Brendan's, been there about six years now",
+    "lavoro part time al Bar Otello vicino a piazza Maggiore, da un anno ormai",
+    "quit the cafe lol. got a job as a lab assistant at the institute instead, same hours better pay",
+    "per la pressione prendo il Ramipril da 5, una pastiglia la mattina",
+    "been on amlodipine 5mg for blood pressure since christmas",
+    "sto in via Belzoni 60, vicinissimo a ingegneria",
+    "found a place at 27 Cardigan Road, like 10 mins away, no damp",
+    "We're out in Little Hadham, so it's a good bit colder than town in the mornings.",
+    "abitiamo al Vomero, vicino piazza Vanvitelli, casa piccola per cinque persone",
+    # An invoice, a callsign, a code said with "its" as people type it.
+    "and I STILL haven't been paid for phase one. invoice INV-2291, sent 40 days ago",
+    "northpoint hasn't paid invoice np-2291 and its been 40 days",
+    "i do ham radio as well, callsign G4XKM, licensed since 1981",
+    "changed the bike lock code cause jonas knows it lol, its 7730 now",
     # "lavoro" the verb, after the words that open a clause.
     "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
 ]
@@ -73,3 +88,9 @@ def test_what_is_not_the_persons_lasting_fact_is_not_kept(text):
 def test_a_date_is_a_calendar_date_not_any_number():
     assert has_date("dec 12 at 7pm") and has_date("il 14 giugno") and has_date("14/03/2026")
     assert not has_date("ESAME 28") and not has_date("invoice 2291")
+
+
+def test_who_someone_is_said_after_their_name_keeps_the_name():
+    stored = stable_fact("Tomás just got home with takeaway, I'm done for the day. he's my partner, he's from Porto")
+    assert stored is not None and "Tomás" in stored and "my partner" in stored
+    assert stable_fact("Ray's my husband, we've been married 41 years this June.") is not None
