@@ -314,7 +314,8 @@ CODE_ARTICLES = r"the\s"
 # Not a stable fact about the person: an opinion, a hypothesis, a wish.
 NOT_A_FACT = (
     r"\b(?:i think|i feel like|i guess|i reckon|imo|in my opinion|i love|i hate|i like|i prefer|i refuse|overrated"
-    r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps|i hope|hopefully|anyone who|whoever)\b"
+    r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps|i hope|hopefully|anyone who|whoever"
+    r"|the most|the worst|the best)\b"
 )
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"

@@ -66,7 +66,7 @@ _NAMED_CODE = re.compile(
 # A sentence ends after a word; not after a title or an abbreviation ("Prof.", "dott.ssa", "n.",
 # dotted initials as in "R.G. number").
 _ABBREVIATION = re.compile(
-    rf"(?:^|\s)(?:(?-i:(?:[A-Z]\.)*[A-Z][a-z]{{0,3}})|[a-z]{{1,2}}|{language.alternation('TITLES')})\.$", _FLAGS
+    rf"(?:^|[\s'’])(?:(?-i:(?:[A-Z]\.)*[A-Z][a-z]{{0,3}})|[a-z]{{1,2}}|{language.alternation('TITLES')})\.$", _FLAGS
 )
 # Text quoted for a task ("summarise: 'The Ombudsman found …'") is someone else's words.
 _QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s:(]))(['\"“«‘])(?=\S).{12,}?\S(?:['\"”»’])(?=$|[\s.,;:!?)])", re.S)

@@ -47,6 +47,11 @@ KEPT = [
     "northpoint hasn't paid invoice np-2291 and its been 40 days",
     "i do ham radio as well, callsign G4XKM, licensed since 1981",
     "changed the bike lock code cause jonas knows it lol, its 7730 now",
+    # Italian names the person's own with an article ("la pediatra, la dottoressa Lanzoni"); a title's
+    # full stop after an apostrophe ("l'ing.") does not end the sentence.
+    "La pediatra, la dottoressa Lanzoni, dice che forse migliora col tempo",
+    "il padrone di casa, il sig. Benassi, ancora nn ci ha sistemato la caldaia",
+    "la mia responsabile è l'ing. Ilaria Conti, scrivile due righe",
     # "lavoro" the verb, after the words that open a clause.
     "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
 ]
@@ -66,6 +71,7 @@ NOT_KEPT = [
     "Speriamo che venga anche Walter, il nostro presidente, che a gennaio ha messo il pacemaker",
     "anyone who schedules 8am anything on a saturday is a villain",
     "LinkedIn is 90% noise and 10% people announcing they're humbled",
+    "the library at 11pm is the most chaotic place on earth during exam season",
     # Someone beyond the household named just before the naming.
     "I nomi di adesso sono strani, uno dei nipoti si chiama Kevin",
     # A weekday in an opinion about others, counts of time, a task named by its noun.
