@@ -52,6 +52,15 @@ KEPT = [
     "La pediatra, la dottoressa Lanzoni, dice che forse migliora col tempo",
     "il padrone di casa, il sig. Benassi, ancora nn ci ha sistemato la caldaia",
     "la mia responsabile è l'ing. Ilaria Conti, scrivile due righe",
+    # A name in lower case after "called", who someone is after the name, a condition, something booked
+    # with its date, a plate in groups.
+    "the cat is sat on my chest, pickle shes called, shes a menace",
+    "Francesca is my secretary btw, she runs my diary.",
+    "also health thing, im hypothyroid and take levothyroxine every morning",
+    "Mi devo regolare anche col mangiare, che ho il diabete di tipo 2.",
+    "Ho prenotato al frantoio per la molitura l'8 novembre, la mattina presto.",
+    "got an Area C fine?? plate FG 482 KL, the Audi A4.",
+    "il Fiat Fullback targato EX 219 RT, scade a fine mese",
     # "lavoro" the verb, after the words that open a clause.
     "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
 ]
@@ -77,6 +86,8 @@ NOT_KEPT = [
     # A weekday in an opinion about others, counts of time, a task named by its noun.
     "she cooks paella on sundays, jackpot",
     "we have two days left before the move",
+    "It's my turn to cook tonight",
+    "she called me back this morning",
     "mail di benvenuto per due neoassunti, lunedì primo giorno, ritrovo alle 7:30 in guardiola",
 ]
 
