@@ -186,7 +186,8 @@ _KIN = (
 _TITLE = r"(?:prof|professor|dr|doctor|mr|mrs|ms|miss|sir)\.?"
 # A name: a capitalised word that is not a day or a month ("my flight Tuesday").
 _NAME = (
-    r"(?!(?:the|a|an|this|that|and|but|so|then|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"(?!(?:the|a|an|this|that|and|but|so|then|it|there|here|what|which|who|today|tonight|tomorrow|mine|yours"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
     r"|january|february|march|april|june|july|august|september|october|november|december)\b)(?-i:[A-Z][a-z]+)"
 )
 # Jobs said as "I'm a …", and the words that make any noun after them one ("a freelance …").
@@ -248,6 +249,9 @@ STABLE_FACT = (
     r"(?:job|post|role|position)\b(?: as (?:a |an )?[\w ]+?)? (?:at|with|in)\b",
     r"\b(?:put|putting|switched) me on\b|\b(?:been|i'm|im|i am) on [a-z]+ \d+\s?mg\b",
     r"\b\d+ (?-i:[A-Z])\w+ (?:Street|Road|Avenue|Lane|Close|Drive|Way|St|Rd)\b",
+    # A lasting condition.
+    r"\bi (?:have|get|suffer from) (?:migraines|asthma|diabetes|epilepsy|hypothyroidism|high blood pressure"
+    r"|type [12] diabetes)\b|\bi(?:'m|’m|m| am) (?:hypothyroid|asthmatic|epileptic)\b",
 )
 # Someone or something named: a possessive and a name, or "called" / "named" and a name.
 # These state a fact also inside a request to the assistant ("draft a message to my
@@ -259,7 +263,11 @@ NAMING = (
     rf"\brenamed (?:\w+ ){{0,2}}{_NAME}",
     rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})(?:'s|’s)?,? (?:name is |is called |is )?(?:{_TITLE} )?{_NAME}",
     # Who someone is, said after their name: "Ray's my husband", "Pip's our cat", "he's my partner".
-    rf"\b(?:{_NAME}|he|she)(?:'s|’s| is) (?:my|our) (?:[a-z]+ ){{0,2}}(?:{_KIN})s?\b",
+    rf"\b(?:he|she)(?:'s|’s| is) (?:my|our) (?:[a-z]+ ){{0,2}}(?:{_KIN})s?\b",
+    rf"\b{_NAME}(?:'s|’s| is) (?:my|our) (?-i:[a-z]+)\b",
+    # A name typed in lower case after "called" ("shes called kerry", "pickle shes called").
+    r"\b(?:is|['’]s|shes|hes) called (?!(?:me|him|her|us|them|it|the|a|an|back|off|in|out)\b)[a-z]+"
+    r"|\b[a-z]+,? (?:she|he)['’]?s called\b",
     rf"\b(?:my|our) (?:new |old )?(?-i:[a-z]+),? (?:is )?(?:{_TITLE} )?{_NAME}",
     rf"{_NAME},? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
     # An apposition: "Pepper, our rescue greyhound, has …", "Priya Raman, she's my manager".
@@ -275,6 +283,8 @@ FAR_RELATIONS = r"friends?|cousins?|neighbou?rs?|nieces?|nephews?|[a-z]+-in-law|
 ATTRIBUTE_OPENING = r"^(?:(?:my|our|the)\s)?(?:[a-z]+\s){0,2}?[a-z]+\s(?:is|are|'s|’s)\s(?:now\s|still\s|set:?\s|at\s)?"
 # A day that comes back every week ("on tuesdays", "every Thursday").
 RECURRING_DAYS = rf"\b(?:{'|'.join(WEEKDAYS)})s\b|\bevery (?:{'|'.join(WEEKDAYS)})\b"
+# Something booked: with its date, on the person's calendar (``usecases.turn.offline_facts``).
+BOOKED = r"\b(?:i|we)(?:'ve|’ve| have)? booked\b"
 # A work meeting or a deadline: on the calendar, but a passing event of the job (``usecases.turn.offline_facts``).
 WORK_EVENTS = r"meetings?|deadlines?|standup|stand-up"
 # A clause that opens on a pronoun (``usecases.turn.offline_facts``: the memory keeps the sentence before).
@@ -314,7 +324,8 @@ CODE_ARTICLES = r"the\s"
 # Not a stable fact about the person: an opinion, a hypothesis, a wish.
 NOT_A_FACT = (
     r"\b(?:i think|i feel like|i guess|i reckon|imo|in my opinion|i love|i hate|i like|i prefer|i refuse|overrated"
-    r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps|i hope|hopefully|anyone who|whoever)\b"
+    r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps|i hope|hopefully|anyone who|whoever"
+    r"|the most|the worst|the best)\b"
 )
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"

@@ -165,6 +165,7 @@ STABLE_FACT = (
     # Un farmaco per la sua dose ("prendo il Ramipril da 5", "prendo 75 microgrammi"), un indirizzo.
     r"\bprendo (?:il |la |l'|l’)?\S+ da \d+|\bprendo \d+ (?:mg|microgrammi|mcg)\b",
     r"\b(?:via|viale|corso|piazza) (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? \d+\b",
+    r"\bho (?:il |l'|l’|la )?(?:diabete|asma|celiachia|ipertensione|pressione alta|colesterolo alto|emicrania)\b",
 )
 NAMING = (
     rf"\bsi chiama(?:va|no)?\s+{_NAME}",
@@ -172,6 +173,8 @@ NAMING = (
     rf"\b(?:mio|mia|nostro|nostra|mie|miei) (?:{_KIN}),? (?:è |si chiama )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
     rf"\b(?:mio|mia|nostro|nostra) (?-i:[a-z]+),? (?:è )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
     rf"{_NAME},? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN}|(?-i:[a-z]+))\b",
+    # L'articolo per il possessivo: "la pediatra, la dottoressa Lanzoni", "la cagnolina, Birba".
+    rf"\b(?:il|la) (?-i:[a-z]+)(?: (?-i:[a-z]+)){{0,2}}, (?:il |la |l')?(?:{_TITLE} )?{_NAME}",
 )
 # See ``en.FAR_RELATIONS``; "nipote" is a niece or a grandchild, named as news either way.
 FAR_RELATIONS = r"amic[oaie]|cugin[oaie]|vicin[oaie]|nipot[ei]|gener[oi]|nuor[ae]|suocer[oaie]|cognat[oaie]"
@@ -180,6 +183,7 @@ ATTRIBUTE_OPENING = (
     r"^(?:(?:il mio|la mia|il nostro|la nostra|il|la|l')\s?)?(?:[a-z]+\s){0,2}?[a-z]+\sè\s(?:ora\s|adesso\s)?"
 )
 RECURRING_DAYS = rf"\bogni (?:{'|'.join((*WEEKDAYS, *WEEKDAY_SPELLINGS))})\b"
+BOOKED = r"\b(?:ho|abbiamo) prenotato\b"
 # See ``en.WORK_EVENTS``.
 WORK_EVENTS = r"riunion[ei]|scadenza|consegna"
 # See ``en.SUBJECT_PRONOUNS``.
@@ -194,7 +198,7 @@ IDENTIFIER = (
 )
 CODE_NAMES = (
     r"\b(?:numero|codice|riferimento|prenotazione|conferma|targa|tessera|polizza|conto|passaporto|patente"
-    r"|matricola|pin|iban|volo|fattura)"
+    r"|matricola|pin|iban|volo|fattura|targat[oa])"
 )
 COPULAS = (r"\b(?:è|e'|era|sono)(?=\s)",)
 OTHERS_POSSESSIVES = ("suo", "sua", "suoi", "sue", "loro", "tuo", "tua")

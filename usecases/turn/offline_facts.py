@@ -57,16 +57,17 @@ _COMMA_PARTS = re.compile(r",\s+|\s+-\s+")
 # A code right after the word that names it ("booking reference QX7RM2", "codice di conferma
 # BK-5531902", "car reg: LK19 XFD"): at most two lowercase words between, and letters with digits or
 # four digits at least, so a count ("order 2 more") is no code; typed lower case, a prefix joined by a hyphen
-# ("invoice np-2291"); after "n." or "#" ("fattura n. 31/2025").
+# ("invoice np-2291"); after "n." or "#" ("fattura n. 31/2025"); a plate in groups ("targato EX 219 RT").
 _NAMED_CODE = re.compile(
-    rf"(?:{language.alternation('CODE_NAMES')})(?:\s(?-i:[a-z]+)){{0,2}}:?\s(?:(?:n|no)\.\s?|#)?(?=[\w/-]*\d)"
-    r"(?=[\w/-]*[A-Za-z]|\d{4}|\d+/\d)(?:(?-i:[A-Z0-9])|(?-i:[a-z]{1,4})-\d)[\w/-]{3,}\b",
+    rf"(?:{language.alternation('CODE_NAMES')})(?:\s(?-i:[a-z]+)){{0,2}}:?\s(?:(?:n|no)\.\s?|#)?"
+    r"(?:(?=[\w/-]*\d)(?=[\w/-]*[A-Za-z]|\d{4}|\d+/\d)(?:(?-i:[A-Z0-9])|(?-i:[a-z]{1,4})-\d)[\w/-]{3,}\b"
+    r"|(?-i:[A-Z]{1,3})\s?\d{2,}(?:\s?(?-i:[A-Z]{1,3}))?\b)",
     _FLAGS,
 )
 # A sentence ends after a word; not after a title or an abbreviation ("Prof.", "dott.ssa", "n.",
 # dotted initials as in "R.G. number").
 _ABBREVIATION = re.compile(
-    rf"(?:^|\s)(?:(?-i:(?:[A-Z]\.)*[A-Z][a-z]{{0,3}})|[a-z]{{1,2}}|{language.alternation('TITLES')})\.$", _FLAGS
+    rf"(?:^|[\s'’])(?:(?-i:(?:[A-Z]\.)*[A-Z][a-z]{{0,3}})|[a-z]{{1,2}}|{language.alternation('TITLES')})\.$", _FLAGS
 )
 # Text quoted for a task ("summarise: 'The Ombudsman found …'") is someone else's words.
 _QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s:(]))(['\"“«‘])(?=\S).{12,}?\S(?:['\"”»’])(?=$|[\s.,;:!?)])", re.S)
@@ -85,6 +86,7 @@ _PRONOUN_FIRST = re.compile(rf"^\W*(?:{language.alternation('SUBJECT_PRONOUNS')}
 # on the calendar ("parents evening is thursday 14th nov at 4:40", "padel every Thursday at 20:00").
 _WEEKDAY = re.compile(rf"\b(?:{language.word_alternatives('WEEKDAYS', 'WEEKDAY_SPELLINGS')})s?\b", _FLAGS)
 _CLOCK = re.compile(language.alternation("CLOCK"), _FLAGS)
+_BOOKED = re.compile(language.alternation("BOOKED"), _FLAGS)
 _DAY_OF_MONTH = re.compile(
     rf"\b\d{{1,2}}(?:{language.alternation('ORDINAL_SUFFIXES')})\b|\b(?:il|l'|dal|al)\s?\d{{1,2}}\b", _FLAGS
 )
@@ -194,9 +196,12 @@ def _valued(clause: str) -> bool:
 
 
 def _on_the_calendar(clause: str) -> bool:
-    """An appointment with its day or time ("the dentist Thursday"), or a day and a clock time said
-    together, whatever the thing is called (a class, a match, a parents evening)."""
+    """An appointment with its day or time ("the dentist Thursday"), a day and a clock time said
+    together, whatever the thing is called (a class, a match, a parents evening), or something
+    booked with its date."""
     if _CLOCK.search(clause) and (_WEEKDAY.search(clause) or has_date(clause)):
+        return True
+    if _BOOKED.search(clause) and _dated(clause):
         return True
     return bool(_APPOINTMENT.search(clause)) and bool(_WHEN.search(clause) or _dated(clause))
 

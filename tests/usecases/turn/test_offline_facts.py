@@ -47,6 +47,20 @@ KEPT = [
     "northpoint hasn't paid invoice np-2291 and its been 40 days",
     "i do ham radio as well, callsign G4XKM, licensed since 1981",
     "changed the bike lock code cause jonas knows it lol, its 7730 now",
+    # Italian names the person's own with an article ("la pediatra, la dottoressa Lanzoni"); a title's
+    # full stop after an apostrophe ("l'ing.") does not end the sentence.
+    "La pediatra, la dottoressa Lanzoni, dice che forse migliora col tempo",
+    "il padrone di casa, il sig. Benassi, ancora nn ci ha sistemato la caldaia",
+    "la mia responsabile è l'ing. Ilaria Conti, scrivile due righe",
+    # A name in lower case after "called", who someone is after the name, a condition, something booked
+    # with its date, a plate in groups.
+    "the cat is sat on my chest, pickle shes called, shes a menace",
+    "Francesca is my secretary btw, she runs my diary.",
+    "also health thing, im hypothyroid and take levothyroxine every morning",
+    "Mi devo regolare anche col mangiare, che ho il diabete di tipo 2.",
+    "Ho prenotato al frantoio per la molitura l'8 novembre, la mattina presto.",
+    "got an Area C fine?? plate FG 482 KL, the Audi A4.",
+    "il Fiat Fullback targato EX 219 RT, scade a fine mese",
     # "lavoro" the verb, after the words that open a clause.
     "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
 ]
@@ -66,11 +80,14 @@ NOT_KEPT = [
     "Speriamo che venga anche Walter, il nostro presidente, che a gennaio ha messo il pacemaker",
     "anyone who schedules 8am anything on a saturday is a villain",
     "LinkedIn is 90% noise and 10% people announcing they're humbled",
+    "the library at 11pm is the most chaotic place on earth during exam season",
     # Someone beyond the household named just before the naming.
     "I nomi di adesso sono strani, uno dei nipoti si chiama Kevin",
     # A weekday in an opinion about others, counts of time, a task named by its noun.
     "she cooks paella on sundays, jackpot",
     "we have two days left before the move",
+    "It's my turn to cook tonight",
+    "she called me back this morning",
     "mail di benvenuto per due neoassunti, lunedì primo giorno, ritrovo alle 7:30 in guardiola",
 ]
 
