@@ -26,6 +26,13 @@ _MONTHS = "|".join(
         key=lambda name: (-len(name), name),
     )
 )
+# dates: 2026-03-14, 14/03/2026, 14 March 2026, March 14, 2026
+_DATE_PATTERNS = [
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?",
+    r"\d{1,2}[/.]\d{1,2}[/.]\d{2,4}",
+    rf"\d{{1,2}}\s+(?:{_MONTHS})\b\.?(?:\s+\d{{4}})?",
+    rf"(?:{_MONTHS})\b\.?\s+\d{{1,2}}(?:{language.alternation('ORDINAL_SUFFIXES')})?(?:,?\s+\d{{4}})?",
+]
 _FACT_PATTERNS = [
     # e-mail addresses and URLs
     r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+",
@@ -33,11 +40,7 @@ _FACT_PATTERNS = [
     # amounts with a currency: €1,250.00, $ 30, 1.250,00 EUR, 40 euro
     r"[€$£¥]\s?\d[\d.,']*\d|[€$£¥]\s?\d",
     r"\d[\d.,']*\s?(?:€|EUR|USD|GBP|CHF|euros?|dollars?)(?![\w])",
-    # dates: 2026-03-14, 14/03/2026, 14 March 2026, March 14, 2026
-    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?",
-    r"\d{1,2}[/.]\d{1,2}[/.]\d{2,4}",
-    rf"\d{{1,2}}\s+(?:{_MONTHS})\b\.?(?:\s+\d{{4}})?",
-    rf"(?:{_MONTHS})\b\.?\s+\d{{1,2}}(?:{language.alternation('ORDINAL_SUFFIXES')})?(?:,?\s+\d{{4}})?",
+    *_DATE_PATTERNS,
     # identifiers: letters and digits joined (A-7781, INV-2026-001, SKU12345, #4521)
     r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:[-_/][A-Za-z0-9]+)+",
     r"[A-Z]{2,}\d+[A-Z\d]*",
@@ -55,6 +58,9 @@ _MESSAGE_REFERENCE_BEFORE = re.compile(rf"(?:\b(?:{_MESSAGE_OR_SHORT})|\[)\s*$",
 # ... and the date that follows it in such a citation ("message #31, 2026-03-01").
 _CITED_DATE_BEFORE = re.compile(rf"(?:\b(?:{_MESSAGE})|\[)\s*#\d+,\s*$", re.IGNORECASE)
 _FACT_RE = re.compile(r"(?<![\w@/.-])(?:" + "|".join(f"(?:{p})" for p in _FACT_PATTERNS) + r")", re.IGNORECASE)
+_DATE_RE = re.compile(
+    r"(?<![\w@/.-])(?:" + "|".join(f"(?:{p})" for p in _DATE_PATTERNS) + r")(?![\w/-])", re.IGNORECASE
+)
 _TRAILING = ".,;:"
 
 
@@ -83,6 +89,11 @@ def find_facts(text: str) -> list[str]:
             seen.add(fact)
             facts.append(fact)
     return facts
+
+
+def has_date(text: str) -> bool:
+    """Whether ``text`` names a calendar date ("14 March", "oct 3", "2026-03-14"), not merely a number."""
+    return _DATE_RE.search(text) is not None
 
 
 def _normalized(text: str) -> str:

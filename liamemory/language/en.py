@@ -186,22 +186,38 @@ _KIN = (
 _TITLE = r"(?:prof|professor|dr|doctor|mr|mrs|ms|miss|sir)\.?"
 # A name: a capitalised word that is not a day or a month ("my flight Tuesday").
 _NAME = (
-    r"(?!(?:the|a|an|this|that|and|but|so|then|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"(?!(?:the|a|an|this|that|and|but|so|then|it|there|here|what|which|who|today|tonight|tomorrow|mine|yours"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
     r"|january|february|march|april|june|july|august|september|october|november|december)\b)(?-i:[A-Z][a-z]+)"
 )
+# Jobs said as "I'm a …", and the words that make any noun after them one ("a freelance …").
+_JOBS = (
+    r"surveyor|engineer|nurse|teacher|designer|developer|accountant|architect|lawyer|solicitor|doctor|pharmacist"
+    r"|translator|photographer|illustrator|copywriter|electrician|plumber|chef|baker|midwife|paramedic|carer"
+    r"|consultant|manager|student|vet|dentist|journalist|writer|editor|programmer|analyst|researcher|lecturer"
+    r"|professor|technician|mechanic|driver"
+)
+_JOB_WORDS = r"freelance|self-employed|qualified|trained|retired|senior|junior|staff"
+# An amount of money ("£380", "280 euro", "11p", "$1,200").
+MONEY = r"(?:[€$£]\s?\d|\d[\d.,]*\s?(?:€|euros?|eur|p|quid|pounds?|dollars?|k)\b)"
+_COUNTS = r"two|three|four|five|six|seven|eight|nine|ten"
+# Spans of time are no things counted ("we have two days left").
+_SPANS = r"days?|weeks?|months?|years?|hours?|minutes?|mins?|times?"
 # Lasting states said in the first person: work, home, study, health, diet, favourites.
 STABLE_FACT = (
     r"\bi(?:'m|’m| am|m) (?:\w+ )?allergic\b|\ballerg(?:y|ies) to\b",
     r"\b(?:she|he)(?:'s|’s| is) (?:severely |very |badly |properly )?allergic\b",
-    r"\b(?:i|we) (?:work|have worked|'ve worked|’ve worked) (?:at|for|in|as|on)\b",
+    r"\b(?:i|we) (?:also |still |now |only |mostly )?(?:work|have worked|'ve worked|’ve worked)"
+    r" (?:nights |days |weekends |shifts |part[- ]time |full[- ]time )?(?:at|for|in|as|on)\b",
     r"\bi (?:own|run|rent|manage|teach at|study at|do shifts at|volunteer at)\b",
     r"\bi(?:'m|’m| am|m)? (?:doing|studying for) (?:my |a |an )?(?:phd|doctorate|masters?|master's|degree)\b",
     r"\bi(?:'m|’m| am|m)? (?:leaving|joining|starting at|quitting|retiring from) (?-i:[A-Z])",
     r"\bi (?:left|joined|quit) (?-i:[A-Z])",
     r"\bi(?:'m|’m| am|m) retired\b",
     r"\bi(?:'m|’m| am|m) (?:a|an) (?!bit\b|little\b|lot\b|fan\b|huge\b|big fan\b)[a-z]+(?: [a-z]+)? (?:at|on|in|for)\b",
+    # "when we moved in" names no place.
     r"\b(?:i|we) (?:live|have lived|'ve lived|moved|have moved|'ve moved|am moving|'m moving|grew up)"
-    r" (?:in|to|here|from)\b",
+    r" (?:in\b(?!\W*$)|to\b|here\b|from\b)",
     r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
     r"\bhere in (?-i:[A-Z][a-z]+)",
     r"\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
@@ -217,6 +233,25 @@ STABLE_FACT = (
     r"(?:primary|elementary|school|nursery|academy|high|college)\b",
     r"(?:\b(?:i've|i’ve|i have) |^\W*)been (?:at|with) (?-i:[A-Z])[\w&'’ ]* for (?:\w+ )?(?:years?|months?)\b",
     r"\b(?:accepted|took) (?:an|the|a) (?:job |offer|position|role)(?:[a-z ]*) (?:from|at|with) (?-i:[A-Z])",
+    # A job ("im a quantity surveyor", "I'm a freelance translator"), a home town, a rate, a count of the
+    # household's ("we have three chooks"), a thing named by its make ("my 2014 Honda Fit"), a home said
+    # without its "I" ("live in sheffield").
+    rf"\bi(?:'m|’m| am|m) (?:a|an) (?:(?:{_JOB_WORDS}) [a-z]+|(?:[a-z]+ )?(?:{_JOBS})s?)\b",
+    r"\bi(?:'m|’m| am|m) (?:originally )?from (?!the\b|a\b|an\b|work\b|home\b)[a-z]+",
+    rf"\b(?:i|we) (?:charge|earn|pay)\b[^.?!]*?{MONEY}",
+    rf"\bwe(?:'ve|’ve| have)?(?: got)? (?:\d+|{_COUNTS}) (?!(?:{_SPANS})\b)[a-z]+",
+    r"\b(?:my|our) (?:\d{4} |old |new )?(?-i:[A-Z][a-z]+) (?-i:[A-Z0-9][\w-]*)",
+    r"^\W*(?:still |now )?(?:live|living|based) in\b",
+    r"\bwe(?:'re|’re| are) (?:out |based )?(?:in|on) (?-i:[A-Z])",
+    # A job taken ("got a job as a lab assistant at the institute"), a medicine the person is put on or
+    # takes by its dose, an address.
+    r"\b(?:got|have|started|landed|took|taking|accepted)(?: offered)? (?:a|an|the) (?:[\w&-]+ ){0,4}"
+    r"(?:job|post|role|position)\b(?: as (?:a |an )?[\w ]+?)? (?:at|with|in)\b",
+    r"\b(?:put|putting|switched) me on\b|\b(?:been|i'm|im|i am) on [a-z]+ \d+\s?mg\b",
+    r"\b\d+ (?-i:[A-Z])\w+ (?:Street|Road|Avenue|Lane|Close|Drive|Way|St|Rd)\b",
+    # A lasting condition.
+    r"\bi (?:have|get|suffer from) (?:migraines|asthma|diabetes|epilepsy|hypothyroidism|high blood pressure"
+    r"|type [12] diabetes)\b|\bi(?:'m|’m|m| am) (?:hypothyroid|asthmatic|epileptic)\b",
 )
 # Someone or something named: a possessive and a name, or "called" / "named" and a name.
 # These state a fact also inside a request to the assistant ("draft a message to my
@@ -227,6 +262,12 @@ NAMING = (
     rf"\b(?:a|an) (?:[a-z]+ ){{1,3}}(?:called|named) {_NAME}",
     rf"\brenamed (?:\w+ ){{0,2}}{_NAME}",
     rf"\b(?:my|our) (?:\w+ )?(?:{_KIN})(?:'s|’s)?,? (?:name is |is called |is )?(?:{_TITLE} )?{_NAME}",
+    # Who someone is, said after their name: "Ray's my husband", "Pip's our cat", "he's my partner".
+    rf"\b(?:he|she)(?:'s|’s| is) (?:my|our) (?:[a-z]+ ){{0,2}}(?:{_KIN})s?\b",
+    rf"\b{_NAME}(?:'s|’s| is) (?:my|our) (?-i:[a-z]+)\b",
+    # A name typed in lower case after "called" ("shes called kerry", "pickle shes called").
+    r"\b(?:is|['’]s|shes|hes) called (?!(?:me|him|her|us|them|it|the|a|an|back|off|in|out)\b)[a-z]+"
+    r"|\b[a-z]+,? (?:she|he)['’]?s called\b",
     rf"\b(?:my|our) (?:new |old )?(?-i:[a-z]+),? (?:is )?(?:{_TITLE} )?{_NAME}",
     rf"{_NAME},? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
     # An apposition: "Pepper, our rescue greyhound, has …", "Priya Raman, she's my manager".
@@ -237,6 +278,17 @@ NAMING = (
 # coming", "my cousin Graziella says …"): the news is theirs, so a naming of them is no fact of the
 # person's (a spouse, a child, a flatmate, a manager or a doctor named is one).
 FAR_RELATIONS = r"friends?|cousins?|neighbou?rs?|nieces?|nephews?|[a-z]+-in-law|in-laws|next door"
+# A thing's value said with a copula, at the start of a clause ("rent is 4900 nok a month", "my rota is 3 on
+# 4 off", "guest list is at 110"); a number must follow (``usecases.turn.offline_facts``).
+ATTRIBUTE_OPENING = r"^(?:(?:my|our|the)\s)?(?:[a-z]+\s){0,2}?[a-z]+\s(?:is|are|'s|’s)\s(?:now\s|still\s|set:?\s|at\s)?"
+# A day that comes back every week ("on tuesdays", "every Thursday").
+RECURRING_DAYS = rf"\b(?:{'|'.join(WEEKDAYS)})s\b|\bevery (?:{'|'.join(WEEKDAYS)})\b"
+# Something booked: with its date, on the person's calendar (``usecases.turn.offline_facts``).
+BOOKED = r"\b(?:i|we)(?:'ve|’ve| have)? booked\b"
+# A work meeting or a deadline: on the calendar, but a passing event of the job (``usecases.turn.offline_facts``).
+WORK_EVENTS = r"meetings?|deadlines?|standup|stand-up"
+# A clause that opens on a pronoun (``usecases.turn.offline_facts``: the memory keeps the sentence before).
+SUBJECT_PRONOUNS = r"he|she|he['’]s|she['’]s|they|they['’]re"
 # An appointment or an identifier: a word for the thing, and beside it a date, a time or
 # a code (``conversations.facts``) — "the dentist is Thursday at 9:15", "invoice INV-2231".
 APPOINTMENT = (
@@ -245,16 +297,17 @@ APPOINTMENT = (
 )
 IDENTIFIER = (
     r"\b(?:number|no\.|code|id|invoice|order|booking|reservation|reference|ref|ticket|account|policy|plate"
-    r"|registration|pin|passport|licen[cs]e|membership|tracking|serial|iban|postcode|zip|car|van|mine's|mine’s)\b"
+    r"|registration|reg|pin|passport|licen[cs]e|membership|tracking|serial|iban|postcode|zip|car|van|mine's|mine’s"
+    r"|invoice|callsign)\b"
 )
 # The words that name a code the person holds, said right before it ("booking reference QX7RM2",
 # "car reg: LK19 XFD"); an order or a ticket named so is a passing transaction, not an identifier.
 CODE_NAMES = (
     r"\b(?:number|code|ref|reference|registration|reg|booking|reservation|confirmation|membership|policy|account"
-    r"|plate|passport|licen[cs]e|pin|iban|postcode|flight)"
+    r"|plate|passport|licen[cs]e|pin|iban|postcode|flight|invoice|inv|callsign)"
 )
 # An identifier said as one: a copula or "=" right before the code ("the ref is KX4R9T").
-COPULAS = (r"\b(?:is|are|was)\b", r"(?<=\w)['’]s\b", r"=", r"\bmine['’]s\b")
+COPULAS = (r"\b(?:is|are|was)\b", r"(?<=\w)['’]s\b", r"=", r"\bmine['’]?s\b", r"\bits\b")
 # Someone else's: their code is not the person's.
 OTHERS_POSSESSIVES = ("their", "his", "her", "its", "your")
 # A request addressed to the assistant, as it opens: the task's words state nothing about the person.
@@ -271,7 +324,8 @@ CODE_ARTICLES = r"the\s"
 # Not a stable fact about the person: an opinion, a hypothesis, a wish.
 NOT_A_FACT = (
     r"\b(?:i think|i feel like|i guess|i reckon|imo|in my opinion|i love|i hate|i like|i prefer|i refuse|overrated"
-    r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps)\b"
+    r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps|i hope|hopefully|anyone who|whoever"
+    r"|the most|the worst|the best)\b"
 )
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"

@@ -118,6 +118,8 @@ FUNCTION_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
+MONEY = r"(?:[€$£]\s?\d|\d[\d.,]*\s?(?:€|euro|eur)\b)"
+_COUNTS = r"due|tre|quattro|cinque|sei|sette|otto|nove|dieci"
 # Stable personal facts said in passing (see ``en.STABLE_FACT``).
 _KIN = (
     r"moglie|marito|compagn[oa]|fidanzat[oa]|sorella|fratello|mamma|madre|papà|padre|figli[oa]|capo|nipote"
@@ -132,10 +134,14 @@ _NAME = (
 )
 STABLE_FACT = (
     r"\b(?:sono|è|e') (?:\w+ )?allergic[oa]\b|\ballergi(?:a|co|ca) (?:a|al|alla|ai|alle|agli)\b",
-    r"\blavoro (?:a|da|per|in|come|presso|al|alla|allo|nel|nella|nello|all')\b",
+    # "lavoro" the verb, not the noun ("del lavoro da casa", "ha trovato lavoro a Genova").
+    r"(?:^\W*|\b(?:io|ora|adesso|non|ancora|anche|sempre|e|ma|però|quindi|perché|poi|che|dove|ci|qui|già)\s)lavoro"
+    r"(?: part[- ]time| full[- ]time| di notte| a tempo pieno)?"
+    r" (?:a|da|per|in|come|presso|al|alla|allo|nel|nella|nello|all')\b",
     r"\bfaccio (?:il|la|l'|l’)\s?[a-z]+",
     r"\bsto facendo (?:il|un|la|una) (?:master|dottorato|specializzazione)\b",
     r"\b(?:abito|vivo|sono cresciut[oa]|abitiamo|viviamo) (?:a|in|da)\b",
+    r"\b(?:abito|vivo|abitiamo|viviamo|sto|stiamo) (?:al|nel|nella|sul|in via|a) (?-i:[A-Z])",
     r"\bmi sono trasferit[oa]\b|\bci siamo trasferiti\b",
     r"\b(?:ci|mi) trasferi(?:amo|sco|remo|rò)\b|\bqui a (?-i:[A-Z][a-z]+)",
     r"\bsono in pensione\b|\b(?:ero|sono) (?:un |una )?(?:maestr[oa]|insegnante|infermier[ea]|impiegat[oa]"
@@ -151,6 +157,15 @@ STABLE_FACT = (
     r"\b(?:va|vanno|andrà|è iscritt[oa]) (?:alla|al|all'|all’|all) (?:scuola|nido|asilo|liceo|istituto|università)\b",
     r"\bho accettato (?:un'|un’|l'|l’|il |la )?(?:offerta|posto|lavoro|proposta)"
     r" (?:da|dalla|dal|dallo|dall'|di|con|alla|al|presso)\b",
+    # La città d'origine, una tariffa, quanti ne ha la famiglia ("abbiamo 12 ettari"), una cosa per marca.
+    r"\bsono (?:originari[oa] )?di (?-i:[A-Z])",
+    rf"\b(?:pago|guadagno|applico|chiedo|vendo)\b[^.?!]*?{MONEY}",
+    rf"\b(?:abbiamo|teniamo|tengo) (?:\d+|{_COUNTS}) [a-z]+",
+    r"\b(?:la mia|il mio|la nostra|il nostro) (?:vecchi[oa] |nuov[oa] )?(?-i:[A-Z][a-z]+) (?-i:[A-Z0-9][\w-]*)",
+    # Un farmaco per la sua dose ("prendo il Ramipril da 5", "prendo 75 microgrammi"), un indirizzo.
+    r"\bprendo (?:il |la |l'|l’)?\S+ da \d+|\bprendo \d+ (?:mg|microgrammi|mcg)\b",
+    r"\b(?:via|viale|corso|piazza) (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? \d+\b",
+    r"\bho (?:il |l'|l’|la )?(?:diabete|asma|celiachia|ipertensione|pressione alta|colesterolo alto|emicrania)\b",
 )
 NAMING = (
     rf"\bsi chiama(?:va|no)?\s+{_NAME}",
@@ -158,26 +173,39 @@ NAMING = (
     rf"\b(?:mio|mia|nostro|nostra|mie|miei) (?:{_KIN}),? (?:è |si chiama )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
     rf"\b(?:mio|mia|nostro|nostra) (?-i:[a-z]+),? (?:è )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
     rf"{_NAME},? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN}|(?-i:[a-z]+))\b",
+    # L'articolo per il possessivo: "la pediatra, la dottoressa Lanzoni", "la cagnolina, Birba".
+    rf"\b(?:il|la) (?-i:[a-z]+)(?: (?-i:[a-z]+)){{0,2}}, (?:il |la |l')?(?:{_TITLE} )?{_NAME}",
 )
 # See ``en.FAR_RELATIONS``; "nipote" is a niece or a grandchild, named as news either way.
 FAR_RELATIONS = r"amic[oaie]|cugin[oaie]|vicin[oaie]|nipot[ei]|gener[oi]|nuor[ae]|suocer[oaie]|cognat[oaie]"
+# See ``en.ATTRIBUTE_OPENING`` and ``en.RECURRING_DAYS``.
+ATTRIBUTE_OPENING = (
+    r"^(?:(?:il mio|la mia|il nostro|la nostra|il|la|l')\s?)?(?:[a-z]+\s){0,2}?[a-z]+\sè\s(?:ora\s|adesso\s)?"
+)
+RECURRING_DAYS = rf"\bogni (?:{'|'.join((*WEEKDAYS, *WEEKDAY_SPELLINGS))})\b"
+BOOKED = r"\b(?:ho|abbiamo) prenotato\b"
+# See ``en.WORK_EVENTS``.
+WORK_EVENTS = r"riunion[ei]|scadenza|consegna"
+# See ``en.SUBJECT_PRONOUNS``.
+SUBJECT_PRONOUNS = r"lui|lei|loro"
 APPOINTMENT = (
     r"\b(?:appuntamento|dentista|medico|visita|controllo|colloquio|volo|esame|intervento|veterinario"
     r"|parrucchiere|fisioterapista|udienza)\b"
 )
 IDENTIFIER = (
     r"\b(?:numero|codice|fattura|ordine|prenotazione|riferimento|biglietto|conto|polizza|targa|pin|passaporto"
-    r"|patente|tessera|pratica|matricola|iban|cap|targat[oa]|macchina|auto)\b"
+    r"|patente|tessera|pratica|matricola|iban|cap|targat[oa]|macchina|auto|fattura)\b"
 )
 CODE_NAMES = (
     r"\b(?:numero|codice|riferimento|prenotazione|conferma|targa|tessera|polizza|conto|passaporto|patente"
-    r"|matricola|pin|iban|volo)"
+    r"|matricola|pin|iban|volo|fattura|targat[oa])"
 )
 COPULAS = (r"\b(?:è|e'|era|sono)(?=\s)",)
 OTHERS_POSSESSIVES = ("suo", "sua", "suoi", "sue", "loro", "tuo", "tua")
 TASK_REQUESTS = (
     r"scrivi|scrivimi|scrivile|scrivigli|riscrivi|fammi|fai|prepara|preparami|riassumi|traduci|rifai|metti|aggiungi"
-    r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all')|messaggio (?:a|al|alla)|programma"
+    r"|dammi|suggerisci|correggi|controlla|organizza|mail (?:a|al|alla|all'|di|per)|messaggio (?:a|al|alla|per)"
+    r"|programma"
     r"|prepari|aggiorna|aggiorni|controlli|organizzi|consiglia|consigli|trova|trovi|traduci"
 )
 POLITE_OPENERS = r"(?:mi )?(?:puoi|potresti|riesci a)|per favore|mi"
@@ -186,7 +214,7 @@ CLOCK_SUFFIXES = ""
 CODE_ARTICLES = r"la\s|il\s|l'"
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
-    r"|se io|dovrei|vorrei|chissà|forse|magari)\b"
+    r"|se io|dovrei|vorrei|chissà|forse|magari|spero|speriamo|chiunque)\b"
 )
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS, *MONTHS, "domani", "settimana prossima")) + r")\b"
 # Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").

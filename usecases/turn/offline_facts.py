@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from conversations.facts import find_facts
+from conversations.facts import has_date
 from conversations.informative import gives_a_task
 from liamemory import language
 
@@ -56,16 +56,18 @@ _SENTENCES = re.compile(
 _COMMA_PARTS = re.compile(r",\s+|\s+-\s+")
 # A code right after the word that names it ("booking reference QX7RM2", "codice di conferma
 # BK-5531902", "car reg: LK19 XFD"): at most two lowercase words between, and letters with digits or
-# four digits at least, so a count ("order 2 more") is no code.
+# four digits at least, so a count ("order 2 more") is no code; typed lower case, a prefix joined by a hyphen
+# ("invoice np-2291"); after "n." or "#" ("fattura n. 31/2025"); a plate in groups ("targato EX 219 RT").
 _NAMED_CODE = re.compile(
-    rf"(?:{language.alternation('CODE_NAMES')})(?:\s(?-i:[a-z]+)){{0,2}}:?\s(?=[\w/-]*\d)"
-    r"(?=[\w/-]*[A-Za-z]|\d{4})(?-i:[A-Z0-9])[\w/-]{3,}\b",
+    rf"(?:{language.alternation('CODE_NAMES')})(?:\s(?-i:[a-z]+)){{0,2}}:?\s(?:(?:n|no)\.\s?|#)?"
+    r"(?:(?=[\w/-]*\d)(?=[\w/-]*[A-Za-z]|\d{4}|\d+/\d)(?:(?-i:[A-Z0-9])|(?-i:[a-z]{1,4})-\d)[\w/-]{3,}\b"
+    r"|(?-i:[A-Z]{1,3})\s?\d{2,}(?:\s?(?-i:[A-Z]{1,3}))?\b)",
     _FLAGS,
 )
 # A sentence ends after a word; not after a title or an abbreviation ("Prof.", "dott.ssa", "n.",
 # dotted initials as in "R.G. number").
 _ABBREVIATION = re.compile(
-    rf"(?:^|\s)(?:(?-i:(?:[A-Z]\.)*[A-Z][a-z]{{0,3}})|[a-z]{{1,2}}|{language.alternation('TITLES')})\.$", _FLAGS
+    rf"(?:^|[\s'’])(?:(?-i:(?:[A-Z]\.)*[A-Z][a-z]{{0,3}})|[a-z]{{1,2}}|{language.alternation('TITLES')})\.$", _FLAGS
 )
 # Text quoted for a task ("summarise: 'The Ombudsman found …'") is someone else's words.
 _QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s:(]))(['\"“«‘])(?=\S).{12,}?\S(?:['\"”»’])(?=$|[\s.,;:!?)])", re.S)
@@ -78,6 +80,22 @@ _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
 # a naming of them, or a clause that opens on them, says their news, not the person's.
 _FAR = re.compile(rf"\b(?:{language.alternation('FAR_RELATIONS')})\b", _FLAGS)
 _OPENING = re.compile(r"^\W*(?:\S+\s+){0,4}")
+# A clause that opens on "he" or "she" says who they are only with the sentence before it.
+_PRONOUN_FIRST = re.compile(rf"^\W*(?:{language.alternation('SUBJECT_PRONOUNS')})\b", _FLAGS)
+# A day of the week ("tuesdays", "il martedì") or a date, with a clock time: something the person has
+# on the calendar ("parents evening is thursday 14th nov at 4:40", "padel every Thursday at 20:00").
+_WEEKDAY = re.compile(rf"\b(?:{language.word_alternatives('WEEKDAYS', 'WEEKDAY_SPELLINGS')})s?\b", _FLAGS)
+_CLOCK = re.compile(language.alternation("CLOCK"), _FLAGS)
+_BOOKED = re.compile(language.alternation("BOOKED"), _FLAGS)
+_DAY_OF_MONTH = re.compile(
+    rf"\b\d{{1,2}}(?:{language.alternation('ORDINAL_SUFFIXES')})\b|\b(?:il|l'|dal|al)\s?\d{{1,2}}\b", _FLAGS
+)
+# A thing's value said plainly ("rent is 4900 nok a month"); a percentage is an opinion ("LinkedIn is 90% noise").
+_ATTRIBUTE = re.compile(rf"(?:{language.alternation('ATTRIBUTE_OPENING')})(?:[€$£]\s?\d|\d(?![\d.,]*\s?%))", _FLAGS)
+# A day that comes back every week, said of the person's own week ("i drive for the charity on wednesdays").
+_RECURRING = re.compile(language.alternation("RECURRING_DAYS"), _FLAGS)
+# A work meeting or a deadline on the calendar is a passing event of the job, not the person's.
+_WORK_EVENT = re.compile(rf"\b(?:{language.alternation('WORK_EVENTS')})\b", _FLAGS)
 
 
 def without_quoted(text: str) -> str:
@@ -123,42 +141,69 @@ def stable_fact(text: str) -> str | None:
     if parts and parts[-1].endswith("?") and _POSSESSIVE.search(parts[-1]) and not gives_a_task(parts[-1]):
         return None
     request = bool(parts) and bool(gives_a_task(parts[0]))
-    for part in parts:
+    work = bool(_WORK_EVENT.search(text))
+    for i, part in enumerate(parts):
         if part.endswith("?") and not (gives_a_task(part) and _names_someone_close(part)):
             # A question states nothing; a request does when it names someone ("can you write to
             # Dana Whitfield, she's my landlord, …?").
             continue
         # A request's words are the task's up to its question mark; what follows is the person's.
-        request = request and not any(p.endswith("?") for p in parts[: parts.index(part)])
+        request = request and not any(p.endswith("?") for p in parts[:i])
         stated = [x for x in _COMMA_PARTS.split(part) if x and not _NOT_A_FACT.search(x)]
         if len(stated) < len(_COMMA_PARTS.split(part)):
             # An opinion or a guess beside a fact: the parts without it, together, state what there is
             # ("booked the dentist, Thursday the 14th at 9:30, which is maybe dumb").
             part = ", ".join(stated)
-        if part and _fact_in(part, request):
-            return _memory_text(part)
+        if part and _fact_in(part, request=request, work=work):
+            # "Tomás just got home. he's my partner": the memory keeps who "he" is.
+            return _memory_text(f"{parts[i - 1]} {part}" if i and _PRONOUN_FIRST.match(part) else part)
     return None
 
 
-def _fact_in(part: str, request: bool) -> bool:
-    """A naming states a fact anywhere; the other shapes only outside a request to the assistant."""
-    return _names_someone_close(part) or (not request and _states_a_fact(part))
+def _fact_in(part: str, *, request: bool, work: bool) -> bool:
+    """A naming states a fact anywhere; the other shapes only outside a request to the assistant, and
+    a date or a value only in a message that is not about work meetings or deadlines."""
+    if _names_someone_close(part):
+        return True
+    if request:
+        return False
+    return _states_a_fact(part) or (not work and (_on_the_calendar(part) or _valued(part)))
 
 
 def _names_someone_close(part: str) -> bool:
-    """A naming of someone in the person's own life, in a clause that is not about someone beyond it."""
+    """A naming of someone in the person's own life, in a clause that is not about someone beyond it (in
+    its first words, or in the three words before the naming: "uno dei nipoti si chiama Kevin")."""
     opening = _OPENING.match(part)
     if opening and _FAR.search(opening.group(0)):
         return False
-    return any(not _FAR.search(m.group(0)) for p in _NAMING for m in p.finditer(part))
+    return any(
+        not _FAR.search(m.group(0)) and not _FAR.search(" ".join(part[: m.start()].split()[-3:]))
+        for p in _NAMING
+        for m in p.finditer(part)
+    )
 
 
 def _states_a_fact(clause: str) -> bool:
+    clause = _OPENER.sub("", clause)
     if any(p.search(clause) for p in _STABLE):
         return True
-    if _APPOINTMENT.search(clause) and (_WHEN.search(clause) or _dated(clause)):
+    return bool(_RECURRING.search(clause) and _FIRST_PERSON.search(clause)) or _holds_an_identifier(clause)
+
+
+def _valued(clause: str) -> bool:
+    """A thing's value said plainly at the start of a clause: "rent is 4900 nok a month", "budget is 900"."""
+    return bool(_ATTRIBUTE.search(_OPENER.sub("", clause)))
+
+
+def _on_the_calendar(clause: str) -> bool:
+    """An appointment with its day or time ("the dentist Thursday"), a day and a clock time said
+    together, whatever the thing is called (a class, a match, a parents evening), or something
+    booked with its date."""
+    if _CLOCK.search(clause) and (_WEEKDAY.search(clause) or has_date(clause)):
         return True
-    return _holds_an_identifier(clause)
+    if _BOOKED.search(clause) and _dated(clause):
+        return True
+    return bool(_APPOINTMENT.search(clause)) and bool(_WHEN.search(clause) or _dated(clause))
 
 
 def _holds_an_identifier(clause: str) -> bool:
@@ -168,11 +213,14 @@ def _holds_an_identifier(clause: str) -> bool:
         return False
     if _STATED_CODE.search(clause, word.start()) or _NAMED_CODE.search(clause, word.start()):
         return True
-    return bool(_POSSESSIVE.search(clause[: word.start()]) and re.search(_CODE, clause[word.end() :]))
+    code = re.search(_CODE, clause[word.end() :])
+    # Two digits after "my licence" are a place in a queue ("renewing my license, number 62"), not its number.
+    return bool(_POSSESSIVE.search(clause[: word.start()]) and code and len(code.group(0)) > 2)
 
 
 def _dated(clause: str) -> bool:
-    return any(re.search(r"\d", f) for f in find_facts(clause))
+    """A date, a clock time or a day of the month ("the 14th", "il 9"): a bare number ("ESAME PASSATO 28!") is none."""
+    return has_date(clause) or bool(_CLOCK.search(clause) or _DAY_OF_MONTH.search(clause))
 
 
 def _memory_text(sentence: str) -> str:

@@ -1,0 +1,113 @@
+"""Which sentences the offline model keeps as a stable personal fact, in any phrasing people type.
+
+Sentences in the shape of the product-chat writers' (lower case, no apostrophes, the subject
+dropped, English and Italian); the detector is a plain function, so no database is needed.
+"""
+
+import pytest
+
+from conversations.facts import has_date
+from usecases.turn.offline_facts import stable_fact
+
+KEPT = [
+    # A day and a clock time together: on the person's calendar, whatever the thing is called.
+    "maisie's parents evening is thursday 14th nov at 4:40, jess is on a late so its me",
+    "mi sono iscritta al corso di tedesco del CLA, il martedì alle 18. per l'erasmus magari serve",
+    "second dress fitting in Bristol on 14 June at 10am",
+    # A day that comes back every week, in the person's own week.
+    "and i drive for the hospital transport charity on wednesdays, taking people to appointments",
+    "were closed mondays, its my only proper day off",
+    # A thing's value said plainly.
+    "rent is 4900 nok a month for a tiny room, thats like a whole salary back home lol",
+    "my rota is 3 on 4 off which sounds great till u actually do it",
+    "guest list is at 110 right now and Luca's mum keeps adding cousins",
+    # A job, a home town, a rate, the household's count, a thing named by its make, a home without its "I".
+    "work is mad as well, im a quantity surveyor and weve got 3 jobs finishing at once",
+    "I'm a freelance translator, mostly Portuguese and Spanish into English",
+    "im from cebu originally so the cold here is actually killing me",
+    "sì perché sono di Lecce e a natale torno giù",
+    "new client asked for my rate, I charge 280 euro/hour for corporate work",
+    "dividiamo l'appartamento, io pago 430 euro al mese spese escluse",
+    "we have three chooks, named after spice girls because isla got to pick",
+    "Noi abbiamo 12 ettari in tutto, la maggior parte a ulivi, il resto è vigna.",
+    "In montagna poi ci vado con la mia Subaru Forester, che ha quindici anni",
+    "live in sheffield so its always grey anyway",
+    # Where the person works, with a word between; a job taken; a medicine by its dose; an address.
+    "I work nights on the cardiac step-down unit at St. Brendan's, been there about six years now",
+    "lavoro part time al Bar Otello vicino a piazza Maggiore, da un anno ormai",
+    "quit the cafe lol. got a job as a lab assistant at the institute instead, same hours better pay",
+    "per la pressione prendo il Ramipril da 5, una pastiglia la mattina",
+    "been on amlodipine 5mg for blood pressure since christmas",
+    "sto in via Belzoni 60, vicinissimo a ingegneria",
+    "found a place at 27 Cardigan Road, like 10 mins away, no damp",
+    "We're out in Little Hadham, so it's a good bit colder than town in the mornings.",
+    "abitiamo al Vomero, vicino piazza Vanvitelli, casa piccola per cinque persone",
+    # An invoice, a callsign, a code said with "its" as people type it.
+    "and I STILL haven't been paid for phase one. invoice INV-2291, sent 40 days ago",
+    "northpoint hasn't paid invoice np-2291 and its been 40 days",
+    "i do ham radio as well, callsign G4XKM, licensed since 1981",
+    "changed the bike lock code cause jonas knows it lol, its 7730 now",
+    # Italian names the person's own with an article ("la pediatra, la dottoressa Lanzoni"); a title's
+    # full stop after an apostrophe ("l'ing.") does not end the sentence.
+    "La pediatra, la dottoressa Lanzoni, dice che forse migliora col tempo",
+    "il padrone di casa, il sig. Benassi, ancora nn ci ha sistemato la caldaia",
+    "la mia responsabile è l'ing. Ilaria Conti, scrivile due righe",
+    # A name in lower case after "called", who someone is after the name, a condition, something booked
+    # with its date, a plate in groups.
+    "the cat is sat on my chest, pickle shes called, shes a menace",
+    "Francesca is my secretary btw, she runs my diary.",
+    "also health thing, im hypothyroid and take levothyroxine every morning",
+    "Mi devo regolare anche col mangiare, che ho il diabete di tipo 2.",
+    "Ho prenotato al frantoio per la molitura l'8 novembre, la mattina presto.",
+    "got an Area C fine?? plate FG 482 KL, the Audi A4.",
+    "il Fiat Fullback targato EX 219 RT, scade a fine mese",
+    # "lavoro" the verb, after the words that open a clause.
+    "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
+]
+
+NOT_KEPT = [
+    # A work meeting or a deadline is the job's calendar, not the person's.
+    "la Galli ha spostato la riunione: ora è giovedì alle 11",
+    "the budget deadline is 14 March, no extensions",
+    # "lavoro" the noun: the work of someone else, or work in general.
+    "Samuele si è laureato! Ha trovato lavoro a Genova in un cantiere navale",
+    "Il coworking mi salva dalla solitudine del lavoro da casa, anche se il caffè è imbevibile.",
+    # "moved in" names no place; a bare number is no date; a place in a queue is no identifier.
+    "I can't bring myself to cut back that apple tree though, it was there when we moved in.",
+    "ESAME PASSATOOOO 28!! 🎉🎉",
+    "sitting at the dmv renewing my license, number 62 and theyre on 41",
+    # A hope, a generalisation, a percentage: opinions.
+    "Speriamo che venga anche Walter, il nostro presidente, che a gennaio ha messo il pacemaker",
+    "anyone who schedules 8am anything on a saturday is a villain",
+    "LinkedIn is 90% noise and 10% people announcing they're humbled",
+    "the library at 11pm is the most chaotic place on earth during exam season",
+    # Someone beyond the household named just before the naming.
+    "I nomi di adesso sono strani, uno dei nipoti si chiama Kevin",
+    # A weekday in an opinion about others, counts of time, a task named by its noun.
+    "she cooks paella on sundays, jackpot",
+    "we have two days left before the move",
+    "It's my turn to cook tonight",
+    "she called me back this morning",
+    "mail di benvenuto per due neoassunti, lunedì primo giorno, ritrovo alle 7:30 in guardiola",
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_a_stable_fact_said_plainly_is_kept(text):
+    assert stable_fact(text) is not None
+
+
+@pytest.mark.parametrize("text", NOT_KEPT)
+def test_what_is_not_the_persons_lasting_fact_is_not_kept(text):
+    assert stable_fact(text) is None
+
+
+def test_a_date_is_a_calendar_date_not_any_number():
+    assert has_date("dec 12 at 7pm") and has_date("il 14 giugno") and has_date("14/03/2026")
+    assert not has_date("ESAME 28") and not has_date("invoice 2291")
+
+
+def test_who_someone_is_said_after_their_name_keeps_the_name():
+    stored = stable_fact("Tomás just got home with takeaway, I'm done for the day. he's my partner, he's from Porto")
+    assert stored is not None and "Tomás" in stored and "my partner" in stored
+    assert stable_fact("Ray's my husband, we've been married 41 years this June.") is not None
