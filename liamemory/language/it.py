@@ -190,7 +190,7 @@ WORK_EVENTS = r"riunion[ei]|scadenza|consegna"
 SUBJECT_PRONOUNS = r"lui|lei|loro"
 APPOINTMENT = (
     r"\b(?:appuntamento|dentista|medico|visita|controllo|colloquio|volo|esame|intervento|veterinario"
-    r"|parrucchiere|fisioterapista|udienza)\b"
+    r"|parrucchiere|fisioterapista|udienza|dottor|dottoressa|appello|tagliando|revisione)\b"
 )
 IDENTIFIER = (
     r"\b(?:numero|codice|fattura|ordine|prenotazione|riferimento|biglietto|conto|polizza|targa|pin|passaporto"

@@ -61,6 +61,9 @@ KEPT = [
     "Ho prenotato al frantoio per la molitura l'8 novembre, la mattina presto.",
     "got an Area C fine?? plate FG 482 KL, the Audi A4.",
     "il Fiat Fullback targato EX 219 RT, scade a fine mese",
+    # Italian appointments by their name: a doctor named with a day, a car's service, an exam session.
+    "tra l'altro martedì lo porto dal dottor Bellini per il vaccino",
+    "la Panda ha il tagliando il 22 maggio, l'anno scorso me lo sono scordato",
     # "lavoro" the verb, after the words that open a clause.
     "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
 ]
