@@ -171,7 +171,8 @@ NAMING = (
     rf"\bsi chiama(?:va|no)?\s+{_NAME}",
     r"\b(?:l'abbiamo|l’abbiamo|abbiamo) (?:rinominat[oa]|ribattezzat[oa]|chiamat[oa])\b",
     rf"\b(?:mio|mia|nostro|nostra|mie|miei) (?:{_KIN}),? (?:è |si chiama )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
-    rf"\b(?:mio|mia|nostro|nostra) (?-i:[a-z]+),? (?:è )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    rf"\b(?:mio|mia|nostro|nostra) (?-i:[a-z]+),? (?:(?:è|e'|é) )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    rf"\b(?:il|la) (?-i:[a-z]+) (?:mio|mia|nostro|nostra) (?:è|e'|é) (?:il |la |l')?(?:{_TITLE} )?{_NAME}",
     rf"{_NAME},? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN}|(?-i:[a-z]+))\b",
     # L'articolo per il possessivo: "la pediatra, la dottoressa Lanzoni", "la cagnolina, Birba".
     rf"\b(?:il|la) (?-i:[a-z]+)(?: (?-i:[a-z]+)){{0,2}}, (?:il |la |l')?(?:{_TITLE} )?{_NAME}",

@@ -52,6 +52,8 @@ KEPT = [
     "La pediatra, la dottoressa Lanzoni, dice che forse migliora col tempo",
     "il padrone di casa, il sig. Benassi, ancora nn ci ha sistemato la caldaia",
     "la mia responsabile è l'ing. Ilaria Conti, scrivile due righe",
+    "Il mio cardiologo e' il dottor Santoro, all'ospedale di Imola",
+    "la pediatra nostra è la dottoressa Esposito, bravissima ma sempre pienissima",
     # A name in lower case after "called", who someone is after the name, a condition, something booked
     # with its date, a plate in groups.
     "the cat is sat on my chest, pickle shes called, shes a menace",
