@@ -100,7 +100,7 @@ class ExactScan:
         self.binary = binary
 
     SQL = f"""
-SELECT e.message_id, e.thread_id, e.sequence, e.vector
+SELECT e.message_id, e.sequence, e.vector, {{thread}}
 FROM {TABLE} e
 WHERE {{scope}} AND e.sequence < %(before)s AND e.model = %(model)s
 ORDER BY e.message_id DESC
@@ -111,15 +111,20 @@ LIMIT %(scan)s
         self, *, scope_sql: str, scope_params: dict, before: int, query: Future, limit: int, also: list[int]
     ) -> list[Near]:
         params = {**scope_params, "before": before, "model": embeddings.MODEL_NAME, "scan": EXACT_SCAN}
+        # A scope of one thread (``%(thread)s``) is not sent back on every row: making
+        # 10,000 uuid objects was 3 of the 10 ms of client CPU of reading a long thread's
+        # vectors (bench/README.md, "Fast at scale").
+        one_thread = scope_params.get("thread")
+        thread_column = "NULL::uuid" if one_thread is not None else "e.thread_id"
         # The rows are read while the query is still being embedded in another thread.
         with _binary_cursor() if self.binary else connection.cursor() as cursor:
-            cursor.execute(self.SQL.format(scope=scope_sql.format(t="e")), params)
+            cursor.execute(self.SQL.format(scope=scope_sql.format(t="e"), thread=thread_column), params)
             rows = cursor.fetchall()
         if not rows:
             return []
         # float64, then rounded: equal vectors get equal cosines (a float32 matrix product
         # may not, from one row to the next), and both backends agree to the digit.
-        matrix = embeddings.from_bytes([bytes(r[3]) for r in rows], dtype=np.float64)
+        matrix = embeddings.from_bytes([bytes(r[2]) for r in rows], dtype=np.float64)
         cosines = np.round(matrix @ _rounded(query.result()).astype(np.float64), DIGITS)
         chosen = np.zeros(len(rows), dtype=bool)
         chosen[np.argsort(-cosines, kind="stable")[:limit]] = True
@@ -127,7 +132,12 @@ LIMIT %(scan)s
             ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
             chosen |= np.isin(ids, np.asarray(also, dtype=np.int64))
         return [
-            Near(message_id=rows[i][0], thread_id=rows[i][1], sequence=rows[i][2], cosine=float(cosines[i]))
+            Near(
+                message_id=rows[i][0],
+                thread_id=one_thread if one_thread is not None else rows[i][3],
+                sequence=rows[i][1],
+                cosine=float(cosines[i]),
+            )
             for i in np.flatnonzero(chosen).tolist()
         ]
 

@@ -398,14 +398,10 @@ def build_context(
     rows = with_late_corrections(rows, thread=thread, request_message=request_message)
     rows = cap_window_tokens(rows, cap=settings.MEMORY_WINDOW_TOKENS)
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
-    memories = relevant_memories(
-        user=user,
-        agent=agent,
-        query=request_message.text,
-        allowed=memory_allowed,
-        new_conversation=request_message.sequence <= 1,
-    )
     first_seq = rows[0].sequence if rows else request_message.sequence
+    # Excerpts before memories: the history search's lexical statement needs no vector, so
+    # it runs while the question is still being embedded and memory recall finds the
+    # vector ready. The other way round, recall waited for it with nothing to overlap.
     excerpts = relevant_excerpts(
         thread=thread,
         query=request_message.text,
@@ -419,6 +415,13 @@ def build_context(
         excerpts = other_conversation_excerpts(
             user=user, thread=thread, query=request_message.text, budget=settings.MEMORY_EXCERPT_TOKENS
         )
+    memories = relevant_memories(
+        user=user,
+        agent=agent,
+        query=request_message.text,
+        allowed=memory_allowed,
+        new_conversation=request_message.sequence <= 1,
+    )
     system = _system_blocks(agent, summary, memories, excerpts)
     tools = agent_tools.definitions(agent.tools, kinds=agent.memory_kinds)
 
