@@ -119,6 +119,7 @@ FUNCTION_WORDS = frozenset(
 )
 
 MONEY = r"(?:[€$£]\s?\d|\d[\d.,]*\s?(?:€|euro|eur)\b)"
+_PETS = r"cane|gatt[oa]|cagnolin[oa]|segugio|bastardin[oa]|labrador|bassott[oa]|meticci[oa]|certosino|criceto|coniglio"
 _COUNTS = r"due|tre|quattro|cinque|sei|sette|otto|nove|dieci"
 # Stable personal facts said in passing (see ``en.STABLE_FACT``).
 _KIN = (
@@ -165,6 +166,10 @@ STABLE_FACT = (
     # Un farmaco per la sua dose ("prendo il Ramipril da 5", "prendo 75 microgrammi"), un indirizzo.
     r"\bprendo (?:il |la |l'|l’)?\S+ da \d+|\bprendo \d+ (?:mg|microgrammi|mcg)\b",
     r"\b(?:via|viale|corso|piazza) (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? \d+\b",
+    rf"\b(?:è|e') (?:un|una) (?:[a-z]+ )?(?:{_PETS})\b",
+    r"\b(?:ho|abbiamo) (?:anche |ancora )?(?:un|una|un') ?(?:\w+ )?(?:casa|appartament\w*|bilocale|monolocale|villetta"
+    r"|terreno|orto|garage|box|casetta) (?:a|in|al|ad)\b",
+    rf"\b{_NAME} ha \d+ anni\b",
     r"\bho (?:il |l'|l’|la )?(?:diabete|asma|celiachia|ipertensione|pressione alta|colesterolo alto|emicrania)\b",
 )
 NAMING = (
