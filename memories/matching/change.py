@@ -235,12 +235,22 @@ def _speaks_of_self(text: str) -> bool:
     return bool(_SELF.search(lowered) or _pattern("CHANGE_CUES").match(lowered.lstrip(" -–—,.!")))
 
 
+# "not the 12th": a number's ordinal ending.
+_ORDINAL = rf"(?:{language.alternation('ORDINAL_SUFFIXES')})?"
+
+
 def _denies_old_value(old: str, new: str) -> str | None:
-    """ "43, not 42": the new statement negates a number or name the old one gave."""
+    """ "43, not 42", "the 21st, not the 12th": the new statement negates a number or name the old one gave."""
     for value in sorted(_values(old)):
-        if re.search(rf"{_DENIAL}{re.escape(value)}(?!\w)", new.lower()):
+        if re.search(rf"{_DENIAL}{re.escape(value)}{_ORDINAL}(?!\w)", new.lower()):
             return value
     return None
+
+
+def _number_corrected(old: str, new: str, denied: str | None) -> bool:
+    """ "it's 43 not 42" after "my shoe size is 42 EU": the older statement's own number denied and
+    another given in its place says which fact it corrects, with no word in common."""
+    return denied is not None and denied in _numbers(old) and bool(_numbers(new) - _numbers(old))
 
 
 def _another_record(old: str, new: str, verdict: Verdict) -> bool:
@@ -297,11 +307,12 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         return verdict
     shared = _content(old) & _content(new)
     close = closeness is not None and closeness >= CLOSE
-    if not shared and not close:
+    denied = _denies_old_value(old, new)
+    corrected = _number_corrected(old, new, denied)
+    if not shared and not close and not corrected:
         return verdict
     if _about_someone_else(old, new) or _one_more(new):
         return verdict
-    denied = _denies_old_value(old, new)
     if _CONTRASTED.search(new.lower()):
         return verdict
     ended = bool(_pattern("END_CUES").search(new.lower()))
@@ -322,7 +333,7 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         or _another_thing_acquired(old, new)
     ):
         return verdict
-    if denied and shared:
+    if denied and (shared or corrected):
         return Verdict("supersedes", f"the new statement says it is not {denied!r}", verdict.similarity)
     cue = cue_in(new, old)
     names = {w.lower()[:5] for w in re.findall(r"\b[A-Z][\w'-]+", old + " " + new)}

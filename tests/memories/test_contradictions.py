@@ -315,6 +315,10 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ),
         ("Vado in ufficio in bici", "mi hanno rubato la bici, per ora vado a piedi", "supersedes"),
         ("My son Luca is 7", "Luca turned 8 last week", "supersedes"),
+        # The older statement's own number denied and another given: a correction, with no word in common too.
+        ("User's shoe size is 42 EU", "scratch that, it's 43 not 42", "supersedes"),
+        ("My follow-up scan is on 12 November", "I read it wrong, the scan is on the 21st, not the 12th", "supersedes"),
+        ("I'm 42", "my wife is 43, not 42, she keeps reminding me", "compatible"),
         # "di nuovo" is "again", not "new".
         ("Il mio gatto si chiama Pepe", "il mio gatto Pepe ha di nuovo rovesciato il vaso", "compatible"),
     ],
