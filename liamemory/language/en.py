@@ -389,6 +389,9 @@ ADDITIVE = (
     r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|(?:my|our) other|second|separate|extra|in addition|besides|plus"
     r"|for a conference|for a trip|visiting"
 )
+# Cues that something was acquired ("found a new bakery", "got a new number"): one more thing,
+# a change only of a thing the older statement names (``memories.matching.change``).
+ACQUIRING = r"(?:got|found|started|landed|took|have|bought) (?:a |an )?new|new"
 # The new statement says the older fact still holds, or that nothing happened yet: whatever
 # else it says changed is another thing ("checkup's still Tuesday though", "thinking of moving").
 STILL_HOLDS = (
@@ -401,11 +404,12 @@ STILL_HOLDS = (
 # "Thursday yoga is cancelled next week" skips one class, it does not end the Thursdays. An
 # occasion said from when on ("from next week", "as of this month") is a change, not one occasion.
 ROUTINE = (
-    r"every|each|daily|weekly|monthly|nightly|twice|once a|a (?:day|week|month)|per (?:day|week|month)",
+    r"every|each|daily|weekly|monthly|nightly|twice|once a|a (?:day|week|month)|per (?:day|week|month)|weekdays",
     r"(?:" + "|".join(WEEKDAYS) + r")s|on (?:" + "|".join(WEEKDAYS) + r") (?:mornings|afternoons|evenings|nights)",
 )
 ONE_OCCASION = (
-    r"next week|this (?:week|weekend|month|" + "|".join(WEEKDAYS) + r")|tonight|tomorrow|for a change",
+    r"next week|this (?:week|weekend|month|morning|" + "|".join(WEEKDAYS) + r")|today|tonight|tomorrow|tmrw",
+    r"for a change",
     r"all of (?:" + "|".join(MONTHS) + r")|for (?:a|one|two|three|four|a few|a couple of|\d+) (?:days?|weeks?|nights?)",
 )
 FROM_WHEN = r"from|starting|as of|beginning"

@@ -269,7 +269,7 @@ ROUTINE = (
 )
 ONE_OCCASION = (
     r"la prossima settimana|la settimana prossima|questa settimana|questo mese|quel mese|quella settimana|domani",
-    r"stasera|per cambiare|quest[oa] (?:" + _DAYS + r")",
+    r"oggi|stamattina|stasera|per cambiare|quest[oa] (?:" + _DAYS + r")|(?:" + _DAYS + r") prossim[oa]",
     # a span of days, not a frequency ("5 giorni su 5", "tre giorni a settimana")
     r"(?:per )?(?:un|due|tre|qualche|\d+) (?:giorni|giorno|settimane|settimana)(?! (?:su|a|al|alla|ogni|la|per)\b)",
 )
@@ -283,6 +283,7 @@ CUE_DENIALS = r"non|nn|mai"
 # beside another (a clause's subject, then "invece"), not a change of it.
 CONTRASTED = r"(?:^|[,;:.!?]\s*)(?:[^\s,;:.!?]+\s+){2,4}invece\b"
 DENIED_CHANGE_CUES = r"pi[uù]"
+ACQUIRING = r"(?<!di )nuov[oaie]|ho trovato|ho preso|ho comprato"
 ADDITIVE = (
     r"anche|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|secondo|seconda|a parte|in più|oltre a"
     r"|per una conferenza|in visita"
