@@ -201,6 +201,11 @@ _JOB_WORDS = r"freelance|self-employed|qualified|trained|retired|senior|junior|s
 # An amount of money ("£380", "280 euro", "11p", "$1,200").
 MONEY = r"(?:[€$£]\s?\d|\d[\d.,]*\s?(?:€|euros?|eur|p|quid|pounds?|dollars?|k)\b)"
 _COUNTS = r"two|three|four|five|six|seven|eight|nine|ten"
+_PETS = (
+    r"cat|dog|puppy|kitten|beagle|labrador|lab|terrier|spaniel|collie|greyhound|retriever|tabby|rescue|mutt|poodle"
+    r"|dachshund|pug|husky|hamster|rabbit|tortoise|parrot"
+)
+_AGES = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
 # Spans of time are no things counted ("we have two days left").
 _SPANS = r"days?|weeks?|months?|years?|hours?|minutes?|mins?|times?"
 # Lasting states said in the first person: work, home, study, health, diet, favourites.
@@ -249,6 +254,12 @@ STABLE_FACT = (
     r"(?:job|post|role|position)\b(?: as (?:a |an )?[\w ]+?)? (?:at|with|in)\b",
     r"\b(?:put|putting|switched) me on\b|\b(?:been|i'm|im|i am) on [a-z]+ \d+\s?mg\b",
     r"\b\d+ (?-i:[A-Z])\w+ (?:Street|Road|Avenue|Lane|Close|Drive|Way|St|Rd)\b",
+    # A pet's kind after its name ("Biscuit needs a wee. he's a beagle"), a home or a plot the person has,
+    # a named person's age ("Olly's eleven").
+    rf"\b(?:he|she)(?:'s|’s| is) (?:a|an|the|our|my) (?:[a-z]+ ){{0,2}}(?:{_PETS})\b",
+    r"\b(?:i|we)(?:'ve|’ve| have)?(?: still| also)?(?: got)? (?:a|an) (?:little |small |big |old )?"
+    r"(?:place|house|flat|cottage|allotment|cabin|caravan|apartment)\b",
+    rf"\b{_NAME}['’]s (?:\d+|{_AGES})\b",
     # A lasting condition.
     r"\bi (?:have|get|suffer from) (?:migraines|asthma|diabetes|epilepsy|hypothyroidism|high blood pressure"
     r"|type [12] diabetes)\b|\bi(?:'m|’m|m| am) (?:hypothyroid|asthmatic|epileptic)\b",
@@ -378,6 +389,9 @@ ADDITIVE = (
     r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|(?:my|our) other|second|separate|extra|in addition|besides|plus"
     r"|for a conference|for a trip|visiting"
 )
+# Cues that something was acquired ("found a new bakery", "got a new number"): one more thing,
+# a change only of a thing the older statement names (``memories.matching.change``).
+ACQUIRING = r"(?:got|found|started|landed|took|have|bought) (?:a |an )?new|new"
 # The new statement says the older fact still holds, or that nothing happened yet: whatever
 # else it says changed is another thing ("checkup's still Tuesday though", "thinking of moving").
 STILL_HOLDS = (
@@ -390,11 +404,12 @@ STILL_HOLDS = (
 # "Thursday yoga is cancelled next week" skips one class, it does not end the Thursdays. An
 # occasion said from when on ("from next week", "as of this month") is a change, not one occasion.
 ROUTINE = (
-    r"every|each|daily|weekly|monthly|nightly|twice|once a|a (?:day|week|month)|per (?:day|week|month)",
+    r"every|each|daily|weekly|monthly|nightly|twice|once a|a (?:day|week|month)|per (?:day|week|month)|weekdays",
     r"(?:" + "|".join(WEEKDAYS) + r")s|on (?:" + "|".join(WEEKDAYS) + r") (?:mornings|afternoons|evenings|nights)",
 )
 ONE_OCCASION = (
-    r"next week|this (?:week|weekend|month|" + "|".join(WEEKDAYS) + r")|tonight|tomorrow|for a change",
+    r"next week|this (?:week|weekend|month|morning|" + "|".join(WEEKDAYS) + r")|today|tonight|tomorrow|tmrw",
+    r"for a change",
     r"all of (?:" + "|".join(MONTHS) + r")|for (?:a|one|two|three|four|a few|a couple of|\d+) (?:days?|weeks?|nights?)",
 )
 FROM_WHEN = r"from|starting|as of|beginning"

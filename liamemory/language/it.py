@@ -119,6 +119,7 @@ FUNCTION_WORDS = frozenset(
 )
 
 MONEY = r"(?:[€$£]\s?\d|\d[\d.,]*\s?(?:€|euro|eur)\b)"
+_PETS = r"cane|gatt[oa]|cagnolin[oa]|segugio|bastardin[oa]|labrador|bassott[oa]|meticci[oa]|certosino|criceto|coniglio"
 _COUNTS = r"due|tre|quattro|cinque|sei|sette|otto|nove|dieci"
 # Stable personal facts said in passing (see ``en.STABLE_FACT``).
 _KIN = (
@@ -165,13 +166,18 @@ STABLE_FACT = (
     # Un farmaco per la sua dose ("prendo il Ramipril da 5", "prendo 75 microgrammi"), un indirizzo.
     r"\bprendo (?:il |la |l'|l’)?\S+ da \d+|\bprendo \d+ (?:mg|microgrammi|mcg)\b",
     r"\b(?:via|viale|corso|piazza) (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? \d+\b",
+    rf"\b(?:è|e') (?:un|una) (?:[a-z]+ )?(?:{_PETS})\b",
+    r"\b(?:ho|abbiamo) (?:anche |ancora )?(?:un|una|un') ?(?:\w+ )?(?:casa|appartament\w*|bilocale|monolocale|villetta"
+    r"|terreno|orto|garage|box|casetta) (?:a|in|al|ad)\b",
+    rf"\b{_NAME} ha \d+ anni\b",
     r"\bho (?:il |l'|l’|la )?(?:diabete|asma|celiachia|ipertensione|pressione alta|colesterolo alto|emicrania)\b",
 )
 NAMING = (
     rf"\bsi chiama(?:va|no)?\s+{_NAME}",
     r"\b(?:l'abbiamo|l’abbiamo|abbiamo) (?:rinominat[oa]|ribattezzat[oa]|chiamat[oa])\b",
     rf"\b(?:mio|mia|nostro|nostra|mie|miei) (?:{_KIN}),? (?:è |si chiama )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
-    rf"\b(?:mio|mia|nostro|nostra) (?-i:[a-z]+),? (?:è )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    rf"\b(?:mio|mia|nostro|nostra) (?-i:[a-z]+),? (?:(?:è|e'|é) )?(?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    rf"\b(?:il|la) (?-i:[a-z]+) (?:mio|mia|nostro|nostra) (?:è|e'|é) (?:il |la |l')?(?:{_TITLE} )?{_NAME}",
     rf"{_NAME},? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN}|(?-i:[a-z]+))\b",
     # L'articolo per il possessivo: "la pediatra, la dottoressa Lanzoni", "la cagnolina, Birba".
     rf"\b(?:il|la) (?-i:[a-z]+)(?: (?-i:[a-z]+)){{0,2}}, (?:il |la |l')?(?:{_TITLE} )?{_NAME}",
@@ -190,7 +196,7 @@ WORK_EVENTS = r"riunion[ei]|scadenza|consegna"
 SUBJECT_PRONOUNS = r"lui|lei|loro"
 APPOINTMENT = (
     r"\b(?:appuntamento|dentista|medico|visita|controllo|colloquio|volo|esame|intervento|veterinario"
-    r"|parrucchiere|fisioterapista|udienza)\b"
+    r"|parrucchiere|fisioterapista|udienza|dottor|dottoressa|appello|tagliando|revisione)\b"
 )
 IDENTIFIER = (
     r"\b(?:numero|codice|fattura|ordine|prenotazione|riferimento|biglietto|conto|polizza|targa|pin|passaporto"
@@ -263,7 +269,7 @@ ROUTINE = (
 )
 ONE_OCCASION = (
     r"la prossima settimana|la settimana prossima|questa settimana|questo mese|quel mese|quella settimana|domani",
-    r"stasera|per cambiare|quest[oa] (?:" + _DAYS + r")",
+    r"oggi|stamattina|stasera|per cambiare|quest[oa] (?:" + _DAYS + r")|(?:" + _DAYS + r") prossim[oa]",
     # a span of days, not a frequency ("5 giorni su 5", "tre giorni a settimana")
     r"(?:per )?(?:un|due|tre|qualche|\d+) (?:giorni|giorno|settimane|settimana)(?! (?:su|a|al|alla|ogni|la|per)\b)",
 )
@@ -277,6 +283,7 @@ CUE_DENIALS = r"non|nn|mai"
 # beside another (a clause's subject, then "invece"), not a change of it.
 CONTRASTED = r"(?:^|[,;:.!?]\s*)(?:[^\s,;:.!?]+\s+){2,4}invece\b"
 DENIED_CHANGE_CUES = r"pi[uù]"
+ACQUIRING = r"(?<!di )nuov[oaie]|ho trovato|ho preso|ho comprato"
 ADDITIVE = (
     r"anche|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|secondo|seconda|a parte|in più|oltre a"
     r"|per una conferenza|in visita"

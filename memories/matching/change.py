@@ -172,6 +172,34 @@ def _another_of_its_kind(old: str, new: str) -> bool:
     return False
 
 
+def _acquired(new: str) -> set[str]:
+    """What a statement says is new: the content word after each cue of acquiring ("found a new
+    bakery": "bakery") and, for an adjective after its noun, the one before ("un cane nuovo")."""
+    lowered = new.lower()
+    found = set()
+    for m in _pattern("ACQUIRING").finditer(lowered):
+        after = [w for w in _words(lowered[m.end() :]) if _is_content_word(w)][:1]
+        before = _words(lowered[: m.start()])[-1:] if " " not in m.group(0) else []
+        found |= {w[:5] for w in after + before if _is_content_word(w)}
+    return found
+
+
+def _another_thing_acquired(old: str, new: str) -> bool:
+    """ "Found a new bakery that does gluten-free" after "I don't eat gluten", "il signor Bruni ha preso
+    un cane nuovo" after "il mio vicino è il signor Bruni": all the new statement says happened is
+    that something was acquired, and the older statement neither names that thing nor loses a value
+    to it ("got a new job at KPMG" after "I work at Deloitte" does): one more thing, not a change."""
+    lowered = new.lower()
+    old_cues = {m.group(0) for m in _pattern("CHANGE_CUES").finditer(old.lower())}
+    cues = [m.group(0) for m in _pattern("CHANGE_CUES").finditer(lowered) if m.group(0) not in old_cues]
+    if not cues or not all(_pattern("ACQUIRING").search(cue) for cue in cues) or _pattern("END_CUES").search(lowered):
+        return False
+    things = _acquired(new)
+    old_values, new_values = _values(old), _values(new)
+    replaced = bool(old_values - new_values and new_values - old_values)
+    return bool(things) and not things & _content(old) and not replaced
+
+
 # Numbers said in words ("my ten-year-old"); the words for one are articles too ("a", "una").
 _NUMBER_WORDS = {word: str(n) for word, n in language.table("NUMBER_WORDS").items() if n > 1 and " " not in word}
 
@@ -283,13 +311,15 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
     if not denied and (_still_holds(old, new) or (_identifiers_restated(old, new) and not ended)):
         return verdict
     # What did not happen now, or not to the older fact: a near miss, one occasion of a
-    # routine, a past state, a change beside a fact that is kept, another of its kind.
+    # routine, a past state, a change beside a fact that is kept, another of its kind, one
+    # more thing acquired.
     if not denied and (
         _near_miss(new)
         or _one_occasion(old, new)
         or _history(old, new)
         or _keeps_the_old(old, new)
         or _another_of_its_kind(old, new)
+        or _another_thing_acquired(old, new)
     ):
         return verdict
     if denied and shared:

@@ -281,6 +281,16 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("My pottery class is on Mondays", "from next week pottery is cancelled, the studio is closing", "supersedes"),
         ("Vado in piscina il venerdì", "la piscina ha chiuso per due settimane, uffa", "compatible"),
         ("Vado in piscina il venerdì", "da gennaio la piscina ha chiuso, vado in palestra", "supersedes"),
+        ("I take my pill every morning", "forgot my pill this morning, took it at lunch instead", "compatible"),
+        ("I take my pill every morning", "my doctor switched my pill to the evening from today", "supersedes"),
+        ("Nuoto in piscina il giovedì", "giovedì prossimo la piscina è chiusa, ci vado venerdì invece", "compatible"),
+        ("I take the 8:15 ferry on weekdays", "tmrw im taking the 7am ferry instead, early meeting", "compatible"),
+        ("I take the 8:15 ferry on weekdays", "from next week im taking the 7am ferry instead", "supersedes"),
+        # Something acquired is one more thing, unless the older statement names it or loses a value to it.
+        ("Il mio vicino è il signor Bruni", "il signor Bruni ha preso un cane nuovo, abbaia di notte", "compatible"),
+        ("I don't eat gluten", "found a new bakery that does gluten-free bread", "compatible"),
+        ("Lavoro in Fiat come ingegnere", "ho trovato un nuovo lavoro in Ferrari", "supersedes"),
+        ("I drive a Golf", "got a new car, a Tesla", "supersedes"),
         # A change that nearly happened, a state long past: nothing changed now.
         ("I work at Globex", "I almost quit Globex in the spring, glad I stayed", "compatible"),
         ("My rent is 900 a month", "back in 2018 my rent was 650 a month, those were the days", "compatible"),

@@ -52,6 +52,8 @@ KEPT = [
     "La pediatra, la dottoressa Lanzoni, dice che forse migliora col tempo",
     "il padrone di casa, il sig. Benassi, ancora nn ci ha sistemato la caldaia",
     "la mia responsabile è l'ing. Ilaria Conti, scrivile due righe",
+    "Il mio cardiologo e' il dottor Santoro, all'ospedale di Imola",
+    "la pediatra nostra è la dottoressa Esposito, bravissima ma sempre pienissima",
     # A name in lower case after "called", who someone is after the name, a condition, something booked
     # with its date, a plate in groups.
     "the cat is sat on my chest, pickle shes called, shes a menace",
@@ -61,6 +63,14 @@ KEPT = [
     "Ho prenotato al frantoio per la molitura l'8 novembre, la mattina presto.",
     "got an Area C fine?? plate FG 482 KL, the Audi A4.",
     "il Fiat Fullback targato EX 219 RT, scade a fine mese",
+    # Italian appointments by their name: a doctor named with a day, a car's service, an exam session.
+    "tra l'altro martedì lo porto dal dottor Bellini per il vaccino",
+    "la Panda ha il tagliando il 22 maggio, l'anno scorso me lo sono scordato",
+    # A pet's kind after its name, a place the person has, a named child's age.
+    "Devo uscire con Briciola tra poco, e' una bastardina di 9 anni",
+    "I have an allotment down the lane, plot 14, and the slugs are already out in force.",
+    "Abbiamo un monolocale a Rimini, a Marina Centro, che affittiamo a settimane d'estate",
+    "Antonio ha 8 anni, fa la terza elementare e non sta fermo un secondo",
     # "lavoro" the verb, after the words that open a clause.
     "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
 ]
@@ -111,3 +121,9 @@ def test_who_someone_is_said_after_their_name_keeps_the_name():
     stored = stable_fact("Tomás just got home with takeaway, I'm done for the day. he's my partner, he's from Porto")
     assert stored is not None and "Tomás" in stored and "my partner" in stored
     assert stable_fact("Ray's my husband, we've been married 41 years this June.") is not None
+
+
+def test_a_pets_kind_said_after_its_name_keeps_the_name():
+    assert stable_fact("brb Biscuit needs a wee. he's a beagle and he has opinions") == (
+        "Brb Biscuit needs a wee. he's a beagle and he has opinions"
+    )
