@@ -123,8 +123,10 @@ LIMIT %(scan)s
         if not rows:
             return []
         # float64, then rounded: equal vectors get equal cosines (a float32 matrix product
-        # may not, from one row to the next), and both backends agree to the digit.
-        matrix = embeddings.from_bytes([bytes(r[2]) for r in rows], dtype=np.float64)
+        # may not, from one row to the next), and both backends agree to the digit. The
+        # blobs are joined as psycopg hands them over: a copy of each as ``bytes`` first
+        # was 0.7 ms of CPU on 10,000 rows.
+        matrix = embeddings.from_bytes([r[2] for r in rows], dtype=np.float64)
         cosines = np.round(matrix @ _rounded(query.result()).astype(np.float64), DIGITS)
         chosen = np.zeros(len(rows), dtype=bool)
         chosen[np.argsort(-cosines, kind="stable")[:limit]] = True

@@ -260,6 +260,9 @@ STABLE_FACT = (
     r"\b(?:i|we)(?:'ve|’ve| have)?(?: still| also)?(?: got)? (?:a|an) (?:little |small |big |old )?"
     r"(?:place|house|flat|cottage|allotment|cabin|caravan|apartment)\b",
     rf"\b{_NAME}['’]s (?:\d+|{_AGES})\b",
+    # Whom or what the person chose for a job ("we hired reyes & sons", "went with ridgeline roofing").
+    r"(?:\b(?:we|i)(?:'ve|’ve| have)? |^\W*|\band )(?:hired|went with|gone with|switched to|signed with)\b"
+    r"(?! (?:my|our|his|her|their|a friend|the kids|him|them|it)\b)",
     # A lasting condition.
     r"\bi (?:have|get|suffer from) (?:migraines|asthma|diabetes|epilepsy|hypothyroidism|high blood pressure"
     r"|type [12] diabetes)\b|\bi(?:'m|’m|m| am) (?:hypothyroid|asthmatic|epileptic)\b",

@@ -170,6 +170,7 @@ STABLE_FACT = (
     r"\b(?:ho|abbiamo) (?:anche |ancora )?(?:un|una|un') ?(?:\w+ )?(?:casa|appartament\w*|bilocale|monolocale|villetta"
     r"|terreno|orto|garage|box|casetta) (?:a|in|al|ad)\b",
     rf"\b{_NAME} ha \d+ anni\b",
+    r"\b(?:abbiamo|ho) (?:assunto|scelto)\b|\bsono passat[oa] a\b",
     r"\bho (?:il |l'|l’|la )?(?:diabete|asma|celiachia|ipertensione|pressione alta|colesterolo alto|emicrania)\b",
 )
 NAMING = (

@@ -71,6 +71,10 @@ KEPT = [
     "I have an allotment down the lane, plot 14, and the slugs are already out in force.",
     "Abbiamo un monolocale a Rimini, a Marina Centro, che affittiamo a settimane d'estate",
     "Antonio ha 8 anni, fa la terza elementare e non sta fermo un secondo",
+    # Whom or what the person chose for a job.
+    "we hired reyes & sons, the quote was mid but they had the best reviews",
+    "roof update, got 2 more quotes. went with ridgeline roofing, $12,800",
+    "Alla fine ho mollato Trados e sono passata a memoQ: la licenza costa meno",
     # "lavoro" the verb, after the words that open a clause.
     "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
 ]
@@ -98,6 +102,8 @@ NOT_KEPT = [
     "we have two days left before the move",
     "It's my turn to cook tonight",
     "she called me back this morning",
+    "she loved it, asleep in 5 min. youre hired",
+    "I went with my mum to the market",
     "mail di benvenuto per due neoassunti, lunedì primo giorno, ritrovo alle 7:30 in guardiola",
 ]
 
