@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 
@@ -119,6 +120,17 @@ def crowd(rows: list[dict], closeness: Closeness) -> dict:
     return {"statements": len(rows), "memories": len(olds), "wrong": wrong, "right": right}
 
 
+def worst_writers(results: dict[str, dict]) -> dict[str, tuple[str, float]]:
+    """The outside writers' worst recall and most wrong supersessions, each with its set (``dev/wN``,
+    ``fresh/*``): a method is counted by its worst writer, not by the average of all."""
+    outside = {n: r["offline"] for n, r in results.items() if n.startswith("fresh/") or re.fullmatch(r"dev/w\d+", n)}
+    if not outside:
+        return {}
+    low = min(outside, key=lambda n: outside[n]["recall"])
+    high = max(outside, key=lambda n: outside[n]["wrong_supersessions"])
+    return {"recall": (low, outside[low]["recall"]), "wrong": (high, outside[high]["wrong_supersessions"])}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", action="store_true", help="rewrite pairs.jsonl from handwritten.py and generate.py")
@@ -142,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         trimmed = {
             n: {k: {x: y for x, y in v.items() if x != "errors"} for k, v in r.items()} for n, r in results.items()
         }
-        print(json.dumps({"vectors": closeness.enabled, "sets": trimmed}, indent=2))
+        print(json.dumps({"vectors": closeness.enabled, "sets": trimmed, "worst": worst_writers(results)}, indent=2))
     else:
         total = sum(len(rows) for rows in sets.values())
         print(
@@ -167,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
             f"spread across sets: recall {min(recalls):.3f}–{max(recalls):.3f}, "
             f"wrong {min(wrongs):.1%}–{max(wrongs):.1%}"
         )
+        worst = worst_writers(results)
+        if worst:
+            (low, recall), (high, wrong) = worst["recall"], worst["wrong"]
+            print(f"worst outside writer: recall {recall:.3f} ({low}), wrong {wrong:.1%} ({high})")
     if args.show_errors:
         names = list(results) if args.show_errors == "all" else [args.show_errors]
         for name in names:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bench.contradictions.__main__ import build_pairs, crowd, offline_rule, score
+from bench.contradictions.__main__ import build_pairs, crowd, offline_rule, score, worst_writers
 from bench.contradictions.sets import PAIRS, SUBSETS, Closeness, load_pairs, load_sets
 from bench.stack import Stack
 from bench.summaries import answer_held, names_in, words
@@ -90,6 +90,21 @@ def test_contradiction_bench_reads_fresh_sets_dropped_in_and_scores_each(tmp_pat
     (tmp_path / "fresh" / "bad.jsonl").write_text(json.dumps({"old": "a", "new": "b", "label": "maybe"}) + "\n")
     with pytest.raises(SystemExit, match=r"bad\.jsonl:1"):
         load_sets(tmp_path)
+
+
+def test_contradiction_bench_counts_a_method_by_its_worst_outside_writer():
+    def figures(recall: float, wrong: float) -> dict:
+        return {"offline": {"recall": recall, "wrong_supersessions": wrong}}
+
+    results = {
+        "dev": figures(0.2, 0.5),  # the project's own set: not an outside writer
+        "dev/contra": figures(0.1, 0.4),
+        "dev/w1": figures(0.9, 0.0),
+        "dev/w12": figures(0.6, 0.03),
+        "fresh/w40": figures(0.8, 0.09),
+    }
+    assert worst_writers(results) == {"recall": ("dev/w12", 0.6), "wrong": ("fresh/w40", 0.09)}
+    assert worst_writers({"dev": figures(0.2, 0.5)}) == {}
 
 
 def test_summary_bench_scores_answers_and_names_as_words():
