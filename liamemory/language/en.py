@@ -697,6 +697,9 @@ ASKING_OPENERS = r"what's|remind me|do you (?:know|remember)"
 # What names one definite thing ("the abstract", "the shop alarm code"): a question about it
 # in a new conversation looks in the person's others (``usecases.turn.context``).
 DEFINITE_ARTICLES = ("the",)
+# A question for a value as it stands now or once more ("what day's padel now?", "when's the gp
+# again?") is about something said before: it opens the thread's excerpts (``usecases.turn.context``).
+ASKED_AGAIN = ("again", "now", "still", "currently", "anymore")
 # A request for something the person told before, said without a question ("bike lock code
 # please", "I need that insurance number"): the offline model answers it from its context
 # when a line holding a value matches it.
