@@ -533,6 +533,7 @@ ASKING_SENTENCE = r"(?:quando|dove)\s+(?:è|e'|sono|era|ho|abbiamo|devo)|chi\s+(
 QUESTION_CONTRACTIONS: tuple[str, ...] = ()
 # "come" asks ("come si chiama?") but also opens statements ("come sai, …").
 STATEMENT_OPENERS = ("come",)
+QUESTION_SUBJECTS: tuple[str, ...] = ()
 SPELLING_VARIANTS: dict[str, str] = {}
 CAPITALISED_WORDS: tuple[str, ...] = ()
 PAST_AUXILIARIES: tuple[str, ...] = ()

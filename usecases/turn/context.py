@@ -74,7 +74,6 @@ NEIGHBOUR_REACH = 3
 # request to recall, or a question (a question mark or an interrogative opening) about
 # someone or something specific. Small talk ("how are you?", "thanks!") asks for
 # nothing specific: no name, no identifier, no first-person subject.
-_QUESTION = re.compile(rf"\?$|^\W*(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_VERBS')})\b", re.I)
 _RECALL = re.compile(rf"\b(?:{language.alternation('RECALL_REQUEST')}|{language.alternation('USE_A_VALUE')})\b", re.I)
 # Someone the question is about: the user ("I", "my", "io", "mio", "ho"), a past act
 # ("did"), or a name (a capitalised word that does not open a sentence).
@@ -143,11 +142,6 @@ def relevant_memories(
     return chosen
 
 
-def _asks(sentence: str) -> bool:
-    """A question mark, an interrogative opening, or a clause typed as a question without its mark."""
-    return bool(_QUESTION.search(sentence.strip())) or asks(sentence)
-
-
 def asks_about_something(text: str) -> bool:
     """Whether ``text`` asks about something specific enough to look for in the thread.
 
@@ -160,7 +154,7 @@ def asks_about_something(text: str) -> bool:
         return True
     for sentence in _SENTENCE_END.split(text):
         specific = _PERSONAL.search(sentence) or _NAME.search(sentence) or _IDENTIFIER.search(sentence)
-        if specific and _asks(sentence):
+        if specific and asks(sentence, openings=True):
             return True
     return False
 
@@ -178,7 +172,8 @@ def asks_about_a_thing(text: str) -> bool:
     if asks_about_something(text):
         return True
     return any(
-        _asks(s) and (_DEFINITE.search(s) or _ASKED_AGAIN.search(s)) for s in _SENTENCE_END.split((text or "").strip())
+        asks(s, openings=True) and (_DEFINITE.search(s) or _ASKED_AGAIN.search(s))
+        for s in _SENTENCE_END.split((text or "").strip())
     )
 
 
