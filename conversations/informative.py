@@ -133,12 +133,32 @@ _ASKING_CLAUSE = re.compile(
 )
 
 
-def asks(text: str) -> bool:
+# A sentence that opens as a question does: a question word or an opener of asking ("why do cats
+# knead", "remind me …", "ricordami …"), or a verb that opens a yes/no question before its subject
+# ("is it bad to …", "can u make …").
+_ASKING_OPENING = re.compile(
+    rf"^\W*(?:(?:{language.word_alternatives('QUESTION_WORDS')}|{language.alternation('ASKING_OPENERS')})\b"
+    rf"|(?:{language.word_alternatives('QUESTION_VERBS')})\s+(?:{language.word_alternatives('QUESTION_SUBJECTS')})\b)",
+    re.I,
+)
+
+
+def asks(text: str, *, openings: bool = False) -> bool:
     """Whether a sentence of ``text`` asks: it ends with a question mark, or a clause of it opens as a
     question does. People type questions without one ("whats the lockbox code", "mercury wants our
     account number again, what was it"): read as statements, they went unanswered and stood as
-    excerpts that carry nothing."""
-    return any(s.rstrip().endswith("?") or _ASKING_CLAUSE.search(s) for s in _SENTENCES.split(text or ""))
+    excerpts that carry nothing.
+
+    ``openings``: a sentence opening with any question word or yes/no verb asks too, unless it gives
+    the assistant a task ("can you suggest a dinner"). That reads the message being answered now
+    ("why do cats knead"); a line quoted back may open so and state ("When I was little we lived in
+    Rome"), so lines to quote are read without it."""
+    return any(
+        s.rstrip().endswith("?")
+        or _ASKING_CLAUSE.search(s)
+        or (openings and bool(_ASKING_OPENING.match(s.strip())) and not gives_a_task(s))
+        for s in _SENTENCES.split(text or "")
+    )
 
 
 def only_asks(text: str) -> bool:

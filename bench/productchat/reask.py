@@ -124,7 +124,9 @@ def _question_messages(chat: Any) -> dict[int, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chats", nargs="+", help="chat ids, or a writer (w15) for all of theirs")
-    parser.add_argument("--misses", action="store_true", help="print each question the reply misses")
+    parser.add_argument(
+        "--misses", action="store_true", help="print each question the reply misses or answers with an older value too"
+    )
     args = parser.parse_args(argv)
 
     chats = [c for split in ("dev",) for c in load_split(split) if c.id in args.chats or c.writer in args.chats]
@@ -147,16 +149,19 @@ def main(argv: list[str] | None = None) -> int:
             totals[key][0] += 1
             totals[key][1] += int(ok)
             totals[key][2] += int(was)
-            totals[key][3] += int(any(holds(reply, v) for v in old))
-            if args.misses and not ok:
+            older = any(holds(reply, v) for v in old)
+            totals[key][3] += int(older)
+            if args.misses and (not ok or older):
                 replayed_ok = "ok" if was else "miss"
-                print(f"--- {chat.id} #{q.index} {key} expected {q.expected} old {old} (replay {replayed_ok})")
+                verdict = ("right" if ok else "miss") + (", an older value" if older else "")
+                print(f"--- {chat.id} #{q.index} {key} {verdict}: expected {q.expected} old {old}", end="")
+                print(f" (replay {replayed_ok})")
                 print(f"  Q: {q.text}")
                 for s in said:
                     print(f"  said #{s.index} ({s.kind}): {s.text}")
                 print(f"  A: {reply[:400]}")
-    for key, (n, now, then, older) in totals.items():
-        print(f"{key} thread: reply holds the value {now}/{n} (the replay's: {then}/{n}); an older value {older}")
+    for key, (n, now, then, with_older) in totals.items():
+        print(f"{key} thread: reply holds the value {now}/{n} (the replay's: {then}/{n}); an older value {with_older}")
     return 0
 
 

@@ -697,6 +697,9 @@ ASKING_OPENERS = r"what's|remind me|do you (?:know|remember)"
 # What names one definite thing ("the abstract", "the shop alarm code"): a question about it
 # in a new conversation looks in the person's others (``usecases.turn.context``).
 DEFINITE_ARTICLES = ("the",)
+# A question for a value as it stands now or once more ("what day's padel now?", "when's the gp
+# again?") is about something said before: it opens the thread's excerpts (``usecases.turn.context``).
+ASKED_AGAIN = ("again", "now", "still", "currently", "anymore")
 # A request for something the person told before, said without a question ("bike lock code
 # please", "I need that insurance number"): the offline model answers it from its context
 # when a line holding a value matches it.
@@ -716,6 +719,12 @@ ASKING_SENTENCE = r"(?:when|where|who|how)\s+(?:is|are|was|were|did|do|does|can|
 # words that also open statements (none in English).
 QUESTION_CONTRACTIONS = ("what's", "who's", "where's")
 STATEMENT_OPENERS: tuple[str, ...] = ()
+# What follows a verb that opens a yes/no question ("is it bad …", "can u make …", "do those lamps
+# work"): a subject. Chat statements drop theirs ("were closed mondays", "will try", "have to be careful").
+QUESTION_SUBJECTS = (
+    "i", "you", "u", "we", "they", "he", "she", "it", "there", "this", "that", "these", "those", "the", "a", "an",
+    "any", "anyone", "anybody", "anything", "my", "your", "our", "his", "her", "their",
+)  # fmt: skip
 # Spellings folded into one when a question's words are matched ("favourite" → "favorite").
 SPELLING_VARIANTS = {"our": "or"}
 # Capitalised words that are not names ("I"), and a past act that makes a question personal ("did").

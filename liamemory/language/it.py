@@ -523,6 +523,7 @@ DEFINITE_ARTICLES = (
     "il", "lo", "la", "l'", "i", "gli", "le", "del", "dello", "della", "dell'", "dei", "degli", "delle", "al", "allo",
     "alla", "ai", "agli", "alle", "nel", "nello", "nella", "nei", "negli", "nelle", "sul", "sulla",
 )  # fmt: skip
+ASKED_AGAIN = ("ancora", "adesso", "ora", "attualmente")
 ASKING_FOR = r"per favore|mi serve|mi servono|mi servirebbe|dammi|ridammi|dimmi|ricordami"
 ASKING_CLAUSE = (
     r"qual(?:e|i|\s+è|\s+e'|'è|è)|come\s+si\s+chiam\w*|che\s+(?:ora|giorno|numero|codice)"
@@ -532,6 +533,7 @@ ASKING_SENTENCE = r"(?:quando|dove)\s+(?:è|e'|sono|era|ho|abbiamo|devo)|chi\s+(
 QUESTION_CONTRACTIONS: tuple[str, ...] = ()
 # "come" asks ("come si chiama?") but also opens statements ("come sai, …").
 STATEMENT_OPENERS = ("come",)
+QUESTION_SUBJECTS: tuple[str, ...] = ()
 SPELLING_VARIANTS: dict[str, str] = {}
 CAPITALISED_WORDS: tuple[str, ...] = ()
 PAST_AUXILIARIES: tuple[str, ...] = ()

@@ -63,11 +63,6 @@ def _match(patterns: list[re.Pattern[str]], text: str) -> str | None:
     return None
 
 
-# A message that asks something: a question mark, an interrogative opening, "remind me".
-_ASKS = re.compile(
-    rf"\?\s*$|\?\s|^\W*(?:{language.word_alternatives('QUESTION_WORDS')}|{language.alternation('ASKING_OPENERS')})\b",
-    re.I,
-)
 # A request for a value said without a question, a task that needs one ("use her name"), or
 # words of recalling ("non mi ricordo il nome della pastiglia…", "show him you remember").
 _ASKS_FOR = re.compile(
@@ -75,11 +70,6 @@ _ASKS_FOR = re.compile(
     rf"|{language.alternation('RECALL_REQUEST')})\b",
     re.I,
 )
-
-
-def _asks(request: str) -> bool:
-    """A question mark, an interrogative opening, "remind me", or a clause typed as a question without its mark."""
-    return bool(_ASKS.search(request)) or asks(request)
 
 
 _RECALLS = re.compile(rf"\b(?:{language.alternation('RECALL_REQUEST')})\b", re.I)
@@ -236,11 +226,11 @@ class OfflineModel:
         fact = stable_fact(request)
         if fact and "remember_fact" in available:
             noted = self._noted(fact, done, n, lang)
-            if done and _asks(request) and (found := answer_lines(request, lines)):
+            if done and asks(request, openings=True) and (found := answer_lines(request, lines)):
                 # The question beside the fact is answered too, from the context as it was.
                 noted[0]["text"] += " " + _quote(found, lang=lang)
             return noted
-        if _asks(request):
+        if asks(request, openings=True):
             found = answer_lines(request, lines)
             if found:
                 return self._say(_quote(found, lang=lang))

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from conversations.extractive import CHANGED_MARK
-from conversations.informative import asks, near_identical, only_asks, says_nothing
+from conversations.informative import asks, near_identical, only_asks, says_nothing, words
 from liamemory import embeddings, language
-from memories.matching.change import statement_changes
+from memories.matching.change import about, cue_in, statement_changes
 from usecases.turn.offline_facts import stated, without_quoted
 from usecases.turn.offline_words import content_words, fold
 
@@ -313,18 +313,24 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
             scored[current] = max(score, scored.get(current, 0.0))
     top_score = max(scored.values())
     best_line = max(scored, key=lambda line: scored[line])
-    # A newer statement of the same thing that holds a value of the kind asked stands first: a
-    # value that changed ("they've pushed me to 9:15").
-    newer = [
+    # Of the lines about the same thing as the best one, the one said last that holds a value of the
+    # kind asked stands first: a value that changed ("they've pushed me to 9:15"); the older ones
+    # are not quoted beside it (they hold what it replaced).
+    same = [
         line
         for line, x in scored.items()
-        if x >= NEWER_SHARE * top_score
-        and line.order > best_line.order
-        and same_thing(best_line, line)
+        if line is not best_line
+        and x >= NEWER_SHARE * top_score
+        and _about_each_other(best_line, line, lines)
+        and 2 * len(_matched(wanted, best_line) & _matched(wanted, line)) >= len(_matched(wanted, best_line))
         and _holds(value, _statements(line.text), question, vocabulary)
     ]
-    first = max(newer, key=lambda line: line.order) if newer else best_line
+    first = best_line
+    for line in same:
+        if said_after(line, first):
+            first = line
     rest = sorted((line for line in scored if line is not first), key=lambda line: -scored[line])
+    rest = [line for line in rest if not ((line is best_line or line in same) and replaced(line, first))]
     return [first, *(line for line in rest if scored[line] >= NEAR_BEST * top_score)][:MAX_QUOTES]
 
 
@@ -368,6 +374,68 @@ _NOT_NAMES = _ASKING | language.union("FUNCTION_WORDS") | language.union("SHORT_
 def lower_case_words(texts: list[str]) -> frozenset[str]:
     """The words ``texts`` write in lower case: a capitalised one of them opening a sentence is no name."""
     return frozenset(fold(w) for text in texts for w in re.findall(r"(?<![\w'’])[a-zà-ü][\w'’-]+", text))
+
+
+def _about_each_other(a: Line, b: Line, pool: list[Line]) -> bool:
+    """Whether ``a`` and ``b`` are about one thing: they name a word of their own, and of the lines of
+    ``pool`` each is the one the other is most about, as the memories' change test tells which memory
+    a statement changes (``about``: closeness in meaning plus the rare words both name)."""
+    if not (_subject_words(a.text) & _subject_words(b.text)) - _GENERAL:
+        return False
+    vectors = _passage_vectors(pool)
+    if not vectors:
+        return False
+
+    def most_about(x: Line, other: Line) -> bool:
+        others: list[tuple[int, str, float | None]] = [
+            (i, y.text, float(vectors[x] @ vectors[y])) for i, y in enumerate(pool) if not _copies(x, y)
+        ]
+        scores = about(x.text, others)
+        return bool(scores) and _copies(pool[max(scores, key=lambda i: scores[i])], other)
+
+    return most_about(a, b) and most_about(b, a)
+
+
+def _copies(a: Line, b: Line) -> bool:
+    """One line, or a copy of the other: a summary line keeps a message's words, fewer of them."""
+    x, y = words(a.text), words(b.text)
+    return a is b or (bool(x and y) and (x <= y or y <= x))
+
+
+def _placed_after(x: Line, y: Line) -> bool | None:
+    """Whether the context's own order puts ``x`` after ``y``; None where it does not say.
+
+    Lines of one kind are in the order they were said (memories by id); the window is the
+    latest of a conversation; a day apart orders anything dated. A memory's time is not in
+    the context, nor where a summary line of a day stands among that day's excerpts."""
+    if x.source == y.source and x.source in ("memory", "summary", "excerpt", "window"):
+        return x.order > y.order
+    if "memory" in (x.source, y.source):
+        return None
+    if "window" in (x.source, y.source):
+        return x.source == "window"
+    if x.date and y.date and x.date != y.date:
+        return x.date > y.date
+    return None
+
+
+def said_after(x: Line, y: Line) -> bool:
+    """Whether ``x`` was said after ``y``: by the context's order where it says (``_placed_after``),
+    else by which of the two changes the other (the memories' change test: "the rota changed, from
+    next month 4 on 3 off" after "my rota is 3 on 4 off"), the other saying no change of its own
+    ("adesso siamo a 14 ettari" is news too); when neither says, it was not."""
+    placed = _placed_after(x, y)
+    if placed is not None:
+        return placed
+    x_changes, y_changes = bool(statement_changes(y.text, x.text)), bool(statement_changes(x.text, y.text))
+    return x_changes and not y_changes and not cue_in(y.text, x.text)
+
+
+def replaced(line: Line, newer: Line) -> bool:
+    """Whether ``newer``, said after ``line``, says that it changed it: a change cue ``line`` lacks
+    ("put the rent up to 5200", "now", "instead") or the change test; a newer remark that only
+    mentions the same thing ("an 'about us' for the bakery, starter from my gran") replaces nothing."""
+    return said_after(newer, line) and bool(cue_in(newer.text, line.text) or statement_changes(line.text, newer.text))
 
 
 def _newer(x: Line, line: Line) -> bool:
@@ -419,6 +487,19 @@ def _unique(lines: list[Line]) -> list[Line]:
 
 _VECTORS: dict[str, Any] = {}
 _VECTORS_MAX = 4096
+
+
+def _passage_vectors(lines: list[Line]) -> dict[Line, Any]:
+    """Each line's e5 passage vector (of what it states), kept per process; none without embeddings."""
+    if not embeddings.enabled():
+        return {}
+    said = {line: _statements(line.text) for line in lines}
+    missing = list(dict.fromkeys(text for text in said.values() if text not in _VECTORS))
+    if missing:
+        if len(_VECTORS) > _VECTORS_MAX:
+            _VECTORS.clear()
+        _VECTORS.update(zip(missing, embeddings.passage_vectors(missing), strict=True))
+    return {line: _VECTORS[text] for line, text in said.items()}
 
 
 def _meaning_margins(question: str, lines: list[Line]) -> dict[int, float]:
