@@ -337,7 +337,10 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         return Verdict("supersedes", f"the new statement says it is not {denied!r}", verdict.similarity)
     cue = cue_in(new, old)
     names = {w.lower()[:5] for w in re.findall(r"\b[A-Z][\w'-]+", old + " " + new)}
-    about_a_name = shared <= names and not _speaks_of_self(new)
+    # Nothing in common is about a name only if the new statement names someone (past its first
+    # word, capitalised as a memory's text is): "from next week we're shut tuesdays" names no one.
+    named = shared or re.search(r"(?<=\s)[A-Z][\w'-]+", new)
+    about_a_name = bool(named) and shared <= names and not _speaks_of_self(new)
     if cue and about_a_name and not _pattern("END_CUES").search(new.lower()):
         # "Sarah started a new job" changes Sarah's job, not "my girlfriend is Sarah";
         # only an end ("Max died", "il corso è stato cancellato") or a new number carries over.

@@ -96,6 +96,15 @@ _ATTRIBUTE = re.compile(rf"(?:{language.alternation('ATTRIBUTE_OPENING')})(?:[�
 _RECURRING = re.compile(language.alternation("RECURRING_DAYS"), _FLAGS)
 # A work meeting or a deadline on the calendar is a passing event of the job, not the person's.
 _WORK_EVENT = re.compile(rf"\b(?:{language.alternation('WORK_EVENTS')})\b", _FLAGS)
+# What a statement says happened to a thing ("pushed to may 13", "upped to 10mg", "ho sbagliato"): the
+# change test's own cues (``memories.matching.change``).
+_CHANGED = re.compile(rf"(?<![\w'])(?:{language.alternation('CHANGE_CUES')})(?![\w])", _FLAGS)
+# Cues that only say when or how sure ("now", "actually", "invece", "più"), and "new", which as often
+# says a thing was bought ("ho ordinato una sedia nuova"): no change of a value on their own.
+_ONLY_A_MARKER = re.compile(
+    rf"(?:{language.alternation('CORRECTION_CUES')}|{language.alternation('MEMORY_FILLER_WORDS')}|pi[uù]|new|nuov[oaie])",
+    _FLAGS,
+)
 
 
 def without_quoted(text: str) -> str:
@@ -167,7 +176,7 @@ def _fact_in(part: str, *, request: bool, work: bool) -> bool:
         return True
     if request:
         return False
-    return _states_a_fact(part) or (not work and (_on_the_calendar(part) or _valued(part)))
+    return _states_a_fact(part) or (not work and (_on_the_calendar(part) or _valued(part) or _changed_value(part)))
 
 
 def _names_someone_close(part: str) -> bool:
@@ -193,6 +202,15 @@ def _states_a_fact(clause: str) -> bool:
 def _valued(clause: str) -> bool:
     """A thing's value said plainly at the start of a clause: "rent is 4900 nok a month", "budget is 900"."""
     return bool(_ATTRIBUTE.search(_OPENER.sub("", clause)))
+
+
+def _changed_value(clause: str) -> bool:
+    """A thing's new value said as a change ("they've changed the rota, its 4 on 3 off", "hanno spostato
+    statistica, ora è il 17 giugno"): a correction is stored, so the change test can retire the old value."""
+    if _FAR.search(clause):
+        return False
+    changed = any(not _ONLY_A_MARKER.fullmatch(m.group(0)) for m in _CHANGED.finditer(clause))
+    return changed and bool(re.search(r"\d", clause) or _WEEKDAY.search(clause))
 
 
 def _on_the_calendar(clause: str) -> bool:

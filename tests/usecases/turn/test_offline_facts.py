@@ -75,6 +75,11 @@ KEPT = [
     "we hired reyes & sons, the quote was mid but they had the best reviews",
     "roof update, got 2 more quotes. went with ridgeline roofing, $12,800",
     "Alla fine ho mollato Trados e sono passata a memoQ: la licenza costa meno",
+    # A thing's new value said as a change, whoever made it: the correction is kept, so it can
+    # retire the older value.
+    "padel moved to Wednesday, same time, one of the guys has kids stuff on Thursdays now",
+    "ODDIO hanno spostato statistica. non è più il 14, ora è il 17 giugno, stessa aula e stesso orario",
+    "changing things up, from next week were shut tuesdays instead. mondays are actually busy",
     # "lavoro" the verb, after the words that open a clause.
     "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
 ]
@@ -95,6 +100,9 @@ NOT_KEPT = [
     "anyone who schedules 8am anything on a saturday is a villain",
     "LinkedIn is 90% noise and 10% people announcing they're humbled",
     "the library at 11pm is the most chaotic place on earth during exam season",
+    # A change in someone else's life; "now" alone says when, not that a value changed.
+    "My friend June from the book club is having her knee replaced on 3 November in Perugia",
+    "Just off a 12 hour night shift and of course now I cant sleep",
     # Someone beyond the household named just before the naming.
     "I nomi di adesso sono strani, uno dei nipoti si chiama Kevin",
     # A weekday in an opinion about others, counts of time, a task named by its noun.

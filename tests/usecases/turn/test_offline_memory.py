@@ -88,6 +88,19 @@ def test_facts_said_in_passing_are_stored_through_the_remember_tool(alice):
 
 
 @pytest.mark.django_db
+def test_a_change_said_in_passing_retires_the_older_value(alice):
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "were closed mondays, its my only proper day off")
+    run_turn(alice, thread, "rent is 4900 nok a month for a tiny room")
+    run_turn(alice, thread, "changing things up, from next week were shut tuesdays instead")
+    run_turn(alice, thread, "landlord just put the rent up to 5200 from next month. great. amazing.")
+    active = list(Memory.objects.filter(user=alice, status="active").values_list("content", flat=True))
+    assert len(active) == 2 and any("tuesdays" in c for c in active) and any("5200" in c for c in active)
+    old = Memory.objects.get(user=alice, content__startswith="Were closed mondays")
+    assert old.status == "superseded" and "tuesdays" in old.superseded_by.content
+
+
+@pytest.mark.django_db
 def test_small_talk_questions_and_opinions_are_never_stored(alice):
     thread = thread_create(owner=alice)
     for text in [*SMALL_TALK, "I think Rome is the best city in the world", "what's my doctor's name?"]:
