@@ -99,6 +99,7 @@ _WORK_EVENT = re.compile(rf"\b(?:{language.alternation('WORK_EVENTS')})\b", _FLA
 # What a statement says happened to a thing ("pushed to may 13", "upped to 10mg", "ho sbagliato"): the
 # change test's own cues (``memories.matching.change``).
 _CHANGED = re.compile(rf"(?<![\w'])(?:{language.alternation('CHANGE_CUES')})(?![\w])", _FLAGS)
+_OTHER_PERSON = re.compile(rf"\b(?:{language.alternation('OTHER_PEOPLE')})\b", _FLAGS)
 # Cues that only say when or how sure ("now", "actually", "invece", "più"), and "new", which as often
 # says a thing was bought ("ho ordinato una sedia nuova"): no change of a value on their own.
 _ONLY_A_MARKER = re.compile(
@@ -209,8 +210,11 @@ def _changed_value(clause: str) -> bool:
     statistica, ora è il 17 giugno"): a correction is stored, so the change test can retire the old value."""
     if _FAR.search(clause):
         return False
-    changed = any(not _ONLY_A_MARKER.fullmatch(m.group(0)) for m in _CHANGED.finditer(clause))
-    return changed and bool(re.search(r"\d", clause) or _WEEKDAY.search(clause))
+    cue = next((m for m in _CHANGED.finditer(clause) if not _ONLY_A_MARKER.fullmatch(m.group(0))), None)
+    # Someone named before what happened ("my colleague jess got engaged"): their news, not the person's.
+    if cue is None or _OTHER_PERSON.search(clause[: cue.start()]):
+        return False
+    return bool(re.search(r"\d", clause) or _WEEKDAY.search(clause))
 
 
 def _on_the_calendar(clause: str) -> bool:

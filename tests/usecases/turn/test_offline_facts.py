@@ -103,6 +103,7 @@ NOT_KEPT = [
     # A change in someone else's life; "now" alone says when, not that a value changed.
     "My friend June from the book club is having her knee replaced on 3 November in Perugia",
     "Just off a 12 hour night shift and of course now I cant sleep",
+    "my colleague jess got engaged last night on shift, her fella turned up with flowers at 3am",
     # Someone beyond the household named just before the naming.
     "I nomi di adesso sono strani, uno dei nipoti si chiama Kevin",
     # A weekday in an opinion about others, counts of time, a task named by its noun.
