@@ -494,12 +494,19 @@ def _passage_vectors(lines: list[Line]) -> dict[Line, Any]:
     if not embeddings.enabled():
         return {}
     said = {line: _statements(line.text) for line in lines}
-    missing = list(dict.fromkeys(text for text in said.values() if text not in _VECTORS))
+    vectors = _statement_vectors(list(said.values()))
+    return {line: vectors[text] for line, text in said.items()}
+
+
+def _statement_vectors(texts: list[str]) -> dict[str, Any]:
+    """The e5 passage vector of each text, kept per process: the summary and memories come back turn
+    after turn."""
+    missing = list(dict.fromkeys(text for text in texts if text not in _VECTORS))
     if missing:
         if len(_VECTORS) > _VECTORS_MAX:
             _VECTORS.clear()
         _VECTORS.update(zip(missing, embeddings.passage_vectors(missing), strict=True))
-    return {line: _VECTORS[text] for line, text in said.items()}
+    return {text: _VECTORS[text] for text in texts}
 
 
 def _meaning_margins(question: str, lines: list[Line]) -> dict[int, float]:
@@ -515,14 +522,10 @@ def _meaning_margins(question: str, lines: list[Line]) -> dict[int, float]:
     if not index:
         return {}
     said = {i: _statements(lines[i].text) for i in index}
-    missing = list(dict.fromkeys(text for text in said.values() if text not in _VECTORS))
-    if missing:
-        if len(_VECTORS) > _VECTORS_MAX:
-            _VECTORS.clear()
-        _VECTORS.update(zip(missing, embeddings.passage_vectors(missing), strict=True))
+    vectors = _statement_vectors(list(said.values()))
     query = embeddings.query_vector(question)
     unrelated = embeddings.unrelated_similarity(query)
-    return {i: float(_VECTORS[said[i]] @ query) - unrelated for i in index}
+    return {i: float(vectors[said[i]] @ query) - unrelated for i in index}
 
 
 def where(line: Line, *, lang: str) -> str:
