@@ -282,6 +282,13 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
             "compatible",
         ),
         ("Il mio operatore è TIM", "sono passato a Iliad, costa meno. come si cambia il nome sulla sim?", "supersedes"),
+        # A past habit recalled ("when I used to …", "quando facevo …") is history, not news.
+        ("Il mio turno è dalle 14 alle 22", "quando facevo il turno di mattina mi svegliavo alle 4:30", "compatible"),
+        (
+            "L'utente è cattolico praticante",
+            "da ragazzo mi ero avvicinato al buddhismo, poi sono tornato alla fede",
+            "compatible",
+        ),
         # The same end, or the same number, said again.
         ("Io e Luca ci siamo lasciati", "confermo, con Luca è finita", "compatible"),
         ("Flight BA2490 leaves at 7:15", "yes BA2490 actually leaves at 7:15, I checked the app", "compatible"),
