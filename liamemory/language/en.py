@@ -225,7 +225,8 @@ STABLE_FACT = (
     r" (?:in\b(?!\W*$)|to\b|here\b|from\b)",
     r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
     r"\bhere in (?-i:[A-Z][a-z]+)",
-    r"\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
+    # "one of my favourite things about go" ranks a thing among others: an opinion, not the favourite.
+    r"(?<!\bone of )\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
     r"\b(?:my|our) (?:birthday|anniversary|wedding)\b",
     r"\bi(?:'m|’m| am|m) (?:a )?(?:vegetarian|vegan|pescatarian|diabetic|coeliac|celiac|lactose intolerant)\b",
     r"\b(?:i|she|he|\w+) (?:can't|cannot|can’t|don't|don’t|doesn't|doesn’t) eat\b",
@@ -417,7 +418,7 @@ ONE_OCCASION = (
 )
 FROM_WHEN = r"from|starting|as of|beginning"
 # A state placed in a past well before now ("back in 2020 my cholesterol was 280"): history, not news.
-FAR_PAST = r"last year|years? ago|back in|in (?:19|20)\d\d|when i was|as a kid"
+FAR_PAST = r"last year|years? ago|back in|in (?:19|20)\d\d|when i (?:was|used to)|as a kid"
 PAST_STATE = r"was|were|used to|had been"
 # A change that nearly happened did not ("we nearly separated last year").
 NEAR_MISS = r"nearly|almost(?! \d)|came close to"
