@@ -20,7 +20,7 @@ STATEMENT = "The dentist appointment is on 12 March at 9:30, at the clinic on Vi
 QUESTION = "What did I tell you about my dentist appointment?"
 
 
-def _earlier(owner, *, incognito: bool = False, title: str = "Errands for March"):
+def _earlier(owner, *, incognito: bool = False, title: str = "Errands for March", statement: str = STATEMENT):
     """A conversation of ``owner`` holding the statement among other things (stored as said, no memory)."""
     thread = thread_create(owner=owner, incognito=incognito, title=title)
     messages_append(
@@ -28,7 +28,7 @@ def _earlier(owner, *, incognito: bool = False, title: str = "Errands for March"
         items=[
             {"role": "user", "content": [text_block("Lovely morning, off for a walk by the river.")]},
             {"role": "assistant", "content": [text_block("Enjoy the walk!")]},
-            {"role": "user", "content": [text_block(STATEMENT)]},
+            {"role": "user", "content": [text_block(statement)]},
             {"role": "assistant", "content": [text_block("Good luck with it.")]},
         ],
     )
@@ -136,15 +136,7 @@ def test_a_question_that_opens_a_conversation_sees_the_memories_recall_left_out_
 def test_a_kind_asked_about_finds_the_instance_said_in_another_conversation(alice, bob, statement, question):
     """The stating turn names the instance (a breed), the question the kind (or the other way round)."""
     for owner in (alice, bob):
-        thread = thread_create(owner=owner, title="Evening")
-        messages_append(
-            thread=thread,
-            items=[
-                {"role": "user", "content": [text_block("Long day, the printer jammed twice.")]},
-                {"role": "assistant", "content": [text_block("Sorry to hear that.")]},
-                {"role": "user", "content": [text_block(statement)]},
-            ],
-        )
+        _earlier(owner, statement=statement)
     ctx = _ask(alice, thread_create(owner=alice), question)
     assert statement in ctx.system[1]["text"]
     assert len(ctx.report.excerpts) == 1
