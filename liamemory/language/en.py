@@ -225,7 +225,8 @@ STABLE_FACT = (
     r" (?:in\b(?!\W*$)|to\b|here\b|from\b)",
     r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
     r"\bhere in (?-i:[A-Z][a-z]+)",
-    r"\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
+    # "one of my favourite things about go" ranks a thing among others: an opinion, not the favourite.
+    r"(?<!\bone of )\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
     r"\b(?:my|our) (?:birthday|anniversary|wedding)\b",
     r"\bi(?:'m|’m| am|m) (?:a )?(?:vegetarian|vegan|pescatarian|diabetic|coeliac|celiac|lactose intolerant)\b",
     r"\b(?:i|she|he|\w+) (?:can't|cannot|can’t|don't|don’t|doesn't|doesn’t) eat\b",
