@@ -418,7 +418,7 @@ ONE_OCCASION = (
 )
 FROM_WHEN = r"from|starting|as of|beginning"
 # A state placed in a past well before now ("back in 2020 my cholesterol was 280"): history, not news.
-FAR_PAST = r"last year|years? ago|back in|in (?:19|20)\d\d|when i was|as a kid"
+FAR_PAST = r"last year|years? ago|back in|in (?:19|20)\d\d|when i (?:was|used to)|as a kid"
 PAST_STATE = r"was|were|used to|had been"
 # A change that nearly happened did not ("we nearly separated last year").
 NEAR_MISS = r"nearly|almost(?! \d)|came close to"

@@ -275,7 +275,7 @@ ONE_OCCASION = (
     r"(?:per )?(?:un|due|tre|qualche|\d+) (?:giorni|giorno|settimane|settimana)(?! (?:su|a|al|alla|ogni|la|per)\b)",
 )
 FROM_WHEN = r"da|dal|dalla|dallo|a partire da"
-FAR_PAST = r"l'anno scorso|anni fa|nel (?:19|20)\d\d|da piccol\w|quando ero"
+FAR_PAST = r"l'anno scorso|anni fa|nel (?:19|20)\d\d|da piccol\w|da ragazz\w|quando (?:ero|\w+(?:avo|evo)|\w{4,}ivo)"
 PAST_STATE = r"ero|era|eravamo|erano|avevo|aveva|avevamo|\w+(?:avo|evo|ivo)"
 NEAR_MISS = r"quasi|a un passo da\w*|per poco"
 KEPT = r"sempre"

@@ -105,6 +105,19 @@ def _one_occasion(old: str, new: str) -> bool:
     return any(not _FROM_WHEN.search(lowered[: m.start()]) for m in _pattern("ONE_OCCASION").finditer(lowered))
 
 
+_ASKING = re.compile(
+    rf"^\W*(?:(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_CONTRACTIONS')})\b"
+    rf"|(?:{language.word_alternatives('QUESTION_VERBS')})\s+(?:{language.word_alternatives('QUESTION_SUBJECTS')})\b)"
+)
+
+
+def _stated(new: str) -> str:
+    """The new statement without its sentences that ask ("should we move dishoom to 7?", "what is
+    my NI number actually used for?"): a question says nothing happened, the rest still may."""
+    sentences = re.split(r"(?<=[.!?])\s+", new.strip())
+    return " ".join(s for s in sentences if not (s.rstrip().endswith("?") and _ASKING.match(s.lower())))
+
+
 def _history(old: str, new: str) -> bool:
     """A state placed well before now ("back in 2020 my cholesterol was 280"): what was, not news."""
     lowered = new.lower()
@@ -304,6 +317,9 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
     if verdict.relation == "supersedes" and _another_record(old, new, verdict):
         return Verdict("compatible", "another record: none of its identifiers is the older one's", verdict.similarity)
     if verdict.relation != "compatible":
+        return verdict
+    new = _stated(new)
+    if not new:
         return verdict
     shared = _content(old) & _content(new)
     close = closeness is not None and closeness >= CLOSE
