@@ -99,10 +99,7 @@ _FROM_WHEN = re.compile(rf"(?<![\w'])(?:{language.alternation('FROM_WHEN')})\s+$
 def _one_occasion(old: str, new: str) -> bool:
     """The older fact recurs and the new statement speaks of one occasion ("Thursday yoga is
     cancelled next week", "sospendo la cardioaspirina tre giorni"): an exception, not a change."""
-    if not _pattern("ROUTINE").search(old.lower()) or _pattern("ONE_OCCASION").search(old.lower()):
-        return False
-    lowered = new.lower()
-    return any(not _FROM_WHEN.search(lowered[: m.start()]) for m in _pattern("ONE_OCCASION").finditer(lowered))
+    return bool(_pattern("ROUTINE").search(old.lower())) and _one_time(old, new)
 
 
 _ASKING = re.compile(
@@ -116,6 +113,15 @@ def _stated(new: str) -> str:
     my NI number actually used for?"): a question says nothing happened, the rest still may."""
     sentences = re.split(r"(?<=[.!?])\s+", new.strip())
     return " ".join(s for s in sentences if not (s.rstrip().endswith("?") and _ASKING.match(s.lower())))
+
+
+def _one_time(old: str, new: str) -> bool:
+    """The new statement speaks of one occasion the older one does not ("this week only", "tomorrow"):
+    a number for that occasion is an exception to the fact, not a new value of it."""
+    if _pattern("ONE_OCCASION").search(old.lower()):
+        return False
+    lowered = new.lower()
+    return any(not _FROM_WHEN.search(lowered[: m.start()]) for m in _pattern("ONE_OCCASION").finditer(lowered))
 
 
 def _history(old: str, new: str) -> bool:
@@ -379,6 +385,7 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         and not other_things
         and _is_year(old_numbers) == _is_year(new_numbers)
         and _content(old) <= _content(new)
+        and not _one_time(old, new)
     ):
         why = f"the same subject with another number ({', '.join(sorted(new_numbers))})"
         return Verdict("supersedes", why, verdict.similarity)
