@@ -458,8 +458,9 @@ def _corrections(
     A correction is judged as the memories' change test judges a new statement (``judge``, with the
     two lines' closeness in meaning): people imply what they correct ("switched to the 10mg ones"
     after "amlodipine 5mg", "alla fine l'hanno spostato a giovedì"), so no shared word is needed.
-    It must be about ``line`` above every other line of the context (``about``, as the change test
-    picks the memory a change is about), and hold a value of the kind asked.
+    The two must be about each other above every other line of the context (``about``, as the change
+    test picks the memory a change is about: one direction only let "il codice del cancello è 1957"
+    correct an order number), and it must hold a value of the kind asked.
     """
     vectors = _passage_vectors(lines)
     chain = [line]
@@ -479,6 +480,7 @@ def _corrections(
             and _denies_only(x.text, current.text)
             and judge(current.text, x.text, closeness=float(vectors[current] @ vectors[x])).relation == "supersedes"
             and _most_about(x, current, lines, vectors)
+            and _most_about(current, x, lines, vectors)
         ]
         if not later:
             break
