@@ -754,3 +754,59 @@ REPLIES = {
     "message": "message",
     "this_conversation": "earlier in this conversation",
 }
+
+# Kinds of things a person asks about by the kind ("what's my dog called?") and states by
+# the instance ("Biscuit … he's a beagle"), or the other way round (``liamemory.kinds``).
+# Each kind: the words that name it, single words that show one (a breed, a make, a drug),
+# and a pattern that shows one where no word list can (a dose). Keyed by kind: the words
+# of every language serve together, so an Italian question reaches an English statement.
+KINDS = {
+    "dog": (
+        ("dog", "dogs", "puppy", "pup", "doggo"),
+        ("beagle", "labrador", "retriever", "spaniel", "terrier", "poodle", "dachshund", "collie", "sheepdog",
+         "husky", "pug", "chihuahua", "whippet", "greyhound", "lurcher", "schnauzer", "rottweiler", "doberman",
+         "corgi", "cockapoo", "labradoodle", "cavapoo", "bulldog", "dalmatian", "weimaraner", "vizsla",
+         "springer", "pomeranian", "walkies", "woof", "barking", "leash"),
+        "",
+    ),
+    "cat": (
+        ("cat", "cats", "kitten", "kitty"),
+        ("tabby", "siamese", "persian", "ragdoll", "moggy", "sphynx", "purring", "meow", "miaow", "catnip",
+         "litter"),
+        "",
+    ),
+    "medication": (
+        ("pill", "pills", "tablet", "tablets", "medication", "medications", "medicine", "meds", "prescription",
+         "dose", "drug"),
+        ("inhaler", "insulin", "paracetamol", "ibuprofen", "aspirin", "warfarin", "levothyroxine", "sertraline",
+         "omeprazole", "metformin", "amlodipine", "ramipril", "lisinopril", "atorvastatin", "simvastatin"),
+        r"\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|ml)\b|\b[a-z]+(?:pril|sartan|olol|statin|prazole|dipine|formin|cillin|oxetine)\b",
+    ),
+    "car": (
+        ("car", "cars", "vehicle"),
+        ("fiat", "toyota", "yaris", "corolla", "prius", "volkswagen", "vw", "ford", "fiesta", "kuga", "renault",
+         "clio", "peugeot", "citroen", "skoda", "octavia", "fabia", "honda", "civic", "nissan", "qashqai", "micra",
+         "audi", "bmw", "mercedes", "kia", "hyundai", "tesla", "vauxhall", "corsa", "astra", "dacia", "sandero",
+         "volvo", "mazda", "hatchback", "suv", "mot"),
+        "",
+    ),
+    "landlord": (("landlord", "landlady"), ("rent", "tenancy", "lease", "tenant"), ""),
+    "school": (
+        ("school", "schools"),
+        ("primary", "secondary", "academy", "nursery", "pupils", "headteacher"),
+        "",
+    ),
+    "dentist": (
+        ("dentist", "dental"),
+        ("crown", "hygienist", "orthodontist", "braces", "tooth", "teeth", "molar"),
+        "",
+    ),
+    "doctor": (("doctor", "gp", "physician"), ("dr", "clinic"), ""),
+    "pharmacy": (("chemist", "pharmacy", "pharmacist"), ("boots", "lloyds", "superdrug", "prescriptions"), ""),
+    "allergy": (
+        ("allergy", "allergies", "allergic"),
+        ("penicillin", "peanut", "peanuts", "nuts", "latex", "pollen", "gluten", "lactose", "shellfish", "hives",
+         "antihistamine", "epipen"),
+        "",
+    ),
+}  # fmt: skip

@@ -559,3 +559,51 @@ REPLIES = {
     "message": "messaggio",
     "this_conversation": "poco fa in questa conversazione",
 }
+
+# Kinds of things, by kind: their names, the words that show one, a pattern (see ``en``).
+KINDS = {
+    "dog": (
+        ("cane", "cani", "cagnolino", "cagnolina", "cagnetto", "cagnetta", "cucciolo", "cucciola"),
+        ("bassotto", "bassotta", "bassottino", "bassottina", "barboncino", "meticcio", "meticcia", "volpino",
+         "segugio", "guinzaglio", "abbaia", "cuccia"),
+        "",
+    ),
+    "cat": (
+        ("gatto", "gatta", "gatti", "gattino", "gattina", "micio", "micia"),
+        ("tigrato", "tigrata", "soriano", "soriana", "persiano", "lettiera", "miagola", "fusa"),
+        "",
+    ),
+    "medication": (
+        ("pillola", "pillole", "pastiglia", "pastiglie", "compressa", "compresse", "farmaco", "farmaci",
+         "medicina", "medicinale", "medicinali"),
+        ("tachipirina", "cardioaspirina", "eutirox", "pantoprazolo", "insulina", "antistaminico"),
+        "",
+    ),
+    "car": (
+        ("macchina", "auto", "automobile", "vettura"),
+        ("panda", "ypsilon", "lancia", "alfa", "opel", "utilitaria", "targa", "bollo", "tagliando"),
+        "",
+    ),
+    "landlord": (
+        ("proprietario", "proprietaria", "padrone", "padrona"),
+        ("affitto", "inquilino", "inquilina", "canone", "caparra"),
+        "",
+    ),
+    "school": (
+        ("scuola", "scuole"),
+        ("elementare", "elementari", "liceo", "istituto", "asilo", "maestra", "maestro"),
+        "",
+    ),
+    "dentist": (
+        ("dentista", "dentisti"),
+        ("otturazione", "igienista", "ortodontista", "apparecchio", "dente", "denti", "molare", "carie"),
+        "",
+    ),
+    "doctor": (("medico", "dottore", "dottoressa"), ("dott", "ambulatorio"), ""),
+    "pharmacy": (("farmacia", "farmacista"), (), ""),
+    "allergy": (
+        ("allergia", "allergie", "allergico", "allergica"),
+        ("penicillina", "arachidi", "noci", "lattice", "polline", "glutine", "lattosio", "crostacei"),
+        "",
+    ),
+}  # fmt: skip
