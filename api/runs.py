@@ -56,7 +56,7 @@ class ThreadMessagesApi(APIView):
         data = TurnInSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         message, run = services.turn_submit(user=request.user, thread=thread, content=data.validated_data["content"])
-        body = TurnOutSerializer({"message": message, "run": run}).data
+        body = TurnOutSerializer({"message": message, "run": run}, context={"just_written": True}).data
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
 

@@ -52,8 +52,9 @@ class MessageOutSerializer(serializers.ModelSerializer):
         return is_stopped(message.content or [])
 
     def get_corrected(self, message: Message) -> bool:
-        # Lists annotate it (``conversations.selectors.message_list``); one message asks.
-        corrected = getattr(message, "corrected", None)
+        # Lists and a run's reply annotate it (``conversations.selectors``); the message a turn
+        # just wrote has nothing correcting it yet (``just_written``); any other one asks.
+        corrected = False if self.context.get("just_written") else getattr(message, "corrected", None)
         return message.corrections.exists() if corrected is None else bool(corrected)
 
     @extend_schema_field(CorrectionOutSerializer(allow_null=True))

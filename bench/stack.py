@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 
 from agents.checkpointer import delete_checkpoints
+from liamemory.management.commands.runstack import BACKGROUND_NICE, turn_worker_layout
 
 REPO = Path(__file__).resolve().parent.parent
 CLIENT_PREFIX = "bench-client-"
@@ -83,6 +84,8 @@ class Stack:
     background: int = 1
     # With a turn queue: how many turn-worker processes share it (``concurrency`` threads each).
     turn_workers: int = 1
+    # The background worker's niceness (``make run`` lowers its priority: ``BACKGROUND_NICE``).
+    background_nice: int = 0
     env: dict[str, str] = field(default_factory=dict)
     web_env: dict[str, str] = field(default_factory=dict)
     log_dir: Path = field(default_factory=lambda: REPO / "bench" / "results")
@@ -90,18 +93,21 @@ class Stack:
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
 
     @classmethod
-    def production(cls, *, turn_workers: int = 2, concurrency: int = 0, threads: int = 32, **kw) -> Stack:
-        """64 model calls in flight over ``turn_workers`` processes (``concurrency`` threads each).
+    def production(cls, *, turn_workers: int = 0, concurrency: int = 0, threads: int = 32, **kw) -> Stack:
+        """``make run``'s turn workers (``runstack.turn_worker_layout``): 64 model calls in flight
+        over one process per core (two here), or over ``turn_workers`` processes.
 
-        Two by default, one per core here: with one process its interpreter lock held the
-        turns back (bench.throughput --turn-workers 1 2 4, same run: 4.14 / 5.41 / 5.27
-        turns/s at 8 clients; docs/scaling.md).
+        With one process its interpreter lock held the turns back (bench.throughput
+        --turn-workers 1 2 4, same run: 4.14 / 5.41 / 5.27 turns/s at 8 clients;
+        docs/scaling.md). The background worker runs at ``make run``'s lower priority.
         """
+        turn_workers, per_process = turn_worker_layout(turn_workers)
         return cls(
             web_workers=2,
             threads=threads,
-            concurrency=concurrency or max(8, 64 // turn_workers),
+            concurrency=concurrency or max(8, per_process),
             turn_workers=turn_workers,
+            background_nice=kw.pop("background_nice", BACKGROUND_NICE),
             pool="threads",
             turn_queue="turns",
             env={"DB_POOL_MAX_SIZE": "12", "CHECKPOINT_POOL_MAX_SIZE": "8", **kw.pop("env", {})},
@@ -115,7 +121,8 @@ class Stack:
         if self.turn_queue:
             times = f"{self.turn_workers} × " if self.turn_workers > 1 else ""
             label = label.replace("celery ", f"celery {times}", 1)
-            label += f" (turns) + celery prefork {self.background} (background)"
+            nice = f", nice {self.background_nice}" if self.background_nice else ""
+            label += f" (turns) + celery prefork {self.background} (background{nice})"
         return label
 
     @property
@@ -164,6 +171,7 @@ class Stack:
         }
         if self.turn_queue:
             commands["background"] = [
+                *(["nice", "-n", str(self.background_nice)] if self.background_nice else []),
                 sys.executable,
                 "-m",
                 "celery",
@@ -356,6 +364,10 @@ class Turn:
     run_id: str
     status: str
     first_text_s: float | None = None  # streaming clients: when the first words arrived
+    # Wall-clock (epoch) times of the POST leaving and of the client seeing the run end: set
+    # beside the run's own timestamps, they split a turn into its stages (bench.throughput).
+    posted_at: float = 0.0
+    ended_at: float = 0.0
 
 
 class ChatClient:
@@ -382,7 +394,7 @@ class ChatClient:
         # embedding cached, which a user's next message never does.
         text = f"{SCRIPT[self.n % len(SCRIPT)].format(n=1000 + self.index)} (turn {self.n})"
         self.n += 1
-        started = time.perf_counter()
+        started, posted_at = time.perf_counter(), time.time()
         try:
             reply = self.http.post(f"/api/threads/{self.thread_id}/messages", json={"content": text})
             if reply.status_code == 409:  # the previous run is still going (after an error turn)
@@ -393,7 +405,7 @@ class ChatClient:
         except httpx.HTTPError:
             return Turn(time.perf_counter() - started, "", "error")
         if self.follow == "stream":
-            return self._stream(run["id"], started)
+            return self._stamped(self._stream(run["id"], started), posted_at)
         deadline = time.monotonic() + TURN_TIMEOUT
         status = run["status"]
         etag = ""
@@ -406,7 +418,12 @@ class ChatClient:
                     etag = answer.headers.get("ETag", "")
             except httpx.HTTPError:
                 time.sleep(0.2)  # poll again
-        return Turn(time.perf_counter() - started, run["id"], status)
+        return self._stamped(Turn(time.perf_counter() - started, run["id"], status), posted_at)
+
+    @staticmethod
+    def _stamped(turn: Turn, posted_at: float) -> Turn:
+        turn.posted_at, turn.ended_at = posted_at, time.time()
+        return turn
 
     def _stream(self, run_id: str, started: float) -> Turn:
         first, status, event = None, "error", ""

@@ -36,6 +36,7 @@ the same two cores as the servers.
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 import sys
 import time
@@ -79,6 +80,54 @@ def memory_share(run_ids: list[str]) -> dict:
     }
 
 
+STAGES = ("post", "queue", "context", "model", "persist", "follow")
+
+
+def stages(turns: list) -> dict:
+    """Where a completed turn's time went, from the client's clock and the run's own rows.
+
+    post: the client's POST until the run row exists; queue: until a worker claimed it;
+    context: until the context was built (its trace event); model: until the model's reply
+    was traced; persist: until the run finished; follow: until the client saw the end.
+    Median and p95 of each stage, and the mean of each over the slowest 5 % of turns (what
+    the latency tail is made of). Same host, so the clocks agree.
+    """
+    by_run = {t.run_id: t for t in turns if t.status == "completed" and t.posted_at}
+    marks: dict[str, dict[str, float]] = {}
+    events = TraceEvent.objects.filter(kind__in=[TraceKind.CONTEXT, TraceKind.MODEL_CALL], run_id__in=list(by_run))
+    for run_id, kind, at in events.order_by("id").values_list("run_id", "kind", "created_at"):
+        # The first model call of the turn (the fake and offline models make one).
+        marks.setdefault(str(run_id), {}).setdefault(kind, at.timestamp())
+    rows = []
+    for run_id, created, started, finished in Run.objects.filter(pk__in=list(by_run)).values_list(
+        "pk", "created_at", "started_at", "finished_at"
+    ):
+        turn, mark = by_run[str(run_id)], marks.get(str(run_id), {})
+        if started is None or finished is None or TraceKind.CONTEXT not in mark or TraceKind.MODEL_CALL not in mark:
+            continue
+        points = [
+            turn.posted_at,
+            created.timestamp(),
+            started.timestamp(),
+            mark[TraceKind.CONTEXT],
+            mark[TraceKind.MODEL_CALL],
+            finished.timestamp(),
+            turn.ended_at,
+        ]
+        rows.append([(b - a) * 1000 for a, b in itertools.pairwise(points)])
+    if not rows:
+        return {}
+    slowest = sorted(rows, key=sum, reverse=True)[: max(1, len(rows) // 20)]
+    return {
+        name: {
+            "median_ms": round(statistics.median(r[i] for r in rows)),
+            "p95_ms": round(percentile([r[i] for r in rows], 95)),
+            "slowest_5pct_mean_ms": round(statistics.fmean(r[i] for r in slowest)),
+        }
+        for i, name in enumerate(STAGES)
+    }
+
+
 def runs_left_behind(user_prefix: str, since) -> int:
     """Runs of this level still queued or running once its clients stopped and a second passed (lost runs)."""
 
@@ -99,9 +148,9 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
         load_before = load_average()
         since = timezone.now()
         cpu_before, db_before = stack.cpu_seconds(), database_cpu_seconds()
-        started = time.perf_counter()
+        started, clients_cpu = time.perf_counter(), time.process_time()
         turns = drive(clients, seconds=seconds)
-        elapsed = time.perf_counter() - started
+        elapsed, clients_cpu = time.perf_counter() - started, time.process_time() - clients_cpu
         cpu_after, db_after = stack.cpu_seconds(), database_cpu_seconds()
         for c in clients:
             c.close()
@@ -110,10 +159,13 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
         lat = [t.latency_s * 1000 for t in ok]
         first = [t.first_text_s * 1000 for t in ok if t.first_text_s is not None]
         share = memory_share([t.run_id for t in ok])
+        where = stages(ok)
         # CPU per completed turn, process time (not wall time: the machine may be shared).
         per_turn = max(1, len(ok))
         cpu = {name: round((cpu_after[name] - cpu_before.get(name, 0)) * 1000 / per_turn, 1) for name in cpu_after}
         cpu["database"] = round(sum(v - db_before.get(pid, 0) for pid, v in db_after.items()) * 1000 / per_turn, 1)
+        # The load generator's own share of the same cores (this process: the clients' threads).
+        cpu["clients"] = round(clients_cpu * 1000 / per_turn, 1)
         r = {
             "turns": len(turns),
             "completed": len(ok),
@@ -125,6 +177,7 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
             "first_text_median_ms": round(statistics.median(first), 1) if first else None,
             "load_average": [load_before, load_average()],
             "cpu_ms_per_turn": cpu,
+            "stages": where,
             **share,
         }
         out[str(level)] = r
@@ -135,6 +188,13 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
             f"{r['latency_median_ms']} ms, p95 {r['latency_p95_ms']} ms{first_words}; memory layer "
             f"{(r['memory_share'] or 0):.1%} of run time; queue wait {r['queue_wait_ms_mean']} ms/run; "
             f"load {load_before} → {load_average()}; CPU ms per turn {cpu}",
+            flush=True,
+        )
+        print(
+            "     stages median / p95 / slowest 5 % mean (ms): "
+            + "; ".join(
+                f"{k} {v['median_ms']} / {v['p95_ms']} / {v['slowest_5pct_mean_ms']}" for k, v in where.items()
+            ),
             flush=True,
         )
     return out
@@ -152,8 +212,13 @@ def main() -> int:
         "--turn-workers",
         type=int,
         nargs="+",
-        default=[2],
-        help="production setup: turn-worker processes on the turns queue, one run per count (e.g. 1 2 4)",
+        default=[0],
+        help="production setup: turn-worker processes on the turns queue, one run per count (e.g. 1 2 4; "
+        "default: make run's, one per core)",
+    )
+    parser.add_argument("--web-threads", type=int, default=32, help="production setup: threads per web process")
+    parser.add_argument(
+        "--background-nice", type=int, help="production setup: the background worker's niceness (make run's: 10)"
     )
     parser.add_argument("--poll-seconds", type=float, help="default 0.02 offline, 0.2 with a delay")
     args = parser.parse_args()
@@ -173,7 +238,8 @@ def main() -> int:
             extra = fake.env if fake else {}
             if which == "production":
                 # The same threads in all: 64 model calls in flight split over the processes.
-                stack = Stack.production(env=dict(extra), turn_workers=n)
+                nice = {} if args.background_nice is None else {"background_nice": args.background_nice}
+                stack = Stack.production(env=dict(extra), turn_workers=n, threads=args.web_threads, **nice)
             else:
                 stack = Stack(env=dict(extra))
             key = which if len(args.turn_workers) == 1 else f"{which}_{n}_turn_workers"

@@ -168,6 +168,10 @@ class MessageEmbedding(models.Model):
     # Which model made the vector: a vector of another model is ignored and re-made.
     model = models.CharField(max_length=64)
     vector = models.BinaryField()
+    # The same vector as int8 (``embeddings.to_int8_bytes``): the exact scan's first pass over
+    # a long thread reads these, half the bytes (``conversations.vector_search``). Written
+    # with the vector; empty only on a row written before migration 0010 filled them.
+    vector_int8 = models.BinaryField(null=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -39,7 +39,7 @@ STORES = (
         "embeddings",
         model="conversations.MessageEmbedding",
         keys=(Key("thread", Parent.THREAD, DELETE), Key("message", Parent.MESSAGE, DELETE)),
-        content=("vector",),
+        content=("vector", "vector_int8"),
         description="the search index of your messages",
     ),
 )

@@ -57,7 +57,7 @@ from conversations.informative import carries_nothing, near_identical
 from conversations.models import MessageRole, Thread
 from conversations.selectors import TOOL_USE_CONTENT, asked_before, hit_rows, said_rows_at
 from liamemory import embeddings
-from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, query_terms, tsquery_text
+from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, kind_terms, query_terms, tsquery_text
 
 __all__ = [
     "RELEVANCE_COSINE_FLOOR",
@@ -157,16 +157,17 @@ class _LexicalRows:
 
 
 def _history_candidates(
-    *, rows: _LexicalRows, scope_params: dict, query: str, terms: list[str], before: int
+    *, rows: _LexicalRows, scope_params: dict, query: str, terms: list[str], before: int, also: list[str]
 ) -> _Scores:
+    """``also``: words looked for besides ``terms`` (``kind_terms``), not required of the older rows."""
     scores = _Scores()
     if not terms:
         return scores
     dates = date_terms(query)
     params = {
         **scope_params,
-        "terms": terms,
-        "tsq": tsquery_text(terms),
+        "terms": terms + also,
+        "tsq": tsquery_text(terms + also),
         "tsq_all": tsquery_text(terms, every=True),
         "window": rows.window,
         "older": LEXICAL_OLDER,
@@ -271,7 +272,9 @@ def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
     return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
-def _history_hits(scores: _Scores, terms: list[str], limit: int, *, own_only: bool) -> list[HistoryHit]:
+def _history_hits(
+    scores: _Scores, terms: list[str], limit: int, *, own_only: bool, also: list[str]
+) -> list[HistoryHit]:
     ranked = _rank_history(scores, limit, own_only=own_only)
     rows = hit_rows(message_ids=[c.id for c, _, _ in ranked])
     return [
@@ -281,10 +284,10 @@ def _history_hits(scores: _Scores, terms: list[str], limit: int, *, own_only: bo
             sequence=c.sequence,
             role=rows[c.id].role,
             created_at=rows[c.id].created_at,
-            excerpt=_excerpt(rows[c.id].text, terms),
+            excerpt=_excerpt(rows[c.id].text, terms + also),
             score=score,
             signals=signals,
-            word_share=c.coverage / max(1, len(terms)),
+            word_share=min(1.0, c.coverage / max(1, len(terms))),
             cosine_margin=None if c.cosine is None else c.cosine - c.unrelated,
             asked=rows[c.id].asked,
         )
@@ -302,11 +305,13 @@ def _search_scope(
     limit: int,
     own_only: bool = False,
     lexical: _LexicalRows | None = None,
+    kinds: bool = False,
 ) -> list[HistoryHit]:
     query = (query or "")[:MAX_QUERY_CHARS]
     terms = query_terms(query)
     if limit <= 0 or not terms:  # nothing but stop words: nothing to look for
         return []
+    also = kind_terms(query) if kinds else []
     # The question is embedded in another thread while the lexical statement runs.
     question = embeddings.query_vector_soon(query[:MAX_QUERY_CHARS]) if embeddings.enabled() else None
     scores = _history_candidates(
@@ -315,9 +320,10 @@ def _search_scope(
         rows=lexical or _LexicalRows.of_scope(scope_sql),
         scope_params=scope_params,
         before=before,
+        also=also,
     )
     _vector_candidates(question=question, scores=scores, scope_sql=scope_sql, scope_params=scope_params, before=before)
-    return _history_hits(scores, terms, limit, own_only=own_only)
+    return _history_hits(scores, terms, limit, own_only=own_only, also=also)
 
 
 # What was said in a thread: the person's messages, the replies, correction notes. Tool
@@ -333,11 +339,13 @@ _SAID_IN_THREAD_MESSAGES = """{t}.thread_id = %(thread)s AND {t}.role <> %(tool_
 
 
 def search_history(
-    *, thread: Thread, query: str, before_sequence: int | None = None, limit: int = 10
+    *, thread: Thread, query: str, before_sequence: int | None = None, limit: int = 10, kinds: bool = False
 ) -> list[HistoryHit]:
     """Messages of ``thread`` (older than ``before_sequence`` when given) ranked for ``query``.
 
-    Tool calls and tool results are not searched (``_SAID_IN_THREAD_MESSAGES``).
+    Tool calls and tool results are not searched (``_SAID_IN_THREAD_MESSAGES``). ``kinds``: also
+    the words that show one of the kinds the query names, or name the kind it shows one of
+    (``liamemory.search_terms.kind_terms``: "my dog" / "he's a beagle"), as the context looks.
 
     Three queries at most: the lexical ranking, the nearest vectors, the hits' texts;
     the question is embedded meanwhile. On a long thread the lexical ranking reads the
@@ -350,6 +358,7 @@ def search_history(
         query=query,
         before=before_sequence if before_sequence is not None else 2**31 - 1,
         limit=limit,
+        kinds=kinds,
     )
 
 
@@ -494,6 +503,7 @@ def search_other_threads(*, user: AbstractBaseUser, thread: Thread, query: str, 
         before=2**31 - 1,
         limit=limit * 3,
         own_only=True,
+        kinds=True,
     )
     return informative_hits([h for h in hits if _relevant_to_a_person(h)], query=query)[:limit]
 

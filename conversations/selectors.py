@@ -157,8 +157,15 @@ def thread_exists(*, thread_id: uuid.UUID | str) -> bool:
 
 
 def run_reply_message(*, run_id: uuid.UUID | str) -> Message | None:
-    """The last assistant message a run wrote (the caller knows the run completed or was stopped)."""
-    return Message.objects.filter(run_id=run_id, role=MessageRole.ASSISTANT).order_by("-sequence").first()
+    """The last assistant message a run wrote (the caller knows the run completed or was stopped),
+    with ``corrected`` (as ``message_list``): the end of every streamed turn reads it, in one query."""
+    notes = Message.objects.filter(corrects=OuterRef("pk"))
+    return (
+        Message.objects.filter(run_id=run_id, role=MessageRole.ASSISTANT)
+        .annotate(corrected=Exists(notes))
+        .order_by("-sequence")
+        .first()
+    )
 
 
 def run_messages(*, run_id: uuid.UUID | str) -> list[Message]:

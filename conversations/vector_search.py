@@ -9,7 +9,9 @@ once per process, on first use, by probing the database:
   column (``halfvec(384)``) and HNSW index: the database ranks and sends back only
   the nearest rows (the embedded PostgreSQL of ``make run`` ships pgvector).
 - ``exact`` everywhere else (PostgreSQL 15 from Debian has no pgvector package): the
-  scope's newest vectors are read as float16 bytes and compared in numpy, as before.
+  scope's newest vectors are read as float16 bytes and compared in numpy; on a long
+  scope the older ones are ranked first by their int8 copies, and only the best of them
+  are read whole (``ExactScan``).
 
 HNSW rather than IVFFlat: IVFFlat's lists are trained from the rows present when the
 index is built, so an index made by a migration on an empty table stays poor as the
@@ -47,6 +49,9 @@ COLUMN = "embedding"
 TABLE = "conversations_messageembedding"
 # The newest embedded messages of a scope that the exact backend reads.
 EXACT_SCAN = 20_000
+# The exact backend reads this many rows whole per row it returns: a scope's newest, then
+# the best of the older ones by their int8 copies.
+RESCORE = 2
 # Cosines are compared to this many decimals (float16 vectors carry about three).
 DIGITS = 6
 
@@ -89,9 +94,19 @@ def _binary_cursor() -> Iterator[CursorWrapper]:
 
 
 class ExactScan:
-    """Read the scope's newest vectors and compare them all in numpy.
+    """Compare the scope's newest vectors with the query in numpy, exactly.
 
-    ``binary=False`` reads them in text format, as before (benchmarks compare the two).
+    A scope of up to ``RESCORE`` × ``limit`` rows is read and compared whole, as always. On a
+    longer one (a thread of 10,000 messages) those newest rows are compared exactly and the
+    older ones first by their int8 copies (``MessageEmbedding.vector_int8``: half the bytes
+    to send, read and convert); the float16 vectors of the older rows' best ``RESCORE`` ×
+    ``limit`` by the copy, of the rows asked for (``also``) and of any row without a copy
+    (written before copies existed) are then read, and every row read whole is ranked by its
+    exact cosine. The exact nearest ``limit`` were inside the int8 pass's best 1.4 × ``limit``
+    for every development question (``liamemory.embeddings.INT8_SCALE``), so the rows, their
+    cosines and their order are those of comparing every vector exactly (tested).
+
+    ``binary=False`` reads them in text format (benchmarks compare the two).
     """
 
     name = "exact"
@@ -106,11 +121,28 @@ WHERE {{scope}} AND e.sequence < %(before)s AND e.model = %(model)s
 ORDER BY e.message_id DESC
 LIMIT %(scan)s
 """
+    # The scope's older rows (before ``%(oldest)s``, newest first) by their int8 copies, then
+    # the float16 vectors of those chosen by id.
+    INT8_SQL = f"""
+SELECT e.message_id, CASE WHEN octet_length(e.vector_int8) = %(width)s THEN e.vector_int8 END
+FROM {TABLE} e
+WHERE {{scope}} AND e.sequence < %(before)s AND e.model = %(model)s AND e.message_id < %(oldest)s
+ORDER BY e.message_id DESC
+LIMIT %(scan)s
+"""
+    CHOSEN_SQL = f"""
+SELECT e.message_id, e.sequence, e.vector, {{thread}}
+FROM {TABLE} e
+WHERE e.message_id = ANY (%(ids)s::bigint[]) AND e.model = %(model)s
+ORDER BY e.message_id DESC
+"""
 
     def nearest(
         self, *, scope_sql: str, scope_params: dict, before: int, query: Future, limit: int, also: list[int]
     ) -> list[Near]:
-        params = {**scope_params, "before": before, "model": embeddings.MODEL_NAME, "scan": EXACT_SCAN}
+        scope = scope_sql.format(t="e")
+        whole = RESCORE * limit
+        params = {**scope_params, "before": before, "model": embeddings.MODEL_NAME, "scan": whole}
         # A scope of one thread (``%(thread)s``) is not sent back on every row: making
         # 10,000 uuid objects was 3 of the 10 ms of client CPU of reading a long thread's
         # vectors (bench/README.md, "Fast at scale").
@@ -118,21 +150,37 @@ LIMIT %(scan)s
         thread_column = "NULL::uuid" if one_thread is not None else "e.thread_id"
         # The rows are read while the query is still being embedded in another thread.
         with _binary_cursor() if self.binary else connection.cursor() as cursor:
-            cursor.execute(self.SQL.format(scope=scope_sql.format(t="e"), thread=thread_column), params)
+            cursor.execute(self.SQL.format(scope=scope, thread=thread_column), params)
             rows = cursor.fetchall()
+            if len(rows) == whole:
+                cursor.execute(
+                    self.INT8_SQL.format(scope=scope),
+                    {
+                        **params,
+                        "oldest": rows[-1][0],
+                        "scan": max(0, EXACT_SCAN - whole),
+                        "width": embeddings.INT8_BYTES,
+                    },
+                )
+                chosen = _int8_best(cursor.fetchall(), query=query, count=whole, also=also)
+                cursor.execute(
+                    self.CHOSEN_SQL.format(thread=thread_column), {"ids": chosen, "model": embeddings.MODEL_NAME}
+                )
+                rows += cursor.fetchall()
         if not rows:
             return []
+        # Newest first, as the rows were always compared: equal cosines keep that order.
         # float64, then rounded: equal vectors get equal cosines (a float32 matrix product
         # may not, from one row to the next), and both backends agree to the digit. The
         # blobs are joined as psycopg hands them over: a copy of each as ``bytes`` first
         # was 0.7 ms of CPU on 10,000 rows.
         matrix = embeddings.from_bytes([r[2] for r in rows], dtype=np.float64)
         cosines = np.round(matrix @ _rounded(query.result()).astype(np.float64), DIGITS)
-        chosen = np.zeros(len(rows), dtype=bool)
-        chosen[np.argsort(-cosines, kind="stable")[:limit]] = True
+        chosen_rows = np.zeros(len(rows), dtype=bool)
+        chosen_rows[np.argsort(-cosines, kind="stable")[:limit]] = True
         if also:
             ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-            chosen |= np.isin(ids, np.asarray(also, dtype=np.int64))
+            chosen_rows |= np.isin(ids, np.asarray(also, dtype=np.int64))
         return [
             Near(
                 message_id=rows[i][0],
@@ -140,8 +188,25 @@ LIMIT %(scan)s
                 sequence=rows[i][1],
                 cosine=float(cosines[i]),
             )
-            for i in np.flatnonzero(chosen).tolist()
+            for i in np.flatnonzero(chosen_rows).tolist()
         ]
+
+
+def _int8_best(rows: list[tuple], *, query: Future, count: int, also: list[int]) -> list[int]:
+    """Of ``(message_id, int8 copy)`` rows, the ids to compare exactly: the ``count`` nearest by
+    the copies, those in ``also`` and those without a copy (``INT8_SQL`` sends none of another size)."""
+    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    copies = [r[1] for r in rows]
+    copied = np.ones(len(rows), dtype=bool)
+    if None in copies:
+        copied = np.array([c is not None for c in copies], dtype=bool)
+        copies = [c for c in copies if c is not None]
+    best = ids[copied]
+    if len(best) > count:
+        nearness = embeddings.int8_matrix(b"".join(copies)) @ _rounded(query.result())
+        best = best[np.argpartition(-nearness, count)[:count]]
+    asked = ids[np.isin(ids, np.asarray(also, dtype=np.int64))]
+    return np.unique(np.concatenate([best, asked, ids[~copied]])).tolist()
 
 
 class PgVector:

@@ -7,6 +7,7 @@ Shared by history search (``conversations.search``) and memory recall
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from liamemory import language
 
@@ -41,6 +42,61 @@ def query_terms(query: str) -> list[str]:
         if len(terms) >= MAX_QUERY_TERMS:
             break
     return terms
+
+
+# Kinds of things (``language`` KINDS): what names each, the single words that show one and
+# a pattern that shows one where no word list can ("5mg"), every language's together.
+_KINDS = {kind: [m.KINDS[kind] for m in language.LANGUAGES.values()] for kind in language.words(language.DEFAULT).KINDS}
+_KIND_NAMES = {kind: frozenset(w for names, _, _ in entries for w in names) for kind, entries in _KINDS.items()}
+_KIND_CUES = {kind: frozenset(w for _, cues, _ in entries for w in cues) for kind, entries in _KINDS.items()}
+_KIND_PATTERNS = {
+    kind: re.compile("|".join(f"(?:{p})" for _, _, p in entries if p), re.I) for kind, entries in _KINDS.items()
+}
+
+
+def _words(text: str) -> set[str]:
+    """Every word of ``text``, lower-cased, and each English plural's singular ("beagles": "beagle")."""
+    found = set(_WORD_RE.findall((text or "")[:MAX_QUERY_CHARS].lower().replace("’", "'").replace("'", " ")))
+    return found | {w[:-1] for w in found if len(w) > 3 and w.endswith("s")}
+
+
+def _kinds(words: set[str], text: str) -> tuple[set[str], set[str]]:
+    """The kinds ``text`` names and the kinds it shows one of (by a word or the kind's pattern)."""
+    named = {kind for kind, names in _KIND_NAMES.items() if words & names}
+    shown = {
+        kind
+        for kind, cues in _KIND_CUES.items()
+        if words & cues or (_KIND_PATTERNS[kind].pattern and _KIND_PATTERNS[kind].search(text))
+    }
+    return named, shown
+
+
+def kind_terms(query: str) -> list[str]:
+    """Words to look for besides the query's own: what shows one of the kinds it names, and the
+    names of the kinds it shows one of.
+
+    "what's my dog's name?" is answered by "Biscuit … he's a beagle", "how old is my beagle?"
+    by "our dog is nine": the stating turn and the question share neither a word nor, by
+    e5-small's cosine, a meaning (bench/README.md, "Every fact reaches the context").
+    """
+    words = _words(query)
+    named, shown = _kinds(words, query)
+    extra = {w for kind in named for w in _KIND_CUES[kind]} | {w for kind in shown - named for w in _KIND_NAMES[kind]}
+    return sorted(extra - words - STOP_WORDS)
+
+
+def kinds_linked(query: str) -> Callable[[str], bool] | None:
+    """A test of whether a text shows one of the kinds ``query`` names, or names a kind ``query`` shows
+    one of ("which blood pressure pill am I on?" / "I'm on Ramipril 5mg"); None when it has none."""
+    q_named, q_shown = _kinds(_words(query), query)
+    if not (q_named or q_shown):
+        return None
+
+    def linked(text: str) -> bool:
+        named, shown = _kinds(_words(text), text)
+        return bool(q_named & shown or q_shown & named)
+
+    return linked
 
 
 def tsquery_text(terms: list[str], *, every: bool = False) -> str:

@@ -15,12 +15,12 @@ from django.db import connection
 from django.utils import timezone
 
 from liamemory import embeddings
-from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, query_terms, tsquery_text
+from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, kind_terms, kinds_linked, query_terms, tsquery_text
 from memories.models import Memory, MemoryStatus
 
 # The reciprocal-rank-fusion constant and each list's weight.
 RRF_K = 60
-MEMORY_WEIGHTS = {"stem": 1.0, "simple": 0.7, "trigram": 0.7, "coverage": 0.4, "cosine": 3.0}
+MEMORY_WEIGHTS = {"stem": 1.0, "simple": 0.7, "trigram": 0.7, "coverage": 0.4, "cosine": 3.0, "kind": 1.0}
 MEMORY_TRIGRAM_FLOOR = 0.3
 MEMORY_VECTOR_SCAN = 2_000
 # A memory that no lexical list found is recalled only when its cosine exceeds what
@@ -125,12 +125,21 @@ _FIELDS = [f.attname for f in Memory._meta.concrete_fields]
 
 
 def _memory_rows(
-    *, user: AbstractBaseUser, terms: list[str], kinds: list[str] | None, vectors: bool, successors: bool
+    *,
+    user: AbstractBaseUser,
+    terms: list[str],
+    also: list[str],
+    kinds: list[str] | None,
+    vectors: bool,
+    successors: bool,
 ) -> tuple[list[_Row], list[_Row]]:
-    """The active candidates and, when ``successors``, the superseded memories that match: one statement."""
+    """The active candidates and, when ``successors``, the superseded memories that match: one statement.
+
+    ``also``: words matched besides ``terms`` (``kind_terms``), left out of the trigram text.
+    """
     params = {
-        "tsq": tsquery_text(terms),
-        "terms": terms,
+        "tsq": tsquery_text(terms + also),
+        "terms": terms + also,
         "qtext": " ".join(terms),
         "trigram": MEMORY_TRIGRAM_FLOOR,
         "user": user.pk,
@@ -186,7 +195,9 @@ def search_memories(
     vectors = embeddings.enabled()
     # Embedded in another thread while the ranking statement runs (cached per process).
     future = embeddings.query_vector_soon(query) if vectors else None
-    rows, superseded = _memory_rows(user=user, terms=terms, kinds=kinds, vectors=vectors, successors=True)
+    rows, superseded = _memory_rows(
+        user=user, terms=terms, also=kind_terms(query), kinds=kinds, vectors=vectors, successors=True
+    )
     cosine: dict[int, float] = {}
     floor = 1.0
     embedded = [r for r in rows if r.vector is not None]
@@ -195,7 +206,11 @@ def search_memories(
         sims = embeddings.from_bytes([r.vector for r in embedded if r.vector is not None]) @ question
         cosine = {r.memory.pk: float(v) for r, v in zip(embedded, sims, strict=True)}
         floor = embeddings.unrelated_similarity(question) + MEMORY_COSINE_MARGIN
-    rows = [r for r in rows if r.lexical or cosine.get(r.memory.pk, 0.0) >= floor]
+    # A memory that shows one of the kinds the query names ("I'm on Ramipril 5mg" for "which pill
+    # am I on?") counts as found by its words; the vector part reads every recent memory.
+    shows_kind = kinds_linked(query)
+    linked = {r.memory.pk for r in rows if shows_kind and shows_kind(r.memory.content)}
+    rows = [r for r in rows if r.lexical or r.memory.pk in linked or cosine.get(r.memory.pk, 0.0) >= floor]
     if not rows:
         return _successors(user=user, superseded=superseded, kinds=kinds, found=set(), limit=limit, score=0.0)
     keys = [r.memory.pk for r in rows]
@@ -205,6 +220,7 @@ def search_memories(
         "trigram": {r.memory.pk: r.trigram for r in rows},
         "coverage": {r.memory.pk: float(r.coverage) for r in rows},
         "cosine": {k: cosine.get(k, 0.0) for k in keys},
+        "kind": {k: float(k in linked) for k in keys},
     }
     fused, _ = _fuse(keys, signals, MEMORY_WEIGHTS)
     memories = {r.memory.pk: r.memory for r in rows}

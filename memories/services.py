@@ -151,6 +151,25 @@ def _closeness(content: str, rows: list[Memory]) -> tuple[dict[int, float], np.n
     )
 
 
+def change_verdicts(
+    content: str,
+    candidates: list[tuple[int, str, float | None]],
+    *,
+    vector: np.ndarray | None,
+    old_vectors: dict[int, np.ndarray] | None,
+) -> list[tuple[int, Verdict]]:
+    """The memories (id, text, closeness) ``content`` restates or supersedes, by this installation's
+    thresholds: what every write decides, also run without a database (``bench.productchat.facts``)."""
+    return choose(
+        content,
+        candidates,
+        vector=vector,
+        old_vectors=old_vectors,
+        duplicate_similarity=setting("MEMORY_DUPLICATE_SIMILARITY", 0.6),
+        subject_similarity=setting("MEMORY_SUBJECT_SIMILARITY", 0.8),
+    )
+
+
 def _judged_candidates(*, user: User, kind: str, content: str, statuses: Sequence[str]) -> list[tuple]:
     """(memory, verdict) for the memories ``content`` restates or supersedes; the rest are left alone.
 
@@ -160,13 +179,9 @@ def _judged_candidates(*, user: User, kind: str, content: str, statuses: Sequenc
     """
     rows = _candidates(user=user, kind=kind, statuses=statuses)
     closeness, vector, old_vectors = _closeness(content, rows)
-    thresholds = {
-        "duplicate_similarity": setting("MEMORY_DUPLICATE_SIMILARITY", 0.6),
-        "subject_similarity": setting("MEMORY_SUBJECT_SIMILARITY", 0.8),
-    }
     by_pk = {m.pk: m for m in rows}
     candidates = [(m.pk, m.content, closeness.get(m.pk)) for m in rows]
-    picked = choose(content, candidates, vector=vector, old_vectors=old_vectors, **thresholds)
+    picked = change_verdicts(content, candidates, vector=vector, old_vectors=old_vectors)
     judged = [(by_pk[pk], v) for pk, v in picked if v.relation == "supersedes" or by_pk[pk].kind == kind]
     judged.sort(key=lambda pair: pair[1].similarity, reverse=True)
     return judged
@@ -211,6 +226,7 @@ def memory_remember(
     source_message=None,
     source_run=None,
     actor: User | None = None,
+    only_if_it_replaces: bool = False,
 ) -> RememberOutcome:
     """Store one short fact about ``user``, or say precisely why not.
 
@@ -218,7 +234,9 @@ def memory_remember(
     changes what a memory said (close in meaning, and saying what happened: another
     value, an end, a correction, a negation) supersedes it, with why in its history; a kind
     that needs review is stored ``pending``. ``actor`` is the human behind the write
-    (user or staff), None for agents and workflows.
+    (user or staff), None for agents and workflows. ``only_if_it_replaces``: a change said
+    in passing ("padel moved to Wednesday") is kept only as the newer version of a memory it
+    supersedes; otherwise it is plans or someone else's news, and is refused.
     """
     # Judged as said ("actually", "now" tell a change), stored as a fact (``memory_text``).
     said = clean_content(content)
@@ -236,6 +254,12 @@ def memory_remember(
         _lock_user(user)
         statuses = [MemoryStatus.PENDING] if needs_review else [MemoryStatus.ACTIVE]
         judged = _judged_candidates(user=user, kind=kind, content=said, statuses=statuses)
+        if only_if_it_replaces and not by_model and all(v.relation != "supersedes" for _, v in judged):
+            raise MemoryWriteRefused(
+                "It replaces no stored fact, and a change on its own is not one to keep.",
+                "Do not retry. Store it as a plain fact only if it is a lasting fact about the user.",
+                code="replaces_nothing",
+            )
         duplicate = next((m for m, verdict in judged if verdict.relation == "same"), None)
         if duplicate is not None:
             _restate(duplicate, content=content, importance=importance, actor=actor, reason=reason)

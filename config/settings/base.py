@@ -253,6 +253,14 @@ else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600),
     }
+# A worker takes a task only when one of its slots is free (Redis only; Celery ignores it
+# elsewhere). By default each turn-worker process reserved up to 4 × its threads, so with
+# several processes on the turn queue a turn could wait behind a busy process's 32 model
+# calls while another process had threads idle (bench.throughput --model-delay 2: one of
+# two processes ran nearly every turn, queue wait 2.4 s median at load 15).
+CELERY_WORKER_DISABLE_PREFETCH = env.bool(
+    "CELERY_WORKER_DISABLE_PREFETCH", default=CELERY_BROKER_URL.startswith(("redis://", "rediss://"))
+)
 # Task state lives in our own tables (Run.status); no result backend means no copy of
 # task results to erase.
 CELERY_TASK_IGNORE_RESULT = True

@@ -31,7 +31,7 @@ LANGUAGES: dict[str, ModuleType] = {
 # The language a text is in when nothing says otherwise.
 DEFAULT = "en"
 # Tables keyed by what they are for (a rule, a reply), not by a word.
-KEYED = ("CLAIM_GRAMMAR", "RELATIVE_DATES", "DATE_LABELS", "REPLIES")
+KEYED = ("CLAIM_GRAMMAR", "RELATIVE_DATES", "DATE_LABELS", "REPLIES", "KINDS")
 
 
 def words(lang: str) -> ModuleType:

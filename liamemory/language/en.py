@@ -225,7 +225,8 @@ STABLE_FACT = (
     r" (?:in\b(?!\W*$)|to\b|here\b|from\b)",
     r"\b(?:we|i)(?:'re|’re| are|'m|’m| am)? (?:renting|living|based) (?:[a-z]+ ){0,3}in (?-i:[A-Z])",
     r"\bhere in (?-i:[A-Z][a-z]+)",
-    r"\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
+    # "one of my favourite things about go" ranks a thing among others: an opinion, not the favourite.
+    r"(?<!\bone of )\bmy (?:all[- ]time |absolute )?fav(?:ou?rite)?\b",
     r"\b(?:my|our) (?:birthday|anniversary|wedding)\b",
     r"\bi(?:'m|’m| am|m) (?:a )?(?:vegetarian|vegan|pescatarian|diabetic|coeliac|celiac|lactose intolerant)\b",
     r"\b(?:i|she|he|\w+) (?:can't|cannot|can’t|don't|don’t|doesn't|doesn’t) eat\b",
@@ -417,7 +418,7 @@ ONE_OCCASION = (
 )
 FROM_WHEN = r"from|starting|as of|beginning"
 # A state placed in a past well before now ("back in 2020 my cholesterol was 280"): history, not news.
-FAR_PAST = r"last year|years? ago|back in|in (?:19|20)\d\d|when i was|as a kid"
+FAR_PAST = r"last year|years? ago|back in|in (?:19|20)\d\d|when i (?:was|used to)|as a kid"
 PAST_STATE = r"was|were|used to|had been"
 # A change that nearly happened did not ("we nearly separated last year").
 NEAR_MISS = r"nearly|almost(?! \d)|came close to"
@@ -757,3 +758,59 @@ REPLIES = {
     "message": "message",
     "this_conversation": "earlier in this conversation",
 }
+
+# Kinds of things a person asks about by the kind ("what's my dog called?") and states by
+# the instance ("Biscuit … he's a beagle"), or the other way round (``liamemory.kinds``).
+# Each kind: the words that name it, single words that show one (a breed, a make, a drug),
+# and a pattern that shows one where no word list can (a dose). Keyed by kind: the words
+# of every language serve together, so an Italian question reaches an English statement.
+KINDS = {
+    "dog": (
+        ("dog", "dogs", "puppy", "pup", "doggo"),
+        ("beagle", "labrador", "retriever", "spaniel", "terrier", "poodle", "dachshund", "collie", "sheepdog",
+         "husky", "pug", "chihuahua", "whippet", "greyhound", "lurcher", "schnauzer", "rottweiler", "doberman",
+         "corgi", "cockapoo", "labradoodle", "cavapoo", "bulldog", "dalmatian", "weimaraner", "vizsla",
+         "springer", "pomeranian", "walkies", "woof", "barking", "leash"),
+        "",
+    ),
+    "cat": (
+        ("cat", "cats", "kitten", "kitty"),
+        ("tabby", "siamese", "persian", "ragdoll", "moggy", "sphynx", "purring", "meow", "miaow", "catnip",
+         "litter"),
+        "",
+    ),
+    "medication": (
+        ("pill", "pills", "tablet", "tablets", "medication", "medications", "medicine", "meds", "prescription",
+         "dose", "drug"),
+        ("inhaler", "insulin", "paracetamol", "ibuprofen", "aspirin", "warfarin", "levothyroxine", "sertraline",
+         "omeprazole", "metformin", "amlodipine", "ramipril", "lisinopril", "atorvastatin", "simvastatin"),
+        r"\b\d+(?:[.,]\d+)?\s?(?:mg|mcg|ml)\b|\b[a-z]+(?:pril|sartan|olol|statin|prazole|dipine|formin|cillin|oxetine)\b",
+    ),
+    "car": (
+        ("car", "cars", "vehicle"),
+        ("fiat", "toyota", "yaris", "corolla", "prius", "volkswagen", "vw", "ford", "fiesta", "kuga", "renault",
+         "clio", "peugeot", "citroen", "skoda", "octavia", "fabia", "honda", "civic", "nissan", "qashqai", "micra",
+         "audi", "bmw", "mercedes", "kia", "hyundai", "tesla", "vauxhall", "corsa", "astra", "dacia", "sandero",
+         "volvo", "mazda", "hatchback", "suv", "mot"),
+        "",
+    ),
+    "landlord": (("landlord", "landlady"), ("rent", "tenancy", "lease", "tenant"), ""),
+    "school": (
+        ("school", "schools"),
+        ("primary", "secondary", "academy", "nursery", "pupils", "headteacher"),
+        "",
+    ),
+    "dentist": (
+        ("dentist", "dental"),
+        ("crown", "hygienist", "orthodontist", "braces", "tooth", "teeth", "molar"),
+        "",
+    ),
+    "doctor": (("doctor", "gp", "physician"), ("dr", "clinic"), ""),
+    "pharmacy": (("chemist", "pharmacy", "pharmacist"), ("boots", "lloyds", "superdrug", "prescriptions"), ""),
+    "allergy": (
+        ("allergy", "allergies", "allergic"),
+        ("penicillin", "peanut", "peanuts", "nuts", "latex", "pollen", "gluten", "lactose", "shellfish", "hives",
+         "antihistamine", "epipen"),
+        "",
+    ),
+}  # fmt: skip

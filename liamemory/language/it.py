@@ -148,7 +148,7 @@ STABLE_FACT = (
     r"\b(?:ci|mi) trasferi(?:amo|sco|remo|rò)\b|\bqui a (?-i:[A-Z][a-z]+)",
     r"\bsono in pensione\b|\b(?:ero|sono) (?:un |una )?(?:maestr[oa]|insegnante|infermier[ea]|impiegat[oa]"
     r"|ingegnere|avvocat[oa]|architett[oa]|commess[oa]|cuoc[oa]|programmat(?:ore|rice)|sviluppat(?:ore|rice))\b",
-    r"\b(?:il mio|la mia|i miei|le mie) (?:\w+ ){0,2}preferit[oaie]\b",
+    r"(?<!\buno dei )(?<!\buna delle )\b(?:il mio|la mia|i miei|le mie) (?:\w+ ){0,2}preferit[oaie]\b",
     r"\b(?:il mio|il nostro) (?:compleanno|anniversario|matrimonio)\b",
     r"\bsono (?:vegetarian[oa]|vegan[oa]|celiac[oa]|diabetic[oa]|intollerante)\b",
     r"\bnon (?:posso )?mangi(?:o|a|are)\b",
@@ -276,7 +276,7 @@ ONE_OCCASION = (
     r"(?:per )?(?:un|due|tre|qualche|\d+) (?:giorni|giorno|settimane|settimana)(?! (?:su|a|al|alla|ogni|la|per)\b)",
 )
 FROM_WHEN = r"da|dal|dalla|dallo|a partire da"
-FAR_PAST = r"l'anno scorso|anni fa|nel (?:19|20)\d\d|da piccol\w|quando ero"
+FAR_PAST = r"l'anno scorso|anni fa|nel (?:19|20)\d\d|da piccol\w|da ragazz\w|quando (?:ero|\w+(?:avo|evo)|\w{4,}ivo)"
 PAST_STATE = r"ero|era|eravamo|erano|avevo|aveva|avevamo|\w+(?:avo|evo|ivo)"
 NEAR_MISS = r"quasi|a un passo da\w*|per poco"
 KEPT = r"sempre"
@@ -564,3 +564,51 @@ REPLIES = {
     "message": "messaggio",
     "this_conversation": "poco fa in questa conversazione",
 }
+
+# Kinds of things, by kind: their names, the words that show one, a pattern (see ``en``).
+KINDS = {
+    "dog": (
+        ("cane", "cani", "cagnolino", "cagnolina", "cagnetto", "cagnetta", "cucciolo", "cucciola"),
+        ("bassotto", "bassotta", "bassottino", "bassottina", "barboncino", "meticcio", "meticcia", "volpino",
+         "segugio", "guinzaglio", "abbaia", "cuccia"),
+        "",
+    ),
+    "cat": (
+        ("gatto", "gatta", "gatti", "gattino", "gattina", "micio", "micia"),
+        ("tigrato", "tigrata", "soriano", "soriana", "persiano", "lettiera", "miagola", "fusa"),
+        "",
+    ),
+    "medication": (
+        ("pillola", "pillole", "pastiglia", "pastiglie", "compressa", "compresse", "farmaco", "farmaci",
+         "medicina", "medicinale", "medicinali"),
+        ("tachipirina", "cardioaspirina", "eutirox", "pantoprazolo", "insulina", "antistaminico"),
+        "",
+    ),
+    "car": (
+        ("macchina", "auto", "automobile", "vettura"),
+        ("panda", "ypsilon", "lancia", "alfa", "opel", "utilitaria", "targa", "bollo", "tagliando"),
+        "",
+    ),
+    "landlord": (
+        ("proprietario", "proprietaria", "padrone", "padrona"),
+        ("affitto", "inquilino", "inquilina", "canone", "caparra"),
+        "",
+    ),
+    "school": (
+        ("scuola", "scuole"),
+        ("elementare", "elementari", "liceo", "istituto", "asilo", "maestra", "maestro"),
+        "",
+    ),
+    "dentist": (
+        ("dentista", "dentisti"),
+        ("otturazione", "igienista", "ortodontista", "apparecchio", "dente", "denti", "molare", "carie"),
+        "",
+    ),
+    "doctor": (("medico", "dottore", "dottoressa"), ("dott", "ambulatorio"), ""),
+    "pharmacy": (("farmacia", "farmacista"), (), ""),
+    "allergy": (
+        ("allergia", "allergie", "allergico", "allergica"),
+        ("penicillina", "arachidi", "noci", "lattice", "polline", "glutine", "lattosio", "crostacei"),
+        "",
+    ),
+}  # fmt: skip

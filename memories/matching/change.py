@@ -99,7 +99,26 @@ _FROM_WHEN = re.compile(rf"(?<![\w'])(?:{language.alternation('FROM_WHEN')})\s+$
 def _one_occasion(old: str, new: str) -> bool:
     """The older fact recurs and the new statement speaks of one occasion ("Thursday yoga is
     cancelled next week", "sospendo la cardioaspirina tre giorni"): an exception, not a change."""
-    if not _pattern("ROUTINE").search(old.lower()) or _pattern("ONE_OCCASION").search(old.lower()):
+    return bool(_pattern("ROUTINE").search(old.lower())) and _one_time(old, new)
+
+
+_ASKING = re.compile(
+    rf"^\W*(?:(?:{language.word_alternatives('QUESTION_WORDS', 'QUESTION_CONTRACTIONS')})\b"
+    rf"|(?:{language.word_alternatives('QUESTION_VERBS')})\s+(?:{language.word_alternatives('QUESTION_SUBJECTS')})\b)"
+)
+
+
+def _stated(new: str) -> str:
+    """The new statement without its sentences that ask ("should we move dishoom to 7?", "what is
+    my NI number actually used for?"): a question says nothing happened, the rest still may."""
+    sentences = re.split(r"(?<=[.!?])\s+", new.strip())
+    return " ".join(s for s in sentences if not (s.rstrip().endswith("?") and _ASKING.match(s.lower())))
+
+
+def _one_time(old: str, new: str) -> bool:
+    """The new statement speaks of one occasion the older one does not ("this week only", "tomorrow"):
+    a number for that occasion is an exception to the fact, not a new value of it."""
+    if _pattern("ONE_OCCASION").search(old.lower()):
         return False
     lowered = new.lower()
     return any(not _FROM_WHEN.search(lowered[: m.start()]) for m in _pattern("ONE_OCCASION").finditer(lowered))
@@ -305,6 +324,9 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         return Verdict("compatible", "another record: none of its identifiers is the older one's", verdict.similarity)
     if verdict.relation != "compatible":
         return verdict
+    new = _stated(new)
+    if not new:
+        return verdict
     shared = _content(old) & _content(new)
     close = closeness is not None and closeness >= CLOSE
     denied = _denies_old_value(old, new)
@@ -363,6 +385,7 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         and not other_things
         and _is_year(old_numbers) == _is_year(new_numbers)
         and _content(old) <= _content(new)
+        and not _one_time(old, new)
     ):
         why = f"the same subject with another number ({', '.join(sorted(new_numbers))})"
         return Verdict("supersedes", why, verdict.similarity)

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from agents.models import Run, TraceEvent
 from agents.run_lifecycle import run_claim, run_stream_append
 from conversations.models import Message
-from conversations.services import thread_create
+from conversations.services import message_correct, thread_create
 from memories.models import Memory
 from tests.usecases.turn.helpers import run_turn
 from tests.utils import wait_for
@@ -262,3 +262,34 @@ def test_polling_an_unchanged_run_answers_304_with_its_etag(alice, client):
     run_stream_append(run_id=str(run.pk), text="Hel")
     moved = client.get(f"/api/runs/{run.pk}", HTTP_IF_NONE_MATCH=etag)
     assert moved.status_code == 200 and moved.json()["status"] == "running" and moved["ETag"] != etag
+
+
+def _final_event(client: APIClient, run_id: str) -> dict:
+    response = client.get(f"/api/runs/{run_id}/events", HTTP_ACCEPT="text/event-stream")
+    blocks = b"".join(response.streaming_content).decode().split("\n\n")
+    (final,) = [b for b in blocks if b.startswith("id: ") and "event: run" in b]
+    return json.loads(final.split("data: ", 1)[1])
+
+
+@pytest.mark.django_db
+def test_a_turn_posts_and_ends_its_stream_in_fewer_round_trips_and_a_corrected_reply_still_says_so(
+    alice, django_assert_num_queries
+):
+    """Issue #25: the message a turn has just written needs no query to say nothing corrects it,
+    and the stream's last event reads the reply with its ``corrected`` flag in one query."""
+    client = api(alice)
+    thread = thread_create(owner=alice)
+    # The thread, no run waiting, then the write (a savepoint here, a transaction when served):
+    # the thread locked, the message, the thread's counters and title, the run, its first transition.
+    with django_assert_num_queries(10):
+        body = client.post(f"/api/threads/{thread.id}/messages", {"content": "hello"}, format="json").json()
+    assert body["message"]["corrected"] is False and body["message"]["text"] == "hello"
+    run_execute(run_id=body["run"]["id"])
+    # The run, its state and new text, the run again with the reply and whether a note corrects it.
+    with django_assert_num_queries(4):
+        final = _final_event(client, body["run"]["id"])
+    assert final["status"] == "completed" and final["reply"]["corrected"] is False
+
+    message_correct(message=Message.objects.get(pk=final["reply"]["id"]), right_value="hi")
+    assert _final_event(client, body["run"]["id"])["reply"]["corrected"] is True
+    assert client.get(f"/api/runs/{body['run']['id']}").json()["reply"]["corrected"] is True

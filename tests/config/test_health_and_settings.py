@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from liamemory.management.commands.runstack import BACKGROUND_NICE, stack_commands
 from tests.factories import UserFactory
 from tests.worker import REPO, database_url_for_tests
 
@@ -193,3 +194,42 @@ def test_a_started_process_leaves_its_startup_objects_out_of_the_collector(start
     assert frozen > 50_000 and tracked < 10_000 and young == 5_000
     # Without the start-up hook, the same process leaves them all to every full pass.
     assert frozen_bare == 0 and tracked_bare > 50_000 and young_bare == 700
+
+
+def test_make_run_starts_a_turn_worker_per_core_and_the_background_workers_at_a_lower_priority(monkeypatch):
+    """Issue #25: one turn-worker process of 64 threads used about one core (its interpreter
+    lock); ``make run`` shares the 64 model calls over a process per core, and the summary and
+    embedding workers, whose work is off the turn's path, yield the cores to the turns."""
+    monkeypatch.delenv("TURN_WORKERS", raising=False)
+    monkeypatch.delenv("WORKER_CONCURRENCY", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    commands = stack_commands("127.0.0.1:8000")
+    turns = [cmd for name, cmd in commands.items() if name.startswith("turns")]
+    assert len(turns) == 4
+    for cmd in turns:
+        assert cmd[cmd.index("-Q") + 1] == "turns" and cmd[cmd.index("--pool") + 1] == "threads"
+        assert cmd[cmd.index("--concurrency") + 1] == "16" and cmd[0] == sys.executable
+    assert len({cmd[cmd.index("-n") + 1] for cmd in turns}) == 4  # each its own node name
+    for name in ("worker", "embedder"):
+        assert commands[name][:3] == ["nice", "-n", str(BACKGROUND_NICE)]
+    assert commands["web"][0] == sys.executable  # the web and beat keep their priority
+    # An operator can say otherwise.
+    monkeypatch.setenv("TURN_WORKERS", "1")
+    monkeypatch.setenv("WORKER_CONCURRENCY", "8")
+    (only,) = [cmd for name, cmd in stack_commands("127.0.0.1:8000").items() if name.startswith("turns")]
+    assert only[only.index("--concurrency") + 1] == "8"
+
+
+@pytest.mark.parametrize(
+    ("broker", "takes_only_when_free"), [("redis://127.0.0.1:6379/0", "True"), ("filesystem://", "False")]
+)
+def test_a_worker_on_redis_takes_a_task_only_when_a_slot_is_free(broker, takes_only_when_free):
+    """Issue #25: with several turn-worker processes on one queue, a process whose threads were
+    all busy still reserved turns (4 × its threads) that another process could have started at
+    once. On Redis each worker now fetches only while it has a free slot; other brokers ignore it."""
+    env = {k: v for k, v in os.environ.items() if k != "CELERY_WORKER_DISABLE_PREFETCH"}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings.base", CELERY_BROKER_URL=broker)
+    code = "import django; django.setup(); from config.celery import app; print(app.conf.worker_disable_prefetch)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-1] == takes_only_when_free

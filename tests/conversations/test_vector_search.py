@@ -19,8 +19,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from config.celery import app
-from conversations import vector_search
-from conversations.embedding_services import message_embeddings_update
+from conversations import search, vector_search
+from conversations.embedding_services import message_embeddings_update, message_int8_copies_fill
 from conversations.models import MessageEmbedding, MessageRole
 from conversations.search import search_history, search_threads
 from conversations.services import messages_append, thread_create
@@ -243,3 +243,66 @@ def test_tool_calls_and_results_get_no_vector_and_history_search_never_returns_t
     with connection.cursor() as cur:
         cur.execute(migration.DELETE_TOOL_ROW_VECTORS)
     assert set(MessageEmbedding.objects.filter(thread=thread).values_list("message_id", flat=True)) == embedded
+
+
+def _nearest(scope: dict, question: str, *, limit: int, also: list[int]) -> list[vector_search.Near]:
+    return vector_search.ExactScan().nearest(
+        **scope, before=2**31 - 1, query=embeddings.query_vector_soon(question), limit=limit, also=also
+    )
+
+
+def test_the_int8_first_pass_finds_what_comparing_every_vector_exactly_finds(alice, bob, monkeypatch):
+    """A scope longer than the rows re-read is ranked by the vectors' int8 copies and only the
+    best are compared exactly: the same messages, cosines and order as comparing every vector,
+    over a thread and over a person's threads, with the rows asked for, the copies' ties
+    (repeated chit-chat) and vectors stored before the copies existed (compared exactly)."""
+    mine = _thread(alice)
+    _thread(alice, rounds=3, day="That was on Monday.")
+    _thread(bob, day="Sunday, finally.")
+    MessageEmbedding.objects.filter(thread=mine, sequence__lte=5).update(vector_int8=None)
+    ids = list(MessageEmbedding.objects.filter(thread=mine).order_by("sequence").values_list("message_id", flat=True))
+    threads = [t.pk for t in alice.threads.all()]
+    scopes = (
+        {"scope_sql": "{t}.thread_id = %(thread)s", "scope_params": {"thread": mine.pk}},
+        {"scope_sql": "{t}.thread_id = ANY (%(threads)s)", "scope_params": {"threads": threads}},
+    )
+    for question in QUESTIONS:
+        for scope in scopes:
+            for limit, also in ((3, []), (5, ids[10:14])):
+                with CaptureQueriesContext(connection) as statements:
+                    fast = _nearest(scope, question, limit=limit, also=also)
+                monkeypatch.setattr(vector_search, "RESCORE", 10**6)  # every vector compared exactly
+                exact = _nearest(scope, question, limit=limit, also=also)
+                monkeypatch.undo()
+                assert fast == exact and len(fast) >= limit, (question, scope["scope_sql"], limit)
+                # Besides the newest rows, of the thread's 41 vectors only the int8 pass's best,
+                # those asked for and the 5 without a copy were read whole.
+                reread = statements.captured_queries[-1]["sql"].split("ANY")[1].count(",") + 1
+                assert len(statements.captured_queries) == 3
+                assert reread <= vector_search.RESCORE * limit + len(also) + 5 < len(ids) - 2 * limit, reread
+
+    monkeypatch.setattr(search, "CANDIDATE_POOL", 4)
+    for question in QUESTIONS:
+        fast = _hits(search_history, thread=mine, query=question, limit=10)
+        monkeypatch.setattr(vector_search, "RESCORE", 10**6)
+        assert fast == _hits(search_history, thread=mine, query=question, limit=10), question
+        monkeypatch.setattr(vector_search, "RESCORE", 2)
+
+
+def test_every_vector_gets_its_int8_copy_when_written_and_when_filled_afterwards(alice):
+    """The embedding task writes the copy with the vector; a vector stored without one (before
+    migration 0010, or by an older worker during a deploy) gets the same copy from the fill the
+    migration and the backfill command run."""
+    thread = _thread(alice, rounds=2)
+    written = dict(MessageEmbedding.objects.filter(thread=thread).values_list("message_id", "vector_int8"))
+    vectors = dict(MessageEmbedding.objects.filter(thread=thread).values_list("message_id", "vector"))
+    assert written and all(
+        bytes(written[i]) == embeddings.to_int8_bytes(embeddings.from_bytes([bytes(v)])[0]) for i, v in vectors.items()
+    )
+    assert all(len(bytes(c)) == embeddings.INT8_BYTES for c in written.values())
+
+    MessageEmbedding.objects.filter(thread=thread).update(vector_int8=None)
+    assert message_int8_copies_fill(batch_size=7) == len(written)
+    filled = dict(MessageEmbedding.objects.filter(thread=thread).values_list("message_id", "vector_int8"))
+    assert {i: bytes(c) for i, c in filled.items()} == {i: bytes(c) for i, c in written.items()}
+    assert message_int8_copies_fill() == 0

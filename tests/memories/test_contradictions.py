@@ -270,6 +270,27 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("I'm vegetarian", "had a bite of turkey at the wedding but I haven't started eating meat", "compatible"),
         ("Yoga is on Wednesday evenings", "they moved pilates to Monday, yoga is still on Wednesday", "compatible"),
         ("La luce è con Enel", "il telefono invece l'abbiamo cambiato, ora siamo con Iliad", "compatible"),
+        # A question asks, it says nothing happened; a change said beside a question still counts.
+        (
+            "My electricity supplier is Octopus",
+            "what's actually the difference between octopus agile and mine?",
+            "compatible",
+        ),
+        (
+            "My NI number is QQ 12 34 56 C",
+            "what is my NI number actually used for? the onboarding form wants it",
+            "compatible",
+        ),
+        ("Il mio operatore è TIM", "sono passato a Iliad, costa meno. come si cambia il nome sulla sim?", "supersedes"),
+        # Another number for one occasion is an exception, not a new value.
+        ("The café below my office opens at 7", "this week only the café below the office opens at 9", "compatible"),
+        # A past habit recalled ("when I used to …", "quando facevo …") is history, not news.
+        ("Il mio turno è dalle 14 alle 22", "quando facevo il turno di mattina mi svegliavo alle 4:30", "compatible"),
+        (
+            "L'utente è cattolico praticante",
+            "da ragazzo mi ero avvicinato al buddhismo, poi sono tornato alla fede",
+            "compatible",
+        ),
         # The same end, or the same number, said again.
         ("Io e Luca ci siamo lasciati", "confermo, con Luca è finita", "compatible"),
         ("Flight BA2490 leaves at 7:15", "yes BA2490 actually leaves at 7:15, I checked the app", "compatible"),

@@ -255,3 +255,19 @@ def test_a_turn_embeds_its_question_once_for_memory_recall_and_the_excerpts(alic
     assert context.report.memory_ids  # memory recall ran
     assert answer_seq in [e.sequence for e in context.report.excerpts]  # the excerpts search ran
     assert embeddings._query_cached.cache_info().misses == 1
+
+
+def test_a_question_naming_a_kind_recalls_the_memory_that_names_only_the_instance(alice, bob):
+    """ "which pill am I on?" / "Takes Candesartan 8mg": no word in common, the dose shows a medication."""
+    mine = [
+        Memory.objects.create(user=alice, content=text)
+        for text in ("Takes Candesartan 8mg every morning", "Lives in Leeds", "Works at Freightly")
+    ]
+    Memory.objects.create(user=bob, content="Takes Losartan 50mg at night")
+    memory_embeddings_update(memory_ids=[m.pk for m in mine])
+
+    hits = search_memories(user=alice, query="which blood pressure pill am I on again?")
+    assert [h.memory.pk for h in hits][:1] == [mine[0].pk]
+    assert all(h.memory.user_id == alice.pk for h in hits)
+    # A question that names no kind pulls in none of them by it.
+    assert search_memories(user=alice, query="The weather was grey all day, I stayed inside.") == []

@@ -28,7 +28,7 @@ from conversations.tokens import estimate_messages, estimate_text
 from liamemory import language
 from liamemory.llm import ModelReply, Usage
 from usecases.turn.offline_context import LABEL, Line, answer_lines, context_lines, where
-from usecases.turn.offline_facts import stable_fact
+from usecases.turn.offline_facts import stable_fact, stated_change
 
 _WORDS = re.compile(r"\S+\s*|\s+")
 
@@ -222,10 +222,12 @@ class OfflineModel:
             quotes = "\n".join(f"- “{e['text']}” (message #{e['sequence']})" for e in excerpts[:3])
             return self._say(_reply(lang, "you_said") + quotes)
 
-        # A fact said beside a question ("any gloves that don't smell? I'm allergic to latex") is kept.
+        # A fact said beside a question ("any gloves that don't smell? I'm allergic to latex") is kept;
+        # a change ("padel moved to Wednesday") only if it replaces a memory.
         fact = stable_fact(request)
-        if fact and "remember_fact" in available:
-            noted = self._noted(fact, done, n, lang)
+        change = None if fact else stated_change(request)
+        if (fact or change) and "remember_fact" in available:
+            noted = self._noted(fact or change or "", done, n, lang, only_if_it_replaces=bool(change))
             if done and asks(request, openings=True) and (found := answer_lines(request, lines)):
                 # The question beside the fact is answered too, from the context as it was.
                 noted[0]["text"] += " " + _quote(found, lang=lang)
@@ -251,10 +253,16 @@ class OfflineModel:
             found = answer_lines(request, lines)
         return found
 
-    def _noted(self, fact: str, done: list[ToolCall], n: int, lang: str) -> list[dict[str, Any]]:
-        """Store a fact said in passing, then say so; a refused write (memory off, the cap) is only noted."""
+    def _noted(
+        self, fact: str, done: list[ToolCall], n: int, lang: str, *, only_if_it_replaces: bool
+    ) -> list[dict[str, Any]]:
+        """Store a fact said in passing, then say so; a refused write (memory off, the cap, a change
+        that replaces nothing) is only acknowledged."""
         if not done:
-            return self._tool("remember_fact", {"content": fact, "importance": 3}, n)
+            args: dict[str, Any] = {"content": fact, "importance": 3}
+            if only_if_it_replaces:
+                args["only_if_it_replaces"] = True
+            return self._tool("remember_fact", args, n)
         result = done[-1][2]
         if result.get("ok") and result.get("status") != "pending":
             return self._say(_reply(lang, "noted", content=result["content"]))

@@ -13,7 +13,9 @@ targa è FG 482 KL"), and a personal appointment with its day or time ("the dent
 Thursday at 8:30"). Questions, opinions, wishes, requests addressed to the assistant,
 text quoted for a task ("summarise: '…'") and passing events (a work meeting, a
 deadline, an order on its way, someone else's code) are never stored: a wrong memory
-costs more than a missed one (the person can still say "remember that …").
+costs more than a missed one (the person can still say "remember that …"). A thing's new value
+said as a change ("padel moved to Wednesday") is no fact on its own: it is stored only when it
+retires one of the person's memories (``stated_change``).
 The words are in ``liamemory.language``.
 """
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 
 from conversations.facts import has_date
-from conversations.informative import gives_a_task
+from conversations.informative import asks, gives_a_task
 from liamemory import language
 
 MAX_CHARS = 180
@@ -147,15 +149,33 @@ def stable_fact(text: str) -> str | None:
     A message that ends by asking about the person's own things ("… Qual è il mio piatto preferito?")
     is a question, whatever it says before.
     """
+    return _first_clause(text, changes=False)
+
+
+def stated_change(text: str) -> str | None:
+    """The clause of ``text`` that gives a thing's new value as a change ("padel moved to Wednesday",
+    "hanno spostato statistica, ora è il 17 giugno"), when no clause is a stable fact; else None.
+
+    Not a fact on its own: most such sentences are plans, other people's news or passing events
+    ("dinner plan changed, it's now Sunday at 6"). It is stored only when it retires one of the
+    person's memories (``memories.services.memory_remember``, ``only_if_it_replaces``), which the
+    change test decides with the memories at hand.
+    """
+    return None if stable_fact(text) else _first_clause(text, changes=True)
+
+
+def _first_clause(text: str, *, changes: bool) -> str | None:
+    """The first clause of ``text`` that states a fact by the plain rules (or, with ``changes``, a new value)."""
     parts = clauses(text)
     if parts and parts[-1].endswith("?") and _POSSESSIVE.search(parts[-1]) and not gives_a_task(parts[-1]):
         return None
     request = bool(parts) and bool(gives_a_task(parts[0]))
     work = bool(_WORK_EVENT.search(text))
     for i, part in enumerate(parts):
-        if part.endswith("?") and not (gives_a_task(part) and _names_someone_close(part)):
-            # A question states nothing; a request does when it names someone ("can you write to
-            # Dana Whitfield, she's my landlord, …?").
+        if asks(part) and not (gives_a_task(part) and _names_someone_close(part)):
+            # A question states nothing, with its question mark or without ("how do i run just that
+            # one test file"); a request does when it names someone ("can you write to Dana
+            # Whitfield, she's my landlord, …?").
             continue
         # A request's words are the task's up to its question mark; what follows is the person's.
         request = request and not any(p.endswith("?") for p in parts[:i])
@@ -164,7 +184,7 @@ def stable_fact(text: str) -> str | None:
             # An opinion or a guess beside a fact: the parts without it, together, state what there is
             # ("booked the dentist, Thursday the 14th at 9:30, which is maybe dumb").
             part = ", ".join(stated)
-        if part and _fact_in(part, request=request, work=work):
+        if part and (_change_in if changes else _fact_in)(part, request=request, work=work):
             # "Tomás just got home. he's my partner": the memory keeps who "he" is.
             return _memory_text(f"{parts[i - 1]} {part}" if i and _PRONOUN_FIRST.match(part) else part)
     return None
@@ -177,7 +197,12 @@ def _fact_in(part: str, *, request: bool, work: bool) -> bool:
         return True
     if request:
         return False
-    return _states_a_fact(part) or (not work and (_on_the_calendar(part) or _valued(part) or _changed_value(part)))
+    return _states_a_fact(part) or (not work and (_on_the_calendar(part) or _valued(part)))
+
+
+def _change_in(part: str, *, request: bool, work: bool) -> bool:
+    """A new value said as a change, outside a request to the assistant and a message about work meetings."""
+    return not request and not work and _changed_value(part)
 
 
 def _names_someone_close(part: str) -> bool:
@@ -207,7 +232,7 @@ def _valued(clause: str) -> bool:
 
 def _changed_value(clause: str) -> bool:
     """A thing's new value said as a change ("they've changed the rota, its 4 on 3 off", "hanno spostato
-    statistica, ora è il 17 giugno"): a correction is stored, so the change test can retire the old value."""
+    statistica, ora è il 17 giugno"): a correction, kept if the change test finds the old value it retires."""
     if _FAR.search(clause):
         return False
     cue = change_cue(clause)

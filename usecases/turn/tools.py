@@ -43,7 +43,8 @@ class ToolContext:
 
 # Sent with every model call (and so paid for on every turn): each description says
 # what the model cannot infer from the name and schema, and no more. These are the
-# full schemas, used to check arguments; ``definitions()`` narrows ``kind`` per agent.
+# full schemas, used to check arguments; ``definitions()`` narrows ``kind`` per agent
+# and leaves out what only the offline model passes (``OFFLINE_ONLY``).
 DEFINITIONS: dict[str, dict[str, Any]] = {
     "remember_fact": {
         "name": "remember_fact",
@@ -57,6 +58,8 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
                 "content": {"type": "string"},
                 "importance": {"type": "integer", "minimum": 1, "maximum": 5},
                 "kind": {"type": "string", "enum": list(MemoryKind.values)},
+                # The offline model's: a change said in passing is kept only if it replaces a memory.
+                "only_if_it_replaces": {"type": "boolean"},
             },
             "required": ["content"],
         },
@@ -111,6 +114,11 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
 }
 
 
+# A real model sees the memories in its context and judges a change itself; the offline model
+# reads a change's shape only, and leaves to the memory service whether it replaces anything.
+OFFLINE_ONLY = {"remember_fact": ("only_if_it_replaces",)}
+
+
 class ApprovalRequired(Exception):
     """Raised by a tool that must wait for a staff decision; the graph interrupts on it."""
 
@@ -125,19 +133,17 @@ def definitions(names: tuple[str, ...] | list[str], kinds: tuple[str, ...] | Non
     An agent that writes one kind gets no ``kind`` argument at all (it defaults to that
     kind); a kind it may not write would only be refused.
     """
-    out = [DEFINITIONS[n] for n in names if n in DEFINITIONS]
-    if kinds is None:
-        return out
     narrowed = []
-    for definition in out:
-        if definition["name"] == "remember_fact":
-            properties = dict(definition["input_schema"]["properties"])
+    for definition in (DEFINITIONS[n] for n in names if n in DEFINITIONS):
+        properties = dict(definition["input_schema"]["properties"])
+        for name in OFFLINE_ONLY.get(definition["name"], ()):
+            properties.pop(name)
+        if definition["name"] == "remember_fact" and kinds is not None:
             if len(kinds) > 1:
                 properties["kind"] = {"type": "string", "enum": list(kinds)}
             else:
                 properties.pop("kind")
-            definition = {**definition, "input_schema": {**definition["input_schema"], "properties": properties}}
-        narrowed.append(definition)
+        narrowed.append({**definition, "input_schema": {**definition["input_schema"], "properties": properties}})
     return narrowed
 
 
@@ -156,11 +162,16 @@ def _check_args(name: str, args: Any) -> dict[str, Any] | None:
     unknown = sorted(set(args) - set(schema["properties"]))
     if unknown:
         return refusal(f"Unknown argument(s): {', '.join(unknown)}.", "Use only the arguments the tool defines.")
-    types: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "number": (int, float)}
+    types: dict[str, type | tuple[type, ...]] = {
+        "string": str,
+        "integer": int,
+        "number": (int, float),
+        "boolean": bool,
+    }
     for key, value in args.items():
         spec = schema["properties"][key]
         expected = types.get(spec.get("type", ""))
-        if expected and (not isinstance(value, expected) or isinstance(value, bool)):
+        if expected and (not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool)):
             return refusal(f"'{key}' must be a {spec['type']}.", f"Pass '{key}' with that type.")
         if isinstance(value, str) and len(value) > 4 * MAX_QUERY_CHARS:
             return refusal(f"'{key}' is too long.", "Send a shorter value.")
@@ -214,6 +225,7 @@ def _remember_fact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             source_thread=ctx.thread,
             source_message=ctx.run.request_message,
             source_run=ctx.run,
+            only_if_it_replaces=args.get("only_if_it_replaces", False),
         )
     except MemoryWriteRefused as refused:
         return refused.as_tool_result()

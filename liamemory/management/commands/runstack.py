@@ -1,10 +1,10 @@
 """Run the whole product on one machine: web server, Celery workers and beat.
 
 The setup the README's production notes describe: chat turns on their own queue,
-taken by a thread-pool worker (``WORKER_CONCURRENCY``, default 64 model calls in
-flight); summaries, the purge and erasure by a worker of their own; vectors by the
-embedder; every process with a small database connection pool (``DB_POOL_MAX_SIZE``,
-default 10 here).
+taken by thread-pool workers, one process per core (``TURN_WORKERS``) sharing
+``WORKER_CONCURRENCY`` model calls in flight (default 64); summaries, the purge and
+erasure by a worker of their own; vectors by the embedder, both at a lower CPU priority;
+every process with a small database connection pool (``DB_POOL_MAX_SIZE``, default 10 here).
 
 Ctrl-C (or SIGTERM) stops all three and then the embedded PostgreSQL, if that is the
 database in use.
@@ -24,32 +24,65 @@ from django.core.management.base import BaseCommand
 from liamemory.embedded_db import EMBEDDED_FLAG, stop
 
 TURN_QUEUE = "turns"
+# Model calls in flight on one host, over all its turn-worker processes.
+TURN_THREADS = 64
+# The niceness of the summary and embedding workers. Their work is off the turn's path (a
+# backlog only delays the newest messages' search by meaning and the summary's catching
+# up), so on a busy host the cores go to the turns first and to them in the gaps.
+BACKGROUND_NICE = 10
+
+
+def turn_worker_layout(processes: int = 0, threads: int = 0) -> tuple[int, int]:
+    """How many turn-worker processes and threads in each: one process per core by default.
+
+    A turn worker's threads share one interpreter lock, so one process of 64 threads used
+    about one core; a process per core shares the calls out (docs/scaling.md).
+    """
+    processes = processes or int(os.environ.get("TURN_WORKERS") or 0) or os.cpu_count() or 1
+    threads = threads or int(os.environ.get("WORKER_CONCURRENCY") or TURN_THREADS)
+    return processes, max(1, -(-threads // processes))
 
 
 def _celery(*args: str) -> list[str]:
     return [sys.executable, "-m", "celery", "-A", "config", *args, "-l", "info"]
 
 
+def _background(command: list[str]) -> list[str]:
+    return ["nice", "-n", str(BACKGROUND_NICE), *command]
+
+
 def stack_commands(addr: str) -> dict[str, list[str]]:
     """The processes ``make run`` starts, by name: the tests start its web server from here,
     so what they check of its log is what ``make run`` writes."""
     manage = str(settings.BASE_DIR / "manage.py")
+    processes, threads = turn_worker_layout()
+    # Turns: thread pools holding many model calls at once (they wait on the network).
+    turns = {
+        name: [
+            *_celery("worker", "-n", f"{name}@%h", "-Q", TURN_QUEUE),
+            "--pool",
+            "threads",
+            "--concurrency",
+            str(threads),
+        ]
+        for name in ("turns", *(f"turns{k}" for k in range(2, processes + 1)))
+    }
     return {
         "web": [sys.executable, manage, "runserver", addr, "--noreload"],
-        # Turns: a thread pool holding many model calls at once (they wait on the network).
-        "turns": [
-            *_celery("worker", "-n", "turns@%h", "-Q", TURN_QUEUE),
-            *("--pool", "threads", "--concurrency", os.environ.get("WORKER_CONCURRENCY", "64")),
-        ],
-        "worker": _celery("worker", "-n", "worker@%h", "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--concurrency", "2"),
+        **turns,
+        "worker": _background(
+            _celery("worker", "-n", "worker@%h", "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--concurrency", "2")
+        ),
         # Vectors of new messages and memories, off the turns' queue, one process.
-        "embedder": _celery("worker", "-n", "embedder@%h", "-Q", settings.EMBEDDING_QUEUE, "--concurrency", "1"),
+        "embedder": _background(
+            _celery("worker", "-n", "embedder@%h", "-Q", settings.EMBEDDING_QUEUE, "--concurrency", "1")
+        ),
         "beat": _celery("beat", "-S", "django_celery_beat.schedulers:DatabaseScheduler"),
     }
 
 
 class Command(BaseCommand):
-    help = "Start web, the turn worker, the worker, the embedder and beat together; Ctrl-C stops everything."
+    help = "Start web, the turn workers, the worker, the embedder and beat together; Ctrl-C stops everything."
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--addr", default=os.environ.get("LIAMEMORY_ADDR", "127.0.0.1:8000"))

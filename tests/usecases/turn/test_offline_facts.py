@@ -7,7 +7,7 @@ dropped, English and Italian); the detector is a plain function, so no database 
 import pytest
 
 from conversations.facts import has_date
-from usecases.turn.offline_facts import stable_fact
+from usecases.turn.offline_facts import stable_fact, stated_change
 
 KEPT = [
     # A day and a clock time together: on the person's calendar, whatever the thing is called.
@@ -75,11 +75,6 @@ KEPT = [
     "we hired reyes & sons, the quote was mid but they had the best reviews",
     "roof update, got 2 more quotes. went with ridgeline roofing, $12,800",
     "Alla fine ho mollato Trados e sono passata a memoQ: la licenza costa meno",
-    # A thing's new value said as a change, whoever made it: the correction is kept, so it can
-    # retire the older value.
-    "padel moved to Wednesday, same time, one of the guys has kids stuff on Thursdays now",
-    "ODDIO hanno spostato statistica. non è più il 14, ora è il 17 giugno, stessa aula e stesso orario",
-    "changing things up, from next week were shut tuesdays instead. mondays are actually busy",
     # "lavoro" the verb, after the words that open a clause.
     "oggi a Bologna ci sono 34 gradi e l'aria condizionata in ufficio è rotta, quindi lavoro da casa",
 ]
@@ -117,14 +112,29 @@ NOT_KEPT = [
 ]
 
 
+# A thing's new value said as a change, whoever made it: no fact on its own, kept only when it
+# retires an older value (``memories.services.memory_remember``).
+CHANGES = [
+    "padel moved to Wednesday, same time, one of the guys has kids stuff on Thursdays now",
+    "ODDIO hanno spostato statistica. non è più il 14, ora è il 17 giugno, stessa aula e stesso orario",
+    "changing things up, from next week were shut tuesdays instead. mondays are actually busy",
+    "dinner plan changed btw, they couldn't fit 8 of us on saturday so it's now Sunday at 6",
+]
+
+
 @pytest.mark.parametrize("text", KEPT)
 def test_a_stable_fact_said_plainly_is_kept(text):
-    assert stable_fact(text) is not None
+    assert stable_fact(text) is not None and stated_change(text) is None
+
+
+@pytest.mark.parametrize("text", CHANGES)
+def test_a_change_is_no_fact_on_its_own_but_is_offered_as_a_change(text):
+    assert stable_fact(text) is None and stated_change(text) is not None
 
 
 @pytest.mark.parametrize("text", NOT_KEPT)
 def test_what_is_not_the_persons_lasting_fact_is_not_kept(text):
-    assert stable_fact(text) is None
+    assert stable_fact(text) is None and stated_change(text) is None
 
 
 def test_a_date_is_a_calendar_date_not_any_number():

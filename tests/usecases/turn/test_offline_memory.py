@@ -101,6 +101,21 @@ def test_a_change_said_in_passing_retires_the_older_value(alice):
 
 
 @pytest.mark.django_db
+def test_a_change_that_retires_nothing_is_not_a_new_memory(alice):
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "our cat is called Pickle")
+    for text in [
+        "dinner plan changed btw, they couldn't fit 8 of us on saturday so it's now Sunday at 6",
+        "Daniel moved the 1:1 again, it's now Thursday at 4",
+    ]:
+        run = run_turn(alice, thread, text)
+        assert "Noted" not in reply_text(run)
+        assert run.trace_events.get(kind="tool_call", name="remember_fact").payload["result"]["ok"] is False
+    active = list(Memory.objects.filter(user=alice).values_list("content", "status"))
+    assert active == [("Our cat is called Pickle", "active")]
+
+
+@pytest.mark.django_db
 def test_small_talk_questions_and_opinions_are_never_stored(alice):
     thread = thread_create(owner=alice)
     for text in [*SMALL_TALK, "I think Rome is the best city in the world", "what's my doctor's name?"]:

@@ -20,7 +20,7 @@ STATEMENT = "The dentist appointment is on 12 March at 9:30, at the clinic on Vi
 QUESTION = "What did I tell you about my dentist appointment?"
 
 
-def _earlier(owner, *, incognito: bool = False, title: str = "Errands for March"):
+def _earlier(owner, *, incognito: bool = False, title: str = "Errands for March", statement: str = STATEMENT):
     """A conversation of ``owner`` holding the statement among other things (stored as said, no memory)."""
     thread = thread_create(owner=owner, incognito=incognito, title=title)
     messages_append(
@@ -28,7 +28,7 @@ def _earlier(owner, *, incognito: bool = False, title: str = "Errands for March"
         items=[
             {"role": "user", "content": [text_block("Lovely morning, off for a walk by the river.")]},
             {"role": "assistant", "content": [text_block("Enjoy the walk!")]},
-            {"role": "user", "content": [text_block(STATEMENT)]},
+            {"role": "user", "content": [text_block(statement)]},
             {"role": "assistant", "content": [text_block("Good luck with it.")]},
         ],
     )
@@ -119,3 +119,25 @@ def test_a_question_that_opens_a_conversation_sees_the_memories_recall_left_out_
     _ask(alice, thread, "Lovely morning, off for a walk by the river.")
     found = [h.memory.id for h in search_memories(user=alice, query=question)]
     assert list(_ask(alice, thread, question).report.memory_ids) == found
+
+
+@pytest.mark.parametrize(
+    ("statement", "question"),
+    [
+        ("Biscuit is whining at the door again, he's such a beagle", "what's my dog's name?"),
+        (
+            "Briciola stamattina ha rosicchiato una ciabatta, la mia bassottina è terribile",
+            "come si chiama il mio cane?",
+        ),
+        ("Our dog Bruno hates the rain", "how old is my beagle?"),
+    ],
+)
+@pytest.mark.django_db
+def test_a_kind_asked_about_finds_the_instance_said_in_another_conversation(alice, bob, statement, question):
+    """The stating turn names the instance (a breed), the question the kind (or the other way round)."""
+    for owner in (alice, bob):
+        _earlier(owner, statement=statement)
+    ctx = _ask(alice, thread_create(owner=alice), question)
+    assert statement in ctx.system[1]["text"]
+    assert len(ctx.report.excerpts) == 1
+    assert Message.objects.get(pk=ctx.report.excerpts[0].message_id).thread.owner == alice

@@ -22,6 +22,12 @@ def test_multi_kind_agent_is_offered_exactly_its_kinds():
     assert _remember("relationship")["input_schema"]["properties"]["kind"]["enum"] == list(agent.memory_kinds)
 
 
+def test_no_model_is_told_of_the_offline_models_own_argument():
+    for name in ("assistant", "relationship"):
+        assert "only_if_it_replaces" not in _remember(name)["input_schema"]["properties"]
+    assert "only_if_it_replaces" in DEFINITIONS["remember_fact"]["input_schema"]["properties"]
+
+
 def test_narrowing_leaves_the_full_schema_used_to_check_arguments_alone():
     _remember("assistant")
     assert "team_policy" in DEFINITIONS["remember_fact"]["input_schema"]["properties"]["kind"]["enum"]
