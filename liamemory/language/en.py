@@ -704,7 +704,11 @@ ASKED_AGAIN = ("again", "now", "still", "currently", "anymore")
 # A request for something the person told before, said without a question ("bike lock code
 # please", "I need that insurance number"): the offline model answers it from its context
 # when a line holding a value matches it.
-ASKING_FOR = r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
+# ... and a question passed on from someone else ("a mum is asking what the cap per student is").
+ASKING_FOR = (
+    r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
+    r"|(?:is|are) asking (?:me )?(?:what|when|where|which|how|for)|wants? to know"
+)
 # A clause that asks though typed without a question mark ("whats the lockbox code", "mercury wants
 # our account number again, what was it"), at the start of a sentence or after a comma: a question
 # word contracted or followed by a verb or the thing asked ("what a week", ", which is great" state);

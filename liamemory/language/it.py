@@ -55,7 +55,8 @@ SAID_ABOUT_QUESTION = (
 )
 RECALL_REQUEST = r"ricord\w*|detto|dett[aie]|scritto|menzionat\w*|l'altra volta"
 USE_A_VALUE = (
-    r"(?:usa|usando|metti|mettici|includi|cita|con) (?:il |la |l'|l’)?(?:suo |sua |loro |mio |mia |nostro |nostra )?"
+    r"(?:usa|usando|metti|mettici|includi|cita|con|col) (?:il |la |l'|l’)?"
+    r"(?:suo |sua |loro |mio |mia |nostro |nostra )?"
     r"(?:nome|cognome|azienda|ditta|scuola)|per nome"
 )
 OPENERS = r"comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti"
@@ -524,7 +525,11 @@ DEFINITE_ARTICLES = (
     "alla", "ai", "agli", "alle", "nel", "nello", "nella", "nei", "negli", "nelle", "sul", "sulla",
 )  # fmt: skip
 ASKED_AGAIN = ("ancora", "adesso", "ora", "attualmente")
-ASKING_FOR = r"per favore|mi serve|mi servono|mi servirebbe|dammi|ridammi|dimmi|ricordami"
+# ... and a question passed on from someone else ("il patronato mi chiede il numero della pratica").
+ASKING_FOR = (
+    r"per favore|mi serve|mi servono|mi servirebbe|dammi|ridammi|dimmi|ridimmi|ricordami|me lo ridici|mi ridici"
+    r"|ce l'hai|mi chiede|chiede quant\w*|chiede (?:che|quando|dove|qual\w*)|vuole sapere|vogliono sapere"
+)
 ASKING_CLAUSE = (
     r"qual(?:e|i|\s+è|\s+e'|'è|è)|come\s+si\s+chiam\w*|che\s+(?:ora|giorno|numero|codice)"
     r"|quant[oaie]\s+(?:è|e'|costa|costano|era|devo|fa)|ti\s+ricordi"

@@ -8,7 +8,9 @@ shares a word, the multilingual embedding finds the one closest in meaning, acro
 languages. Lines are weighed on what they state: an earlier question answers nothing, and
 of lines about the same thing one that holds a value (a name, a number) is preferred.
 Of the lines that match nearly as well as the best, the newest come first,
-so a value that changed ("we renamed him Rocco") is quoted before the one it replaced.
+so a value that changed ("we renamed him Rocco") is quoted before the one it replaced;
+a later line that corrects the chosen one without naming it ("switched to the 10mg ones")
+stands in for it, judged as the memories' change test judges a new statement.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from typing import Any
 from conversations.extractive import CHANGED_MARK
 from conversations.informative import asks, near_identical, only_asks, says_nothing, words
 from liamemory import embeddings, language
-from memories.matching.change import about, cue_in, statement_changes
-from usecases.turn.offline_facts import stated, without_quoted
+from memories.matching.change import about, cue_in, judge, statement_changes
+from usecases.turn.offline_facts import change_cue, stated, without_quoted
 from usecases.turn.offline_words import content_words, fold
 
 LABEL = "(offline model)"
@@ -329,7 +331,11 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     for line in same:
         if said_after(line, first):
             first = line
-    rest = sorted((line for line in scored if line is not first), key=lambda line: -scored[line])
+    # A correction that names neither the question's words nor the thing ("switched to the 10mg ones",
+    # "changed our minds, going for Cossham instead") stands in for the line it corrects.
+    corrected = _corrections(first, lines, value, question, vocabulary)
+    first = corrected[-1]
+    rest = sorted((line for line in scored if line is not first and line not in corrected), key=lambda x: -scored[x])
     rest = [line for line in rest if not ((line is best_line or line in same) and replaced(line, first))]
     return [first, *(line for line in rest if scored[line] >= NEAR_BEST * top_score)][:MAX_QUOTES]
 
@@ -385,15 +391,105 @@ def _about_each_other(a: Line, b: Line, pool: list[Line]) -> bool:
     vectors = _passage_vectors(pool)
     if not vectors:
         return False
+    return _most_about(a, b, pool, vectors) and _most_about(b, a, pool, vectors)
 
-    def most_about(x: Line, other: Line) -> bool:
-        others: list[tuple[int, str, float | None]] = [
-            (i, y.text, float(vectors[x] @ vectors[y])) for i, y in enumerate(pool) if not _copies(x, y)
+
+def _most_about(x: Line, other: Line, pool: list[Line], vectors: dict[Line, Any]) -> bool:
+    """Whether of the lines of ``pool`` ``other`` (or a copy of it) is the one ``x`` is most about."""
+    others: list[tuple[int, str, float | None]] = [
+        (i, y.text, float(vectors[x] @ vectors[y])) for i, y in enumerate(pool) if not _copies(x, y)
+    ]
+    scores = about(x.text, others)
+    return bool(scores) and _copies(pool[max(scores, key=lambda i: scores[i])], other)
+
+
+# The kinds of value a line can hold, each read and taken out before the next: a date ("30 June", "the
+# 22nd", "giovedì"), a time ("9:15", "4pm"), a code ("LOG-4478"), an amount ("£350", "10mg", "29"),
+# a name (a capitalised word inside a sentence).
+_DATE = re.compile(
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{language.alternation('WEEKDAYS_MONTHS')}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)\b|{language.alternation('RECURRING_DAYS')}",
+    re.I,
+)
+_VALUE_KINDS = (
+    ("date", _DATE),
+    ("time", re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.I)),
+    ("code", re.compile(r"\b(?:[A-Za-z][\w-]*\d[\w-]*|\d+[A-Z][\w-]*)\b")),
+    ("amount", re.compile(r"\d")),
+    ("name", re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b)[A-Z][a-z]+")),
+)
+
+
+def _value_kinds(text: str, besides: str = "") -> set[str]:
+    """The kinds of value ``text`` states that ``besides`` does not: a correction holds a new value of
+    the kind it corrects ("moved to 5 April" corrects a date; "ends 218 not 213" is no correction of
+    "ends 30 June", nor "Karen is coming on Thursdays" of "my grandson Oliver, Karen's boy")."""
+    said, kinds, known = _statements(text), set(), fold(besides)
+    for kind, pattern in _VALUE_KINDS:
+        if any(fold(m.group(0)) not in known for m in pattern.finditer(said)):
+            kinds.add(kind)
+        said = pattern.sub(" ", said)
+    return kinds
+
+
+# A value a line says it is not ("419 non 418", "the 21st, not the 12th", "not Joanne").
+_DENIED = re.compile(
+    rf"\b(?:{language.alternation('DENIALS')})\s+(?:(?:{language.alternation('DENIED_ARTICLES')})\s+)?"
+    r"(?P<value>\d[\w:./-]*|[A-Z][\w'-]+)"
+)
+
+
+def _denies_only(new: str, old: str) -> bool:
+    """Whether every value ``new`` says it is not is one ``old`` holds: a correction that names what it
+    replaces ("la targa è GF 419 KT, 419 non 418") corrects nothing else."""
+    said = fold(old)
+    return all(fold(m["value"]).rstrip(".,") in said for m in _DENIED.finditer(new))
+
+
+# At most this many corrections of a corrected line are followed ("3 April", then "5 April", then "7").
+MAX_CORRECTIONS = 3
+
+
+def _corrections(
+    line: Line, lines: list[Line], value: re.Pattern[str], question: str, vocabulary: frozenset[str]
+) -> list[Line]:
+    """``line`` and the lines said after it that corrected it, each the last one's correction.
+
+    A correction is judged as the memories' change test judges a new statement (``judge``, with the
+    two lines' closeness in meaning): people imply what they correct ("switched to the 10mg ones"
+    after "amlodipine 5mg", "alla fine l'hanno spostato a giovedì"), so no shared word is needed.
+    The two must be about each other above every other line of the context (``about``, as the change
+    test picks the memory a change is about: one direction only let "il codice del cancello è 1957"
+    correct an order number), and it must hold a value of the kind asked.
+    """
+    vectors = _passage_vectors(lines)
+    chain = [line]
+    if not vectors:
+        return chain
+    for _ in range(MAX_CORRECTIONS):
+        current = chain[-1]
+        later = [
+            x
+            for x in lines
+            if x not in chain
+            and not _copies(x, current)
+            and said_after(x, current)
+            and _holds(value, _statements(x.text), question, vocabulary)
+            and _value_kinds(x.text, current.text) & _value_kinds(current.text)
+            and change_cue(_statements(x.text))
+            and _denies_only(x.text, current.text)
+            and judge(current.text, x.text, closeness=float(vectors[current] @ vectors[x])).relation == "supersedes"
+            and _most_about(x, current, lines, vectors)
+            and _most_about(current, x, lines, vectors)
         ]
-        scores = about(x.text, others)
-        return bool(scores) and _copies(pool[max(scores, key=lambda i: scores[i])], other)
-
-    return most_about(a, b) and most_about(b, a)
+        if not later:
+            break
+        newest = later[0]
+        for x in later[1:]:
+            if said_after(x, newest):
+                newest = x
+        chain.append(newest)
+    return chain
 
 
 def _copies(a: Line, b: Line) -> bool:

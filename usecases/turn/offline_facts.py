@@ -235,11 +235,17 @@ def _changed_value(clause: str) -> bool:
     statistica, ora è il 17 giugno"): a correction, kept if the change test finds the old value it retires."""
     if _FAR.search(clause):
         return False
-    cue = next((m for m in _CHANGED.finditer(clause) if not _ONLY_A_MARKER.fullmatch(m.group(0))), None)
+    cue = change_cue(clause)
     # Someone named before what happened ("my colleague jess got engaged"): their news, not the person's.
     if cue is None or _OTHER_PERSON.search(clause[: cue.start()]):
         return False
     return bool(re.search(r"\d", clause) or _WEEKDAY.search(clause))
+
+
+def change_cue(text: str) -> re.Match[str] | None:
+    """The first change cue of ``text`` that says something happened to a thing ("moved", "switched",
+    "ho sbagliato"), not only when or how sure ("now", "actually", "più")."""
+    return next((m for m in _CHANGED.finditer(text) if not _ONLY_A_MARKER.fullmatch(m.group(0))), None)
 
 
 def _on_the_calendar(clause: str) -> bool:

@@ -259,6 +259,21 @@ def test_a_newer_line_about_something_else_never_stands_in_for_the_answer():
     assert answer_lines("I'm at the door and forgot the gate code, what is it?", [gate, visit])[0] == gate
 
 
+def test_a_correction_that_never_names_the_thing_stands_in_for_the_line_it_corrects():
+    def line(text: str, seq: int) -> Line:
+        return Line(text, "excerpt", "2026-01-01", seq, order=(1, "2026-01-01", seq))
+
+    dose = line("the blood pressure one is amlodipine 5mg in the morning", 10)
+    walk = line("went for a walk by the canal, lovely morning", 14)
+    switched = line("saw the GP and she switched me to the 10mg ones for my blood pressure", 40)
+    answer = answer_lines("What dose is my amlodipine now?", [dose, walk, switched])
+    assert answer[0] == switched and dose not in answer
+    # A correction of another thing, naming the value it replaces, corrects nothing here.
+    badge = line("my staff badge number is 20931", 12)
+    locker = line("sorry, typo: the locker code is 4417 not 4471", 30)
+    assert answer_lines("what's my badge number?", [badge, walk, locker])[0] == badge
+
+
 @pytest.mark.django_db
 def test_tool_traffic_in_the_window_is_never_quoted(alice):
     thread = thread_create(owner=alice)
