@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from conversations.extractive import CHANGED_MARK
@@ -192,9 +193,12 @@ _ASKS_OPENING = re.compile(
 )
 
 
+@lru_cache(maxsize=2048)
 def _statements(text: str) -> str:
     """``text`` without its questions, its opinions and requests to the assistant, nor the passages
-    it quotes for a task: a line is matched, and its meaning weighed, on what the person states."""
+    it quotes for a task: a line is matched, and its meaning weighed, on what the person states.
+
+    Cached: a reply reads the same lines several times (matching, value kinds, corrections)."""
     return " ".join(stated(x) for x in map(_stated_part, _SENTENCES.split(without_quoted(text))) if x)
 
 
@@ -468,6 +472,7 @@ def _corrections(
         return chain
     for _ in range(MAX_CORRECTIONS):
         current = chain[-1]
+        current_kinds = _value_kinds(current.text)
         later = [
             x
             for x in lines
@@ -475,7 +480,7 @@ def _corrections(
             and not _copies(x, current)
             and said_after(x, current)
             and _holds(value, _statements(x.text), question, vocabulary)
-            and _value_kinds(x.text, current.text) & _value_kinds(current.text)
+            and _value_kinds(x.text, current.text) & current_kinds
             and change_cue(_statements(x.text))
             and _denies_only(x.text, current.text)
             and judge(current.text, x.text, closeness=float(vectors[current] @ vectors[x])).relation == "supersedes"
