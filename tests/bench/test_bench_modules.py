@@ -5,9 +5,11 @@ from __future__ import annotations
 import importlib
 import json
 
+import numpy as np
 import pytest
 
 from bench.contradictions.__main__ import build_pairs, crowd, offline_rule, score, worst_writers
+from bench.contradictions.lowo import Pairs, report
 from bench.contradictions.sets import PAIRS, SUBSETS, Closeness, load_pairs, load_sets
 from bench.stack import Stack
 from bench.summaries import answer_held, names_in, words
@@ -37,6 +39,7 @@ MODULES = [
     "productchat.data",
     "productchat.facts",
     "productchat.facts_model",
+    "contradictions.lowo",
 ]
 
 
@@ -130,3 +133,20 @@ def test_stack_starts_one_process_per_turn_worker_on_the_turn_queue():
 
     stack = Stack.production(turn_workers=4, concurrency=16)
     assert stack.label.startswith("gunicorn 2×32 gthread + celery 4 × threads 16 (turns)")
+
+
+def test_a_learned_add_on_ships_only_if_the_worst_writer_gains_and_no_writer_supersedes_more_wrongly():
+    # Two writers, two changes and two look-alikes each; the rules find one change of w1's, both of w2's.
+    labels = np.array([True, True, False, False] * 2)
+    rules = np.array([True, False, False, False, True, True, False, False])
+    none = np.zeros(8, dtype=bool)
+    pairs = Pairs(np.array(["w1"] * 4 + ["w2"] * 4), labels, rules, none, none, none, np.zeros((8, 1)))
+    found = rules.copy()
+    found[1] = True  # w1's missed change
+    assert report(pairs, found)[0]
+    also_wrong = found.copy()
+    also_wrong[6] = True  # and one of w2's look-alikes
+    ships, lines = report(pairs, also_wrong)
+    assert not ships
+    assert "more wrong on w2" in lines[-1]
+    assert not report(pairs, rules)[0]  # nothing gained
