@@ -336,6 +336,10 @@ class FakeModelServer:
     def env(self) -> dict[str, str]:
         return {"ANTHROPIC_API_KEY": "bench-fake-key", "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{self.port}"}
 
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the fake API: on this host, though a real model's is not."""
+        return round(sum(_cpu_s(p) for p in _tree(self.proc.pid)), 3)
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)

@@ -138,7 +138,7 @@ def runs_left_behind(user_prefix: str, since) -> int:
     ).count()
 
 
-def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: float) -> dict:
+def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: float, fake=None) -> dict:
     from django.utils import timezone
 
     out = {}
@@ -148,10 +148,12 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
         load_before = load_average()
         since = timezone.now()
         cpu_before, db_before = stack.cpu_seconds(), database_cpu_seconds()
+        fake_before = fake.cpu_seconds() if fake else 0.0
         started, clients_cpu = time.perf_counter(), time.process_time()
         turns = drive(clients, seconds=seconds)
         elapsed, clients_cpu = time.perf_counter() - started, time.process_time() - clients_cpu
         cpu_after, db_after = stack.cpu_seconds(), database_cpu_seconds()
+        fake_cpu = fake.cpu_seconds() - fake_before if fake else 0.0
         for c in clients:
             c.close()
         time.sleep(1)
@@ -166,6 +168,9 @@ def measure(stack, tokens, levels, seconds: float, follow: str, poll_seconds: fl
         cpu["database"] = round(sum(v - db_before.get(pid, 0) for pid, v in db_after.items()) * 1000 / per_turn, 1)
         # The load generator's own share of the same cores (this process: the clients' threads).
         cpu["clients"] = round(clients_cpu * 1000 / per_turn, 1)
+        if fake:
+            # The fake Messages API shares these cores too (a real model's CPU is elsewhere).
+            cpu["fake_model"] = round(fake_cpu * 1000 / per_turn, 1)
         r = {
             "turns": len(turns),
             "completed": len(ok),
@@ -217,6 +222,10 @@ def main() -> int:
         "default: make run's, one per core)",
     )
     parser.add_argument("--web-threads", type=int, default=32, help="production setup: threads per web process")
+    parser.add_argument("--web-pool", type=int, help="production setup: database connections per web process (8)")
+    parser.add_argument(
+        "--turn-threads", type=int, help="production setup: threads per turn-worker process (make run's: 64 in all)"
+    )
     parser.add_argument(
         "--background-nice", type=int, help="production setup: the background worker's niceness (make run's: 10)"
     )
@@ -239,7 +248,15 @@ def main() -> int:
             if which == "production":
                 # The same threads in all: 64 model calls in flight split over the processes.
                 nice = {} if args.background_nice is None else {"background_nice": args.background_nice}
-                stack = Stack.production(env=dict(extra), turn_workers=n, threads=args.web_threads, **nice)
+                pool = {} if args.web_pool is None else {"web_env": {"DB_POOL_MAX_SIZE": str(args.web_pool)}}
+                stack = Stack.production(
+                    env=dict(extra),
+                    turn_workers=n,
+                    concurrency=args.turn_threads or 0,
+                    threads=args.web_threads,
+                    **nice,
+                    **pool,
+                )
             else:
                 stack = Stack(env=dict(extra))
             key = which if len(args.turn_workers) == 1 else f"{which}_{n}_turn_workers"
@@ -250,10 +267,14 @@ def main() -> int:
             print(f"{which}: {stack.label}; {model}; clients {follow}", flush=True)
             stack.start()
             try:
-                figures = measure(stack, tokens, levels, seconds, follow, poll_seconds)
+                figures = measure(stack, tokens, levels, seconds, follow, poll_seconds, fake)
                 results[key] = {"stack": stack.label, "follow": follow, **figures}
             finally:
                 stack.stop()
+            # A web process that waited its pool's timeout for a connection answered 503.
+            unavailable = (stack.log_dir / "stack-web.log").read_text(errors="replace").count("Service Unavailable")
+            results.setdefault(key, {})["web_503s"] = unavailable
+            print(f"  web answered 503 to {unavailable} requests (warm-up included)", flush=True)
     finally:
         if fake:
             fake.stop()
