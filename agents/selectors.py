@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import F, Func, IntegerField, QuerySet
-from django.db.models.functions import Length, Substr
+from django.db.models.functions import Length
 
 from agents.checkpointer import shared_saver
 from agents.context_report import context_report_read
@@ -53,8 +56,35 @@ def run_etag(*, user: User, run_id) -> str:
 
 
 def run_get_by_id(*, run_id) -> Run | None:
-    """A run read afresh (the caller checked its owner earlier), or None once it is deleted."""
-    return Run.objects.select_related("thread", "request_message").filter(pk=run_id).first()
+    """A run read afresh (the caller checked its owner earlier), or None once it is deleted.
+
+    No join: its answer names the thread and the request message by id, and the end of
+    every streamed turn reads it (the join cost a third of the read's CPU).
+    """
+    return Run.objects.filter(pk=run_id).first()
+
+
+# The follower's reads, one fixed statement each: a streamed turn makes four or five of
+# them, and compiling the equivalent queryset cost eight times the statement's own CPU
+# (1.0 vs 0.13 ms a read, measured in a web process's place).
+_OWNED_SQL = f"SELECT 1 FROM {Run._meta.db_table} WHERE id = %s AND user_id = %s"
+_PARTIAL_SQL = (
+    "SELECT status, substr(partial_text, %s),"
+    " CASE WHEN jsonb_array_length(partial_steps) > %s THEN partial_steps END"
+    f" FROM {Run._meta.db_table} WHERE id = %s"
+)
+
+
+def run_check_owner(*, user: User, run_id) -> None:
+    """``RunNotFound`` unless the run exists and is ``user``'s: what following it needs, no more."""
+    try:
+        key = uuid.UUID(str(run_id))
+    except ValueError as exc:
+        raise RunNotFound(run_id) from exc
+    with connection.cursor() as cursor:
+        cursor.execute(_OWNED_SQL, [key, user.pk])
+        if cursor.fetchone() is None:
+            raise RunNotFound(run_id)
 
 
 @dataclass
@@ -66,22 +96,15 @@ class PartialReply:
 
 def run_partial_reply(*, run_id, text_from: int, steps_from: int) -> PartialReply | None:
     """What a running run has written since the follower's cursor: one indexed row, only the new tail read."""
-    row = (
-        Run.objects.filter(pk=run_id)
-        .annotate(
-            tail=Substr("partial_text", text_from + 1),
-            steps_len=Func(F("partial_steps"), function="jsonb_array_length", output_field=IntegerField()),
-        )
-        .values_list("status", "tail", "steps_len")
-        .first()
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(_PARTIAL_SQL, [text_from + 1, steps_from, uuid.UUID(str(run_id))])
+        row = cursor.fetchone()
     if row is None:
         return None
-    status, tail, steps_len = row
-    steps: list[dict] = []
-    if steps_len > steps_from:
-        steps = (Run.objects.filter(pk=run_id).values_list("partial_steps", flat=True).first() or [])[steps_from:]
-    return PartialReply(status=status, text=tail or "", steps=steps)
+    status, tail, steps = row
+    # Django reads jsonb as text (its JSONField decodes it); a raw cursor does the same.
+    new_steps: list[dict] = json.loads(steps)[steps_from:] if steps is not None else []
+    return PartialReply(status=status, text=tail or "", steps=new_steps)
 
 
 def thread_checkpoints(*, thread, limit: int = 100) -> list[dict]:

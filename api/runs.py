@@ -127,9 +127,9 @@ class RunEventsApi(APIView):
         summary="Follow a run while its reply is written (server-sent events)",
     )
     def get(self, request, run_id):
-        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
+        selectors.run_check_owner(user=request.user, run_id=run_id)
         cursor = request.query_params.get("cursor") or request.headers.get("Last-Event-ID")
-        return event_stream_response(stream_events(run.pk, cursor, self._final))
+        return event_stream_response(stream_events(run_id, cursor, self._final))
 
     @staticmethod
     def _final(run_id, cursor: str) -> str:
