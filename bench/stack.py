@@ -95,7 +95,8 @@ class Stack:
     @classmethod
     def production(cls, *, turn_workers: int = 0, concurrency: int = 0, threads: int = 32, **kw) -> Stack:
         """``make run``'s turn workers (``runstack.turn_worker_layout``): 64 model calls in flight
-        over one process per core (two here), or over ``turn_workers`` processes.
+        over one process per core (two here), or over ``turn_workers`` processes; a web
+        process has a database connection for every two of its threads.
 
         With one process its interpreter lock held the turns back (bench.throughput
         --turn-workers 1 2 4, same run: 4.14 / 5.41 / 5.27 turns/s at 8 clients;
@@ -111,7 +112,10 @@ class Stack:
             pool="threads",
             turn_queue="turns",
             env={"DB_POOL_MAX_SIZE": "12", "CHECKPOINT_POOL_MAX_SIZE": "8", **kw.pop("env", {})},
-            web_env={"DB_POOL_MAX_SIZE": "8", **kw.pop("web_env", {})},
+            # A web request holds its connection from its first statement to its end, which under
+            # load is mostly waiting for the interpreter lock: with 8 for 32 threads, POSTs waited the
+            # pool's 2 s and answered 503 (bench.throughput --web-pool, bench/README "Session 13").
+            web_env={"DB_POOL_MAX_SIZE": str(max(8, threads // 2)), **kw.pop("web_env", {})},
             **kw,
         )
 

@@ -222,7 +222,8 @@ def main() -> int:
         "default: make run's, one per core)",
     )
     parser.add_argument("--web-threads", type=int, default=32, help="production setup: threads per web process")
-    parser.add_argument("--web-pool", type=int, help="production setup: database connections per web process (8)")
+    parser.add_argument("--web-pool", type=int, help="production setup: database connections per web process")
+    parser.add_argument("--worker-pool", type=int, help="production setup: database connections per worker process")
     parser.add_argument(
         "--turn-threads", type=int, help="production setup: threads per turn-worker process (make run's: 64 in all)"
     )
@@ -249,6 +250,8 @@ def main() -> int:
                 # The same threads in all: 64 model calls in flight split over the processes.
                 nice = {} if args.background_nice is None else {"background_nice": args.background_nice}
                 pool = {} if args.web_pool is None else {"web_env": {"DB_POOL_MAX_SIZE": str(args.web_pool)}}
+                if args.worker_pool is not None:
+                    extra = {**extra, "DB_POOL_MAX_SIZE": str(args.worker_pool)}
                 stack = Stack.production(
                     env=dict(extra),
                     turn_workers=n,
