@@ -108,8 +108,12 @@ def asks_back(text: str) -> bool:
     return not any(_VALUE.search(s) or any(p.search(s) for p in _STATES) for s in said)
 
 
+@functools.lru_cache(maxsize=4096)
 def carries_nothing(text: str, *, role: str, asked: str = "") -> bool:
     """Whether a message of ``role`` is filler as an excerpt (``asked``: what a reply answers).
+
+    Cached: the context judges a hit once among the search's hits and again among the
+    exchanges around them, a few dozen regular expressions each time.
 
     A message of questions only asks, so does a question about the person's own things
     with remarks beside it, and one of tasks for the assistant only asks for work;

@@ -208,7 +208,7 @@ def relevant_excerpts(
     if budget <= 0 or before_sequence <= 1 or not asks_about_a_thing(query):
         return []
     hits = search_history(thread=thread, query=query, before_sequence=before_sequence, limit=EXCERPT_POOL, kinds=True)
-    hits = informative_hits(hits, query=query)[:EXCERPT_CANDIDATES]
+    hits = informative_hits(hits, query=query, limit=EXCERPT_CANDIDATES)
     # A hit the summary quotes keeps its slot, and the turns beside it go with it.
     hits = _relevant([h for h in hits if not (summary_text and _covered_by(summary_text, h.excerpt))])
     beside = hits_beside(hits, thread=thread, query=query, before_sequence=before_sequence, reach=NEIGHBOUR_REACH)

@@ -270,7 +270,7 @@ def _search_history(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         return refusal("The query is empty.", "Pass the words you are looking for.")
     # Filler (refusals, restatements, copies) is left out as in the context's excerpts.
     hits = search_history(thread=ctx.thread, query=query, before_sequence=ctx.window_first_sequence, limit=20)
-    hits = informative_hits(hits, query=query)[:10]
+    hits = informative_hits(hits, query=query, limit=10)
     # An excerpt of a statement that was corrected carries its correction notes.
     notes = corrections_of(message_ids=[h.message_id for h in hits])
     excerpts = []

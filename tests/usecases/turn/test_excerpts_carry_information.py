@@ -185,3 +185,30 @@ def test_earlier_questions_and_tasks_that_needed_a_value_are_no_excerpts(alice, 
     assert not carries_nothing("can you suggest snacks? no peanuts though, I'm allergic to them", role="user")
     assert not carries_nothing("update: they moved us to gate C4", role="user")
     assert not carries_nothing("how do I make risotto? Tom says mine is rice soup", role="user")
+
+
+def test_the_first_informative_hits_are_those_of_the_whole_list():
+    """Asked for the first few, a person's words further down still replace the reply that quoted them."""
+    from datetime import UTC, datetime
+
+    from conversations.search import HistoryHit, informative_hits
+
+    statement = "my sister Maeve is coming up from Cork this weekend"
+
+    def hit(n: int, role: str, text: str, asked: str = "") -> HistoryHit:
+        at = datetime(2026, 1, 1, tzinfo=UTC)
+        return HistoryHit(n, None, n, role, at, text, 1.0, asked=asked)  # type: ignore[arg-type]
+
+    hits = [
+        hit(1, "assistant", f"Earlier you said: “{statement}”", asked="who is coming from Cork?"),
+        hit(2, "user", "the plumber fixed the boiler on Tuesday"),
+        hit(3, "user", "the dentist moved my cleaning to the 14th"),
+        hit(4, "assistant", "I don't have information about that.", asked="when is the party?"),
+        hit(5, "user", "who is coming from Cork this weekend, my sister Maeve?"),  # asks: filler, replaces nothing
+        hit(6, "user", statement),
+        hit(7, "user", "we booked the table at Luigi's for eight"),
+    ]
+    whole = informative_hits(hits)
+    assert [h.message_id for h in whole] == [6, 2, 3, 7]
+    for limit in range(1, len(hits) + 1):
+        assert informative_hits(hits, limit=limit) == whole[:limit]
