@@ -9,8 +9,7 @@ from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
-from django.db.models.functions import JSONObject
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils.dateparse import parse_datetime
 
 from conversations.models import TOOL_CALL, Message, MessageRole, Thread, ThreadSummary
@@ -89,6 +88,20 @@ def summary_current(*, thread: Thread) -> ThreadSummary | None:
 
 
 _SUMMARY_FIELDS = [f.attname for f in ThreadSummary._meta.concrete_fields]
+_MESSAGE_COLUMNS = ", ".join(f"m.{f.column}" for f in Message._meta.concrete_fields)
+_SUMMARY_OBJECT = ", ".join(f"'{f.attname}', s.{f.column}" for f in ThreadSummary._meta.concrete_fields)
+# Written out rather than built by the ORM: composing the annotated queryset (the subquery
+# and its JSON object) was two thirds of the read's CPU (3.7 -> 1.3 ms for a window of 20).
+_WINDOW_SQL = f"""
+SELECT {_MESSAGE_COLUMNS}{{summary}}
+FROM conversations_message m
+WHERE m.thread_id = %(thread)s
+ORDER BY m.sequence DESC
+LIMIT %(size)s
+"""
+_WITH_SUMMARY = f""",
+       (SELECT jsonb_build_object({_SUMMARY_OBJECT}) FROM conversations_threadsummary s
+        WHERE s.thread_id = %(thread)s ORDER BY s.version DESC LIMIT 1) AS current_summary"""
 
 
 def summary_and_window(*, thread: Thread, size: int, with_summary: bool) -> tuple[ThreadSummary | None, list[Message]]:
@@ -98,12 +111,8 @@ def summary_and_window(*, thread: Thread, size: int, with_summary: bool) -> tupl
     rows as an uncorrelated subquery (computed once), as a JSON object. A thread with no
     message yet reads the summary on its own.
     """
-    window = Message.objects.filter(thread=thread).order_by("-sequence")
-    if with_summary:
-        latest = ThreadSummary.objects.filter(thread=thread).order_by("-version")
-        fields = JSONObject(**{name: name for name in _SUMMARY_FIELDS})
-        window = window.annotate(current_summary=Subquery(latest.values(json=fields)[:1]))
-    rows = list(window[:size])
+    sql = _WINDOW_SQL.format(summary=_WITH_SUMMARY if with_summary else "")
+    rows = list(Message.objects.raw(sql, {"thread": thread.pk, "size": size}))
     rows.reverse()
     if not with_summary:
         return None, rows
@@ -112,6 +121,7 @@ def summary_and_window(*, thread: Thread, size: int, with_summary: bool) -> tupl
     data = rows[0].current_summary  # type: ignore[attr-defined]
     if data is None:
         return None, rows
+    data = json.loads(data) if isinstance(data, str) else data
     data["created_at"], data["thread_id"] = parse_datetime(data["created_at"]), thread.pk
     return ThreadSummary.from_db(connection.alias, _SUMMARY_FIELDS, [data[f] for f in _SUMMARY_FIELDS]), rows
 
