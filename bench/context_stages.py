@@ -116,13 +116,13 @@ class _Probe:
             finally:
                 probe.parts["wait"] += (time.perf_counter() - started) * 1000
 
-        embeddings._encode_query = timed_encode  # type: ignore[assignment]
-        Future.result = timed_result  # type: ignore[method-assign]
+        embeddings._encode_query = timed_encode
+        Future.result = timed_result  # type: ignore[method-assign,assignment]
         try:
             with connection.execute_wrapper(self.statement):
                 yield
         finally:
-            embeddings._encode_query = encode  # type: ignore[assignment]
+            embeddings._encode_query = encode
             Future.result = result  # type: ignore[method-assign]
 
 
