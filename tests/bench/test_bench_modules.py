@@ -28,6 +28,7 @@ MODULES = [
     "erasure",
     "scale_data",
     "prepare_data",
+    "context_stages",
     "stack",
     "common",
     "longchat.run",
