@@ -99,6 +99,14 @@ def kinds_linked(query: str) -> Callable[[str], bool] | None:
     return linked
 
 
+def kind_words(query: str) -> frozenset[str]:
+    """The words of ``query`` that name one of the kinds or show one ("dog" in "what's my dog
+    called?", "beagle" in "how old is my beagle?"): what a line linked by ``kinds_linked`` answers."""
+    words = _words(query)
+    every = set().union(*_KIND_NAMES.values(), *_KIND_CUES.values())
+    return frozenset(words & every)
+
+
 def tsquery_text(terms: list[str], *, every: bool = False) -> str:
     """A tsquery of the terms, OR-ed: a message need not contain every word of a question
     (AND-ed with ``every``: the messages that hold them all)."""

@@ -347,6 +347,14 @@ WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "m
 # What a question asks for (``usecases.turn.offline_context``): a name or a place, a time, a number.
 # Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").
 TITLES = r"prof|dr|mr|mrs|ms|st|no"
+# Spans and points of time ("last week", "next month"): two lines that both say "week" are not
+# about one thing for it (``usecases.turn.offline_context``).
+TIME_SPAN_WORDS = frozenset(
+    """
+    week weeks weekend weekends month months year years morning mornings afternoon evening evenings night
+    nights tonight tomorrow yesterday next last ago later earlier soon
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
 ASKS_FOR_A_NAME = r"\b(?:name|names|called|who|whom|where|city|town|which \w+ (?:do|did|am|was|is))\b"
 ASKS_FOR_A_TIME = r"\b(?:when|what time|which day|what day|what date|how long until)\b"
 ASKS_FOR_A_NUMBER = r"\b(?:number|code|ref|reference|plate|pin|registration|how many|how much)\b"
@@ -707,7 +715,7 @@ ASKED_AGAIN = ("again", "now", "still", "currently", "anymore")
 # ... and a question passed on from someone else ("a mum is asking what the cap per student is").
 ASKING_FOR = (
     r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
-    r"|(?:is|are) asking (?:me )?(?:what|when|where|which|how|for)|wants? to know"
+    r"|(?:is|are|'s|’s) asking (?:me )?(?:what|when|where|which|how|for)|wants? to know"
 )
 # A clause that asks though typed without a question mark ("whats the lockbox code", "mercury wants
 # our account number again, what was it"), at the start of a sentence or after a comma: a question
@@ -812,5 +820,19 @@ KINDS = {
         ("penicillin", "peanut", "peanuts", "nuts", "latex", "pollen", "gluten", "lactose", "shellfish", "hives",
          "antihistamine", "epipen"),
         "",
+    ),
+    "diet": (
+        ("diet", "diets", "dietary"),
+        ("vegetarian", "vegan", "pescatarian", "halal", "kosher", "coeliac", "celiac", "keto", "gluten-free"),
+        "",
+    ),
+    # A street address: a house number before a street's name ("112 Stoke Newington Church Street"), or
+    # a UK postcode; case-sensitive, so "via email" or "5 more minutes" shows none.
+    "address": (
+        ("address", "addresses", "postcode"),
+        ("street", "road", "lane", "avenue", "terrace", "crescent"),
+        r"(?-i:\b\d{1,4}[a-z]?,?\s+(?:[A-Z][\w'-]+\s+){1,4}(?:Street|St|Road|Rd|Lane|Avenue|Ave|Place|Square"
+        r"|Terrace|Crescent|Drive|Way|Close|Gardens|Court|Row|Hill|Grove|Walk|Mews)\b"
+        r"|\b[A-Z]{1,2}\d{1,2}[A-Z]?\s\d[A-Z]{2}\b)",
     ),
 }  # fmt: skip

@@ -227,13 +227,21 @@ NOT_A_FACT = (
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS, *MONTHS, "domani", "settimana prossima")) + r")\b"
 # Titles and abbreviations that end with a full stop inside a sentence ("Prof. Okafor", "n. A3217").
 TITLES = r"prof|dott|dott\.ssa|ing|geom|avv|sig|sig\.ra|n"
+# Spans and points of time ("la settimana scorsa", "il mese prossimo"): two lines that both say
+# "settimana" are not about one thing for it (``usecases.turn.offline_context``).
+TIME_SPAN_WORDS = frozenset(
+    """
+    settimana settimane weekend mese mesi anno anni mattina mattino pomeriggio sera serata notte stasera
+    domani ieri prossimo prossima prossimi scorso scorsa scorsi fa dopo prima presto
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
 ASKS_FOR_A_NAME = r"\b(?:nome|chiama|chiamava|chi|dove|città|citta|paese|quale \w+ (?:ho|sono))\b"
 ASKS_FOR_A_TIME = r"\b(?:quando|che ora|a che ora|che giorno|quale giorno|che data)\b"
 ASKS_FOR_A_NUMBER = r"\b(?:numero|codice|targa|pin|quant[io]|quante|riferimento)\b"
 ASKING_WORDS = frozenset(
     """
     nome chiama chiamava chiamato ricordi ricordami ricorda ricordare dimmi detto dire sai sapere già di nuovo
-    ancora esattamente scusa veloce prima dimenticato
+    ancora esattamente scusa veloce prima dimenticato te avevo avevi dato
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
@@ -610,5 +618,17 @@ KINDS = {
         ("allergia", "allergie", "allergico", "allergica"),
         ("penicillina", "arachidi", "noci", "lattice", "polline", "glutine", "lattosio", "crostacei"),
         "",
+    ),
+    "diet": (
+        ("dieta", "diete", "alimentazione"),
+        ("vegetariano", "vegetariana", "vegetariani", "vegano", "vegana", "vegani", "celiaco", "celiaca"),
+        "",
+    ),
+    # A street address: "via San Nazaro 41", "piazza Duomo", "corso Porta Nuova"; case-sensitive after
+    # the street word, so "via email" or "un corso di inglese" shows none.
+    "address": (
+        ("indirizzo", "indirizzi", "civico"),
+        ("viale", "piazzale", "vicolo"),
+        r"(?-i:\b(?:[Vv]ia|[Vv]iale|[Cc]orso|[Pp]iazza|[Pp]iazzale|[Vv]icolo|[Ll]argo|[Ss]trada)\s+(?:[A-Z]|\d))",
     ),
 }  # fmt: skip

@@ -24,6 +24,7 @@ from typing import Any
 from conversations.extractive import CHANGED_MARK
 from conversations.informative import asks, near_identical, only_asks, says_nothing, words
 from liamemory import embeddings, language
+from liamemory.search_terms import kind_words, kinds_linked
 from memories.matching.change import about, cue_in, judge, statement_changes
 from usecases.turn.offline_facts import change_cue, stated, without_quoted
 from usecases.turn.offline_words import content_words, fold
@@ -51,17 +52,20 @@ _NAME_VALUE = re.compile(
     rf"|(?:^|(?<=[.!?]\s))[A-Z][a-z]+(?=,\s(?:(?:il|la|the)\s)?{language.any_word('POSSESSIVES')}|['’]s\s)"
 )
 _WHEN_VALUE = re.compile(rf"\d|{language.alternation('WEEKDAYS_MONTHS')}", re.I)
+_NUMBER_VALUE = re.compile(r"\d")
 _ANSWER_KINDS = (
     (re.compile(language.alternation("ASKS_FOR_A_NAME"), re.I), _NAME_VALUE),
     (re.compile(language.alternation("ASKS_FOR_A_TIME"), re.I), _WHEN_VALUE),
-    (re.compile(language.alternation("ASKS_FOR_A_NUMBER"), re.I), re.compile(r"\d")),
+    (re.compile(language.alternation("ASKS_FOR_A_NUMBER"), re.I), _NUMBER_VALUE),
 )
 
 # Words that name nothing the question is about: asking words, function words and the
 # words of recalling ("what did I tell you …"), in every language.
 _ASKING = language.union("ASKING_WORDS") | language.union("STOP_WORDS") | language.union("RECALL_WORDS")
-# Words too general to say that two lines are about the same thing ("always", "sempre").
-_GENERAL = _ASKING | language.union("FUNCTION_WORDS") | language.union("COMMON_WORDS")
+# Words too general to say that two lines are about the same thing ("always", "sempre", "week").
+_GENERAL = (
+    _ASKING | language.union("FUNCTION_WORDS") | language.union("COMMON_WORDS") | language.union("TIME_SPAN_WORDS")
+)
 
 
 @dataclass(frozen=True)
@@ -221,8 +225,26 @@ def _stated_part(sentence: str) -> str:
 
 def _asked(question: str) -> str:
     """The sentences of a message that ask ("… lol. quick test, do you remember her name?")."""
-    asking = [x for x in _SENTENCES.split(question) if asks(x)]
+    asking = [_asking_part(x) for x in _SENTENCES.split(question) if asks(x)]
     return " ".join(asking) or question
+
+
+_CLAUSES = re.compile(r",\s+|;\s+|\s[-–]\s")
+
+
+def _asking_part(sentence: str) -> str:
+    """``sentence`` up to its asking clause: a remark or task said after it ("which market do I do
+    now, putting it in the insta bio", "what's the childminder's name, I need to add her to the
+    pickup list") says what the answer is for, not what is asked; a clause before it often names
+    the thing ("Jordan's van - what's the reg?") and stays."""
+    clauses = _CLAUSES.split(sentence)
+    opens = [bool(asks(x) or _ASKS_OPENING.match(x)) for x in clauses]
+    if True not in opens:
+        return sentence
+    first = opens.index(True)
+    kept = clauses[: first + 1] + [x for x, o in zip(clauses[first + 1 :], opens[first + 1 :], strict=True) if o]
+    part = ", ".join(kept)
+    return part if _question_words(part) else sentence
 
 
 # The words of the sentences around the asking one ("the cat knocked my phone off. do you
@@ -266,6 +288,11 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     wanted = _wanted(question)
     vocabulary = lower_case_words([question, *(line.text for line in lines)])
     have = [{fold(w).removesuffix("'s") for w in content_words(_statements(line.text))} for line in lines]
+    # A line that shows one of the kinds the question names answers that word ("what's my diet?" / "I am
+    # vegetarian", "l'indirizzo dello studio" / "in via San Nazaro 41"), as recall and the excerpts read it.
+    if linked := kinds_linked(_asked(question)):
+        kind = {fold(w) for w in kind_words(_asked(question))} & set(wanted)
+        have = [h | kind if linked(_statements(line.text)) else h for h, line in zip(have, lines, strict=True)]
     df = {w: sum(1 for h in have if _matches(w, h)) for w in wanted}
     # How much each question word says: its weight in the question, by how rare it is among the lines.
     rarity = {w: weight * math.log(1 + len(lines) / df[w]) for w, weight in wanted.items() if df[w]}
@@ -424,6 +451,21 @@ _VALUE_KINDS = (
 )
 
 
+# The kinds of value (``_VALUE_KINDS``) that answer a question asking for a name, a time or a number:
+# a correction that brings a new day ("kids are with me Wednesday to Friday now") is no new name for
+# "what's the childminder's name?". A name question may be answered by a code ("which seat").
+_KINDS_ASKED = {
+    _NAME_VALUE: frozenset({"name", "code", "amount"}),
+    _WHEN_VALUE: frozenset({"date", "time"}),
+    _NUMBER_VALUE: frozenset({"code", "amount"}),
+}
+
+
+def _kinds_asked(value: re.Pattern[str]) -> frozenset[str] | None:
+    """The value kinds that answer a question whose value is read by ``value``; None: any kind."""
+    return _KINDS_ASKED.get(value)
+
+
 def _value_kinds(text: str, besides: str = "") -> set[str]:
     """The kinds of value ``text`` states that ``besides`` does not: a correction holds a new value of
     the kind it corrects ("moved to 5 April" corrects a date; "ends 218 not 213" is no correction of
@@ -470,9 +512,12 @@ def _corrections(
     chain = [line]
     if not vectors:
         return chain
+    asked = _kinds_asked(value)
     for _ in range(MAX_CORRECTIONS):
         current = chain[-1]
         current_kinds = _value_kinds(current.text)
+        if asked is not None:
+            current_kinds &= asked
         later = [
             x
             for x in lines
@@ -554,7 +599,7 @@ def _current(line: Line, lines: list[Line]) -> Line:
     # window that differs from it is older news, never its replacement.
     if line.source == "memory":
         return line
-    words = _subject_words(line.text)
+    words = _subject_words(line.text) - _GENERAL
     changed = [
         x
         for x in lines

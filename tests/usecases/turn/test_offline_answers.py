@@ -176,3 +176,65 @@ def test_a_word_said_all_over_the_context_does_not_make_a_newer_line_the_same_th
     elsewhere = [_line("my back is killing me after the garden", 60), _line("back home by six, Tom cooked", 70)]
     question = "The cleaners in Cornwall want the name of the cottage for their booking. What's our place called?"
     assert answer_lines(question, [cottage, club, *elsewhere])[0] == cottage
+
+
+def test_a_correction_that_brings_a_new_day_is_no_new_name():
+    minder = _line(
+        "Remember the childminder is Joanne, she picks the kids up on Tuesdays, I might ask you to draft texts", 71
+    )
+    shifts = _line(
+        "Rob's shifts changed so we've swapped: kids are with me Wednesday to Friday now, still every other weekend",
+        129,
+    )
+    trip = _line("Maya's allergic to peanuts, need a letter for her school trip form explaining the epipen", 37)
+    costs = _line("childcare costs are insane", 105)
+    answer = answer_lines(
+        "what's the childminder's name, I need to add her to the school pickup list", [minder, trip, costs, shifts]
+    )
+    assert answer[0] == minder
+
+
+def test_a_task_said_after_the_question_only_says_what_the_answer_is_for():
+    stall = _line("I do a stall at the Tobacco Factory market on Sundays. write a little sign for it", 69)
+    remark = _line("markets are exhausting but people love sniffing everything", 73)
+    price = _line("putting the 200g jars up to £19.50, wax has gone up. update the description", 97)
+    moved = _line("Left the Sunday market, got a Saturday pitch at St Nicholas Market instead. new sign pls", 163)
+    answer = answer_lines("which market do I do now, putting it in the insta bio", [stall, remark, price, moved])
+    assert answer[0] == moved
+
+
+def test_a_line_that_shows_the_kind_asked_about_answers_it():
+    diet = _line("I am vegetarian, when I ask recipes no meat", 20, "memory")
+    conference = _line("Conference changed! EuroMOF moved to Porto this year, same dates. need new travel plan", 40)
+    supervisor = _line("My supervisor is Dr Helen Marsh. I need write email to her, ask meeting about chapter 3", 5)
+    answer = answer_lines(
+        "You remember what is my diet? I need tell the conference dinner organisers", [conference, diet, supervisor]
+    )
+    assert answer[0] == diet
+    parents = _line("Vivono a Cremona, in via Mazzini 8, io invece sto a Milano", 12, "summary")
+    meeting = _line("meglio, il 20 avevo una riunione che non potevo saltare", 91)
+    notary = _line("mia sorella ha chiamato il notaio, che pizza", 30)
+    answer = answer_lines(
+        "l'indirizzo dei miei te l'avevo dato? serve per la consegna della spesa", [parents, meeting, notary]
+    )
+    assert answer[0] == parents
+
+
+def test_a_time_both_lines_mention_does_not_make_one_a_change_of_the_other():
+    supervisor = _line(
+        "My supervisor is Dr Helen Marsh. I need write email to her, ask meeting next week about chapter 3", 5
+    )
+    lab = _line("We moved lab last week is room 3.24, the same floor.", 23, "memory")
+    thesis = _line("I have 5 chapters, 2 are finished.", 18, "memory")
+    answer = answer_lines("What is the name of my main supervisor? I need put in the form", [lab, thesis, supervisor])
+    assert answer[0] == supervisor
+
+
+@pytest.mark.django_db
+def test_a_question_someone_passed_on_is_answered(alice):
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "remember that the bank account number on my invoices is 61558829")
+    reply = reply_text(
+        run_turn(alice, thread_create(owner=alice), "Karen's asking what bank account number is on the invoices now")
+    )
+    assert "61558829" in reply
