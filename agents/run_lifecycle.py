@@ -12,17 +12,27 @@ import contextlib
 import json
 import logging
 import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
+from django.db import (
+    DEFAULT_DB_ALIAS,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    connections,
+    transaction,
+)
 from django.db.models import F
 from django.utils import timezone
+from psycopg_pool import PoolTimeout
 
 from agents.context_report import ContextReport
 from agents.models import Approval, ApprovalDecision, Run, RunErrorCode, RunStatus, TraceEvent
@@ -41,6 +51,52 @@ class RunNoLongerActive(Exception):
 # The database unreachable, through Django or straight from the driver (the checkpointer's
 # pool, a pool timeout): transient, so a run meeting one goes back to the queue.
 DATABASE_UNAVAILABLE_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
+
+T = TypeVar("T")
+
+
+def pool_timed_out(exc: BaseException) -> bool:
+    """The process's connection pool gave no connection in its wait (Django wraps the
+    driver's ``PoolTimeout`` in its ``OperationalError``): busy, or the server away."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, PoolTimeout):
+            return True
+        seen = seen.__cause__
+    return False
+
+
+@contextlib.contextmanager
+def _connection_outside_pool() -> Iterator[None]:
+    """This thread's queries go through a connection of its own, not the process's pool, until the end."""
+    pooled = connections[DEFAULT_DB_ALIAS]
+    own_settings = {**pooled.settings_dict, "OPTIONS": dict(pooled.settings_dict["OPTIONS"])}
+    own_settings["OPTIONS"].pop("pool", None)
+    own = type(pooled)(own_settings, DEFAULT_DB_ALIAS)
+    connections[DEFAULT_DB_ALIAS] = own
+    try:
+        yield
+    finally:
+        own.close()
+        connections[DEFAULT_DB_ALIAS] = pooled
+
+
+def _despite_busy_pool(move: Callable[[], T]) -> T:
+    """``move`` through the pool; if the pool still has no connection for it, through one of its own.
+
+    The run's last move after a pool timeout must not hang on that pool: in a burst it was
+    still exhausted, the move failed too and the run stayed ``running`` (its followers
+    waiting) until the reaper. During an outage the connection of its own fails as well,
+    and the error goes up as before.
+    """
+    try:
+        return move()
+    except DATABASE_UNAVAILABLE_ERRORS as exc:
+        if not pool_timed_out(exc):
+            raise
+        logger.warning("the connection pool stayed busy: the run's move takes a connection of its own")
+    with _connection_outside_pool():
+        return move()
 
 
 def run_claim(*, run_id: RunId) -> bool:
@@ -261,8 +317,13 @@ def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None =
 def run_requeue(*, run_id: RunId) -> bool:
     """A running run goes back to ``queued`` to start over (the database failed it mid-turn).
 
-    What it streamed so far is dropped: the next attempt writes the reply again.
+    What it streamed so far is dropped: the next attempt writes the reply again. It waits
+    out a busy pool (``_despite_busy_pool``), so the run does not stay ``running``.
     """
+    return _despite_busy_pool(lambda: _requeue(run_id))
+
+
+def _requeue(run_id: RunId) -> bool:
     requeued = run_move(
         run_id=run_id,
         to=RunStatus.QUEUED,

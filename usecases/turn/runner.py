@@ -133,10 +133,12 @@ def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
         logger.info("run %s no longer exists", run_id)
     except run_lifecycle.DATABASE_UNAVAILABLE_ERRORS as exc:
         # Not the run's fault: a new run goes back to the queue and its task is retried
-        # (``usecases.tasks.execute_run``). If the database is still away, the requeue
-        # fails too and the reaper gives the run back later. A resumed run stays running
-        # (starting it over would lose the staff decision) until the reaper's turn.
-        logger.warning("run %s: database unavailable (%s)", run_id, type(exc).__name__)
+        # (``usecases.tasks.execute_run``); the requeue gets past a pool that is only busy
+        # (``run_requeue``). If the database is still away, the requeue fails too and the
+        # reaper gives the run back later. A resumed run stays running (starting it over
+        # would lose the staff decision) until the reaper's turn.
+        busy = run_lifecycle.pool_timed_out(exc)
+        logger.warning("run %s: %s (%s)", run_id, "pool busy" if busy else "database unavailable", type(exc).__name__)
         if not resume:
             run_lifecycle.run_requeue(run_id=run_id)
         raise
