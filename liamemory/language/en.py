@@ -835,4 +835,16 @@ KINDS = {
         r"|Terrace|Crescent|Drive|Way|Close|Gardens|Court|Row|Hill|Grove|Walk|Mews)\b"
         r"|\b[A-Z]{1,2}\d{1,2}[A-Z]?\s\d[A-Z]{2}\b)",
     ),
+    "occupation": (
+        ("job", "jobs", "occupation", "profession", "career", "living"),
+        ("nurse", "teacher", "engineer", "chef", "developer", "programmer", "translator", "designer",
+         "physiotherapist", "researcher", "scientist", "paramedic", "midwife", "barista", "journalist", "analyst",
+         "freelance", "freelancer", "lecturer", "carer", "librarian"),
+        r"\bwork(?:ing)? as an? \w+",
+    ),
+    "courier": (
+        ("courier", "couriers", "shipping", "carrier"),
+        ("evri", "hermes", "dpd", "dhl", "fedex", "yodel", "parcelforce", "gls"),
+        "",
+    ),
 }  # fmt: skip

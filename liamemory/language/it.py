@@ -631,4 +631,13 @@ KINDS = {
         ("viale", "piazzale", "vicolo"),
         r"(?-i:\b(?:[Vv]ia|[Vv]iale|[Cc]orso|[Pp]iazza|[Pp]iazzale|[Vv]icolo|[Ll]argo|[Ss]trada)\s+(?:[A-Z]|\d))",
     ),
+    "occupation": (
+        ("lavoro", "mestiere", "professione", "impiego"),
+        ("infermiere", "infermiera", "insegnante", "ingegnere", "cuoco", "cuoca", "sviluppatore",
+         "sviluppatrice", "programmatore", "programmatrice", "traduttore", "traduttrice", "fisioterapista",
+         "ricercatore", "ricercatrice", "giornalista", "consulente", "impiegato", "impiegata", "bibliotecario",
+         "bibliotecaria"),
+        r"\bfaccio (?:il|la|l') ?\w+(?:ista|iere|iera|tore|trice|ente|ante)\b",
+    ),
+    "courier": (("corriere", "corrieri", "spedizioni", "spedizione"), ("bartolini", "brt", "sda"), ""),
 }  # fmt: skip

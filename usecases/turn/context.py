@@ -85,6 +85,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _DEFINITE = re.compile(rf"{language.any_word('DEFINITE_ARTICLES')}\s*\w", re.I)
 # A value asked for as it stands now or once more: "what day's padel now?", "quanto chiedo adesso?".
 _ASKED_AGAIN = re.compile(language.any_word("ASKED_AGAIN"), re.I)
+# A value asked for without a question ("bike lock code pls", "mi serve la matricola per il modulo",
+# "a mum is asking what the cap is"), and what makes it one thing: "my", "the", a name.
+_ASKING_FOR = re.compile(rf"\b(?:{language.alternation('ASKING_FOR')})\b", re.I)
+_POSSESSIVE = re.compile(language.any_word("POSSESSIVES"), re.I)
+# A definite article but Italian's plural "i", which is also the English "I" ("i need a buddy" names nothing).
+_THE = re.compile(rf"(?!i\b){_DEFINITE.pattern}", re.I)
 # An order code, an amount, a date, a year: a token of three characters or more with a digit.
 _IDENTIFIER = re.compile(r"(?=[\w€$£./-]*\d)[\w€$£][\w€$£./-]{2,}")
 
@@ -168,11 +174,21 @@ def asks_about_a_thing(text: str) -> bool:
     about the person's own facts named no person, name or identifier; this reads 70 of them, and
     small talk opens it about as rarely (34 of 1,159 turns against 32). General questions open it
     more often (388 of 629 against 247): what they find must still be relevant in itself.
+
+    A request for one of the person's values said without a question ("bike lock code pls", "ridammi
+    la partita IVA", "Davide chiede quanto avevamo deciso di spendere") asks too, when it names one
+    thing ("my", "the", a name, an identifier): on the development chats of fifteen writers (w4–w41)
+    it reads 19 more questions of seven writers, and opens on 31 of the 7,125 other turns (4 of
+    2,753 small talk: "I need help with my thesis today").
     """
     if asks_about_something(text):
         return True
     return any(
-        asks(s, openings=True) and (_DEFINITE.search(s) or _ASKED_AGAIN.search(s))
+        (asks(s, openings=True) and (_DEFINITE.search(s) or _ASKED_AGAIN.search(s)))
+        or (
+            _ASKING_FOR.search(s)
+            and (_THE.search(s) or _POSSESSIVE.search(s) or _NAME.search(s) or _IDENTIFIER.search(s))
+        )
         for s in _SENTENCE_END.split((text or "").strip())
     )
 

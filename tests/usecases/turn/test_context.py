@@ -331,6 +331,23 @@ def test_what_asks_about_something():
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("statement", "request_text"),
+    [
+        ("The bike lock code is 4471, the combination one on the blue bike.", "bike lock code pls, I'm at the library"),
+        ("La mia matricola è 40817, iscritta al secondo anno.", "mi serve la matricola per il modulo delle ferie"),
+        ("The school trip cap per student is £45 this year.", "a mum is asking what the cap per student is"),
+    ],
+)
+def test_a_value_asked_for_without_a_question_reaches_the_context(alice, statement, request_text):
+    thread = _long_thread(alice, statement=statement)
+    ctx = _ask(alice, thread, request_text)
+    assert [e.sequence for e in ctx.report.excerpts][:1] == [1]
+    # Asking for help with nothing of one's own in it opens nothing.
+    assert _ask(alice, thread, "hi. ok I need a brain dump buddy today").report.excerpts == ()
+
+
+@pytest.mark.django_db
 def test_window_token_cap_drops_old_whole_turns_and_the_excerpts_reach_them(alice, settings):
     settings.MEMORY_WINDOW_TOKENS = 120
     thread = thread_create(owner=alice)

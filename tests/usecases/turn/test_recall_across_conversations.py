@@ -130,6 +130,10 @@ def test_a_question_that_opens_a_conversation_sees_the_memories_recall_left_out_
             "come si chiama il mio cane?",
         ),
         ("Our dog Bruno hates the rain", "how old is my beagle?"),
+        ("so I'm a structural engineer, been working in Milan for 9 years", "what do I do for a living?"),
+        ("sono fisioterapista, da tre anni ho uno studio mio", "domanda stupida: ti ricordi che lavoro faccio?"),
+        ("Please remember I'm coeliac, restaurants must be gluten free", "what's my diet? booking the dinner"),
+        ("Switching from Royal Mail to Evri, it's cheaper", "which courier am I using now?"),
     ],
 )
 @pytest.mark.django_db
