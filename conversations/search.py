@@ -514,10 +514,15 @@ def _relevant_to_a_person(hit: HistoryHit) -> bool:
     A hit by meaning alone must also carry something (``conversations.informative``): a
     refusal ("I don't have information about that") or a bare question sits close to
     any question, so "Did I ever mention a xylophone?" found the assistant's "I don't
-    know" in a chat that never named one.
+    know" in a chat that never named one. An assistant's reply is listed by its words
+    only: by meaning, the way it recounts ("From what you told me: …") sits close to any
+    "have I told you about …?", and what it recounts is the person's own message, which
+    the search finds itself.
     """
     if hit.word_share > 0:
         return True
+    if hit.role != MessageRole.USER:
+        return False
     if hit.cosine_margin is None or hit.cosine_margin < THREAD_SEARCH_COSINE_FLOOR:
         return False
     return not carries_nothing(hit.excerpt, role=hit.role, asked=hit.asked or "")

@@ -1,13 +1,14 @@
 """The context's older excerpts carry information: never tool traffic, refusals, echoes or copies."""
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
 from conversations.content import text_block
 from conversations.informative import carries_nothing, near_identical, says_nothing
 from conversations.models import Message, ThreadSummary
-from conversations.search import search_history
+from conversations.search import HistoryHit, informative_hits, search_history
 from conversations.services import messages_append, thread_create
 from tests.usecases.turn.helpers import reply_text, run_turn
 from usecases.turn.context import build_context
@@ -189,10 +190,6 @@ def test_earlier_questions_and_tasks_that_needed_a_value_are_no_excerpts(alice, 
 
 def test_the_first_informative_hits_are_those_of_the_whole_list():
     """Asked for the first few, a person's words further down still replace the reply that quoted them."""
-    from datetime import UTC, datetime
-
-    from conversations.search import HistoryHit, informative_hits
-
     statement = "my sister Maeve is coming up from Cork this weekend"
 
     def hit(n: int, role: str, text: str, asked: str = "") -> HistoryHit:
