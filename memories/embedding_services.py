@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 
+import numpy as np
 from django.db import connection
 
 from liamemory import embeddings
@@ -48,11 +49,23 @@ def memory_embeddings_update(*, memory_ids: list[int]) -> int:
     if not rows:
         return 0
     vectors = embeddings.passage_vectors([content for _, content in rows])
+    return memory_vectors_store(rows=[(pk, content, v) for (pk, content), v in zip(rows, vectors, strict=True)])
+
+
+def memory_vectors_store(*, rows: list[tuple[int, str, np.ndarray]]) -> int:
+    """Store (memory id, the content embedded, its passage vector) rows; the number written.
+
+    A memory whose content is no longer the one embedded gets none (the statement joins
+    the memories by the content's digest). A write that embedded texts to judge a new
+    statement hands them here, so that no worker embeds the same text again.
+    """
+    if not rows:
+        return 0
     params = {
         "model": embeddings.MODEL_NAME,
-        "ids": [pk for pk, _ in rows],
-        "md5s": [content_md5(content) for _, content in rows],
-        "vectors": [embeddings.to_bytes(v) for v in vectors],
+        "ids": [pk for pk, _, _ in rows],
+        "md5s": [content_md5(content) for _, content, _ in rows],
+        "vectors": [embeddings.to_bytes(v) for _, _, v in rows],
     }
     return vector_rows_write(_MEMORIES_SQL, params)
 

@@ -11,7 +11,7 @@ actor, record the writer's name as the reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -28,7 +28,7 @@ from liamemory.personal_data import Event
 from liamemory.retention import memory_expires_at
 from memories.contradiction_model import model_enabled, model_replaced
 from memories.deletion import memories_delete
-from memories.embedding_services import content_md5
+from memories.embedding_services import content_md5, memory_vectors_store
 from memories.matching import Verdict
 from memories.matching.change import choose, close_candidates
 from memories.models import Memory, MemoryEmbedding, MemoryKind, MemoryPreference, MemoryStatus, WriterType
@@ -123,14 +123,26 @@ def _candidates(*, user: User, kind: str, statuses: Sequence[str]) -> list[Memor
 INLINE_EMBED = 4
 
 
-def _closeness(content: str, rows: list[Memory]) -> tuple[dict[int, float], np.ndarray | None, dict[int, np.ndarray]]:
-    """e5 cosine of ``content`` to each memory, ``content``'s own vector and the memories' (none without embeddings).
+@dataclass(frozen=True)
+class _Closeness:
+    """How close a statement is in meaning to each memory, with the vectors that said it."""
+
+    cosines: dict[int, float] = field(default_factory=dict)
+    # The statement's own vector, and each memory's compared to it (none without embeddings).
+    vector: np.ndarray | None = None
+    old_vectors: dict[int, np.ndarray] = field(default_factory=dict)
+    # The memories that had no stored vector and were embedded here: (id, content, vector).
+    embedded: tuple[tuple[int, str, np.ndarray], ...] = ()
+
+
+def _closeness(content: str, rows: list[Memory]) -> _Closeness:
+    """e5 cosine of ``content`` to each memory, ``content``'s own vector and the memories'.
 
     Stored vectors of the current text are used; a few recent memories without one are
     embedded here (about 20 ms each), the rest are judged lexically.
     """
     if not rows or not embeddings.enabled():
-        return {}, None, {}
+        return _Closeness()
     by_pk = {m.pk: m for m in rows}
     stored = {
         pk: bytes(vector)
@@ -144,11 +156,25 @@ def _closeness(content: str, rows: list[Memory]) -> tuple[dict[int, float], np.n
     pks = list(stored) + [m.pk for m in missing]
     matrix = np.vstack([embeddings.from_bytes(list(stored.values())) if stored else vectors[1:1], vectors[1:]])
     cosines = matrix @ vectors[0]
-    return (
-        {pk: float(c) for pk, c in zip(pks, cosines, strict=True)},
-        vectors[0],
-        dict(zip(pks, matrix, strict=True)),
+    return _Closeness(
+        cosines={pk: float(c) for pk, c in zip(pks, cosines, strict=True)},
+        vector=vectors[0],
+        old_vectors=dict(zip(pks, matrix, strict=True)),
+        embedded=tuple((m.pk, m.content, v) for m, v in zip(missing, vectors[1:], strict=True)),
     )
+
+
+def _keep_vectors(memory: Memory, *, said: str, close: _Closeness) -> None:
+    """Store the vectors this write made to judge ``said``: the memories embedded inline, and
+    ``memory``'s own when it is stored as said (most are); else its vector is made after commit.
+
+    Each text is then embedded once: before, the embedding worker embedded both again
+    (bench/README.md, "The memory layer's cost per turn").
+    """
+    mine = [(memory.pk, memory.content, close.vector)] if close.vector is not None and memory.content == said else []
+    memory_vectors_store(rows=[*close.embedded, *mine])
+    if not mine:
+        embed_later(memory)
 
 
 def change_verdicts(
@@ -170,21 +196,24 @@ def change_verdicts(
     )
 
 
-def _judged_candidates(*, user: User, kind: str, content: str, statuses: Sequence[str]) -> list[tuple]:
-    """(memory, verdict) for the memories ``content`` restates or supersedes; the rest are left alone.
+def _judged_candidates(
+    *, user: User, kind: str, content: str, statuses: Sequence[str]
+) -> tuple[list[tuple[Memory, Verdict]], _Closeness]:
+    """(memory, verdict) for the memories ``content`` restates or supersedes (the rest are left
+    alone), and the closeness they were judged by.
 
     ``memories.matching.change.choose`` decides (measured by ``python -m bench.contradictions``):
     the slot grammar, then closeness in meaning plus what the new statement says happened.
     A restatement updates a memory of the same kind only.
     """
     rows = _candidates(user=user, kind=kind, statuses=statuses)
-    closeness, vector, old_vectors = _closeness(content, rows)
+    close = _closeness(content, rows)
     by_pk = {m.pk: m for m in rows}
-    candidates = [(m.pk, m.content, closeness.get(m.pk)) for m in rows]
-    picked = change_verdicts(content, candidates, vector=vector, old_vectors=old_vectors)
+    candidates = [(m.pk, m.content, close.cosines.get(m.pk)) for m in rows]
+    picked = change_verdicts(content, candidates, vector=close.vector, old_vectors=close.old_vectors)
     judged = [(by_pk[pk], v) for pk, v in picked if v.relation == "supersedes" or by_pk[pk].kind == kind]
     judged.sort(key=lambda pair: pair[1].similarity, reverse=True)
-    return judged
+    return judged, close
 
 
 def _count_towards_cap(user: User) -> int:
@@ -206,9 +235,9 @@ def _asked_model(*, user: User, kind: str, content: str) -> dict[int, str]:
     if not model_enabled():
         return {}
     rows = _candidates(user=user, kind=kind, statuses=[MemoryStatus.ACTIVE])
-    closeness, vector, old_vectors = _closeness(content, rows)
-    candidates = [(m.pk, m.content, closeness.get(m.pk)) for m in rows]
-    decided = {pk for pk, _ in choose(content, candidates, vector=vector, old_vectors=old_vectors)}
+    closeness = _closeness(content, rows)
+    candidates = [(m.pk, m.content, closeness.cosines.get(m.pk)) for m in rows]
+    decided = {pk for pk, _ in choose(content, candidates, vector=closeness.vector, old_vectors=closeness.old_vectors)}
     close = close_candidates(content, [c for c in candidates if c[0] not in decided])
     return model_replaced(new=content, earlier=close)
 
@@ -253,7 +282,7 @@ def memory_remember(
     with transaction.atomic():
         _lock_user(user)
         statuses = [MemoryStatus.PENDING] if needs_review else [MemoryStatus.ACTIVE]
-        judged = _judged_candidates(user=user, kind=kind, content=said, statuses=statuses)
+        judged, close = _judged_candidates(user=user, kind=kind, content=said, statuses=statuses)
         if only_if_it_replaces and not by_model and all(v.relation != "supersedes" for _, v in judged):
             raise MemoryWriteRefused(
                 "It replaces no stored fact, and a change on its own is not one to keep.",
@@ -263,6 +292,7 @@ def memory_remember(
         duplicate = next((m for m, verdict in judged if verdict.relation == "same"), None)
         if duplicate is not None:
             _restate(duplicate, content=content, importance=importance, actor=actor, reason=reason)
+            _keep_vectors(duplicate, said=said, close=close)
             return RememberOutcome(
                 memory=duplicate, action="pending" if needs_review else "updated", previous_id=duplicate.pk
             )
@@ -295,7 +325,7 @@ def memory_remember(
         memory.full_clean(exclude=RELATED_FIELDS)
         audit(memory, actor=actor, reason=reason)
         memory.save()
-        embed_later(memory)
+        _keep_vectors(memory, said=said, close=close)
         if contradicted:
             return _supersede(contradicted, by=memory, actor=actor, reason=reason)
     return RememberOutcome(memory=memory, action="pending" if needs_review else "created")
@@ -308,7 +338,6 @@ def _restate(memory: Memory, *, content: str, importance: int, actor: User | Non
     memory.full_clean(exclude=RELATED_FIELDS)
     audit(memory, actor=actor, reason=f"{reason} restated (near-duplicate)")
     memory.save()
-    embed_later(memory)
 
 
 def _check_cap(user: User) -> None:

@@ -148,6 +148,48 @@ def test_an_edited_memory_is_not_recalled_by_its_old_vector(alice):
     assert search_memories(user=alice, query="What did we call our new pet?") == []
 
 
+def test_a_fact_judged_by_meaning_is_recalled_at_once_with_the_vector_it_was_judged_by(
+    alice, django_capture_on_commit_callbacks
+):
+    # The first memory has nothing to be judged against: its vector is the worker's to make.
+    first = memory_remember(user=alice, content="Works from home on Fridays", writer_type="user")
+    memory_embeddings_update(memory_ids=[first.memory.pk])
+    # Written moments ago, no vector yet: the next write embeds it inline to judge against it.
+    recent = Memory.objects.create(user=alice, content="Allergic to peanuts")
+    question = "What did we call our new pet?"
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        outcome = memory_remember(user=alice, content="Has a rescue dog named Biscuit", writer_type="user")
+
+    # Found by meaning before any embedding worker ran, and nothing is queued for one to redo.
+    assert [h.memory.pk for h in search_memories(user=alice, query=question)][:1] == [outcome.memory.pk]
+    assert callbacks == []
+    stored = MemoryEmbedding.objects.get(memory=outcome.memory)
+    said = "Has a rescue dog named Biscuit"
+    assert stored.content_md5 == content_md5(said)
+    assert bytes(stored.vector) == embeddings.to_bytes(embeddings.passage_vectors([said])[0])
+    assert MemoryEmbedding.objects.get(memory=recent).content_md5 == content_md5("Allergic to peanuts")
+    assert memory_embeddings_update(memory_ids=[first.memory.pk, recent.pk, outcome.memory.pk]) == 0
+
+
+def test_a_fact_stored_in_other_words_than_said_gets_its_vector_from_the_worker(
+    alice, django_capture_on_commit_callbacks
+):
+    first = memory_remember(user=alice, content="Works from home on Fridays", writer_type="user")
+    memory_embeddings_update(memory_ids=[first.memory.pk])
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        outcome = memory_remember(user=alice, content="Remember that I have a rescue dog named Biscuit")
+
+    # Stored without "Remember that": the vector judged was of the words said, so the worker makes its own.
+    assert outcome.memory.content == "I have a rescue dog named Biscuit"
+    assert len(callbacks) == 1 and not MemoryEmbedding.objects.filter(memory=outcome.memory).exists()
+    assert memory_embeddings_update(memory_ids=[outcome.memory.pk]) == 1  # what the queued task does
+    stored = MemoryEmbedding.objects.get(memory=outcome.memory)
+    assert stored.content_md5 == content_md5(outcome.memory.content)
+    assert bytes(stored.vector) == embeddings.to_bytes(embeddings.passage_vectors([outcome.memory.content])[0])
+
+
 def test_backfill_embeds_what_is_missing_once(alice, settings):
     thread, _ = _doctor_thread(alice, embed=False)
     Memory.objects.create(user=alice, content="Allergic to peanuts")
