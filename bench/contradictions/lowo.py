@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.contradictions.sets import Closeness, load_sets
-from bench.contradictions.train import writer_of
+from bench.contradictions.train import logistic_fit, writer_of, writer_weights
 from memories.matching import compare
 from memories.matching.change import rules_judge, signals
 from memories.matching.change_score import FEATURES, FLOOR, pair_features
@@ -107,24 +107,8 @@ def load(closeness: Closeness, components: int) -> Pairs:
 
 
 def _fit(x: np.ndarray, y: np.ndarray, writers: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """Logistic regression, each writer's pairs weighing as much as another's; returns the log-odds."""
-    weights = np.zeros(len(writers))
-    for name in set(writers):
-        mask = writers == name
-        weights[mask] = 1.0 / mask.sum()
-    weights /= weights.mean()
-    mean, scale = x.mean(0), x.std(0) + 1e-6
-    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    penalty = np.r_[np.full(z.shape[1] - 1, PENALTY), 0.0]
-    beta = np.zeros(z.shape[1])
-    for _ in range(25):
-        p = 1 / (1 + np.exp(-np.clip(z @ beta, -30, 30)))
-        gradient = z.T @ (weights * (p - y)) + penalty * beta
-        hessian = (z * (weights * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
-        step = np.linalg.solve(hessian, gradient)
-        beta -= step
-        if np.abs(step).max() < 1e-6:
-            break
+    """``train.logistic_fit``, each writer's pairs weighing as much as another's; returns the log-odds."""
+    mean, scale, beta = logistic_fit(x, y, writer_weights(writers), PENALTY)
     return lambda q: np.hstack([(q - mean) / scale, np.ones((len(q), 1))]) @ beta
 
 

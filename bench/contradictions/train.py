@@ -124,7 +124,7 @@ def _crowd(sets: dict[str, list[dict]], closeness: Closeness) -> list[tuple[str,
     return found
 
 
-def _weights(writers: np.ndarray) -> np.ndarray:
+def writer_weights(writers: np.ndarray) -> np.ndarray:
     """Each writer's pairs weigh as much in total as any other writer's."""
     weights = np.zeros(len(writers))
     for name in set(writers):
@@ -133,25 +133,35 @@ def _weights(writers: np.ndarray) -> np.ndarray:
     return weights / weights.mean()
 
 
+def logistic_fit(
+    x: np.ndarray, y: np.ndarray, sample: np.ndarray, penalty: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted logistic regression by Newton steps, L2 (``penalty``) on the standardised weights but
+    not the bias: the inputs' mean and scale and the coefficients, the bias last. One fit for the
+    learned score here and the add-on or veto of ``bench.contradictions.lowo``."""
+    mean, scale = x.mean(0), x.std(0) + 1e-6
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    penalties = np.r_[np.full(z.shape[1] - 1, penalty), 0.0]
+    beta = np.zeros(z.shape[1])
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-np.clip(z @ beta, -30, 30)))
+        gradient = z.T @ (sample * (p - y)) + penalties * beta
+        hessian = (z * (sample * p * (1 - p))[:, None]).T @ z + np.diag(penalties)
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.abs(step).max() < 1e-6:
+            break
+    return mean, scale, beta
+
+
 def fit(data: Data, mask: np.ndarray, threshold: float = np.inf) -> ScoreModel:
-    """Logistic regression (Newton steps, L2 on the standardised weights) on the rows in ``mask``."""
+    """The score fitted on the rows in ``mask`` and the crowd pairs of the same writers."""
     mask = mask & data.scored
     crowd = np.isin(data.crowd_writers, list(set(data.writers[mask])))
     x = np.vstack([data.matrix[mask], data.crowd_matrix[crowd]])
     y = np.r_[data.labels[mask], np.zeros(crowd.sum())]
-    mean, scale = x.mean(0), x.std(0) + 1e-6
-    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
-    sample = np.r_[_weights(data.writers[mask]), CROWD_WEIGHT * _weights(data.crowd_writers[crowd])]
-    penalty = np.r_[np.full(z.shape[1] - 1, PENALTY), 0.0]
-    beta = np.zeros(z.shape[1])
-    for _ in range(30):
-        p = 1 / (1 + np.exp(-z @ beta))
-        gradient = z.T @ (sample * (p - y)) + penalty * beta
-        hessian = (z * (sample * p * (1 - p))[:, None]).T @ z + np.diag(penalty)
-        step = np.linalg.solve(hessian, gradient)
-        beta -= step
-        if np.abs(step).max() < 1e-5:
-            break
+    sample = np.r_[writer_weights(data.writers[mask]), CROWD_WEIGHT * writer_weights(data.crowd_writers[crowd])]
+    mean, scale, beta = logistic_fit(x, y, sample, PENALTY)
     return ScoreModel(mean=mean, scale=scale, weights=beta[:-1], bias=float(beta[-1]), threshold=threshold)
 
 
