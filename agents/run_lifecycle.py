@@ -81,13 +81,14 @@ def _connection_outside_pool() -> Iterator[None]:
         connections[DEFAULT_DB_ALIAS] = pooled
 
 
-def _despite_busy_pool(move: Callable[[], T]) -> T:
-    """``move`` through the pool; if the pool still has no connection for it, through one of its own.
+def despite_busy_pool(move: Callable[[], T]) -> T:
+    """``move`` through the pool; if the pool has no connection for it in its wait, through one of its own.
 
-    The run's last move after a pool timeout must not hang on that pool: in a burst it was
-    still exhausted, the move failed too and the run stayed ``running`` (its followers
-    waiting) until the reaper. During an outage the connection of its own fails as well,
-    and the error goes up as before.
+    A run's last move (failed, back to the queue) must not hang on that pool: in a burst
+    it was still exhausted, the move failed too and the run stayed ``running`` (its
+    followers waiting) until the reaper. During an outage the connection of its own fails
+    as well, and the error goes up as before. The worker's clean-up after a run (the
+    orphaned checkpoints of a thread deleted meanwhile) goes through it too.
     """
     try:
         return move()
@@ -297,7 +298,16 @@ def elapsed_ms(started_at: datetime | None, finished_at: datetime) -> int | None
 
 
 def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None = None) -> None:
-    """Mark a running run failed with a machine-readable code; the user's message stays."""
+    """Mark a running run failed with a machine-readable code; the user's message stays.
+
+    It gets past a busy pool (``despite_busy_pool``): the model's error arrives while the
+    other turns hold every connection, and a failure that could not be recorded left the
+    run ``running``, its follower open, until the reaper ran the model again.
+    """
+    despite_busy_pool(lambda: _fail(run_id, code, message, latency_ms))
+
+
+def _fail(run_id: RunId, code: str, message: str, latency_ms: int | None) -> None:
     now = timezone.now()
     if latency_ms is None:
         started = Run.objects.filter(pk=run_id).values_list("started_at", flat=True).first()
@@ -317,10 +327,11 @@ def run_fail(*, run_id: RunId, code: str, message: str, latency_ms: int | None =
 def run_requeue(*, run_id: RunId) -> bool:
     """A running run goes back to ``queued`` to start over (the database failed it mid-turn).
 
-    What it streamed so far is dropped: the next attempt writes the reply again. It waits
-    out a busy pool (``_despite_busy_pool``), so the run does not stay ``running``.
+    What it streamed so far is dropped: the next attempt writes the reply again (a run
+    resumed after a staff decision continues from that decision: ``usecases/turn/runner.py``).
+    It gets past a busy pool (``despite_busy_pool``), so the run does not stay ``running``.
     """
-    return _despite_busy_pool(lambda: _requeue(run_id))
+    return despite_busy_pool(lambda: _requeue(run_id))
 
 
 def _requeue(run_id: RunId) -> bool:
@@ -374,6 +385,11 @@ def run_interrupt(*, run_id: RunId, request: ApprovalRequest, checkpoint_id: str
             checkpoint_id=checkpoint_id,
         )
     return True
+
+
+def approval_resume_value(approval: Approval) -> dict[str, Any]:
+    """What the run's interrupted tool gets back when it resumes: the staff decision."""
+    return {"approved": approval.decision == ApprovalDecision.APPROVED, "by": "staff", "note": approval.note}
 
 
 def approval_decide(*, approval: Approval, approved: bool, actor: User, note: str = "") -> bool:

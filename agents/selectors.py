@@ -159,12 +159,12 @@ def run_excerpt_refs(*, thread, run_ids: list) -> dict[Any, list[int]]:
     return {run_id: [e.message_id for e in report.excerpts] if report else [] for run_id, report in reports.items()}
 
 
-def approval_checkpoint_decided(*, run_id: Any) -> str | None:
-    """The checkpoint a resumed run continues from: that of its latest decided approval."""
+def approval_decided_last(*, run_id: Any) -> Approval | None:
+    """The decision a resumed run continues from: its latest decided approval (its checkpoint, its note)."""
     return (
         Approval.objects.filter(run_id=run_id, decision__in=(ApprovalDecision.APPROVED, ApprovalDecision.REJECTED))
         .order_by("-decided_at", "-id")
-        .values_list("checkpoint_id", flat=True)
+        .only("checkpoint_id", "decision", "note")
         .first()
     )
 

@@ -174,7 +174,7 @@ def approval_decide(*, approval: Approval, approved: bool, actor: User, note: st
     with transaction.atomic():
         if not run_lifecycle.approval_decide(approval=approval, approved=approved, actor=actor, note=note):
             raise Conflict("This run is not waiting for an approval.")
-        decision = {"approved": approved, "by": "staff", "note": note[:1000]}
+        decision = run_lifecycle.approval_resume_value(approval)
         run_id = str(approval.run_id)
 
         def _enqueue() -> None:

@@ -14,7 +14,7 @@ from agents import run_lifecycle
 from agents.checkpointer import shared_saver
 from agents.context_report import context_report_read
 from agents.models import Run, RunErrorCode, RunStatus
-from agents.selectors import approval_checkpoint_decided
+from agents.selectors import approval_decided_last
 from agents.streaming import RunStream
 from conversations.models import Thread
 from liamemory.llm import AnthropicModel, ChatModel, ModelError
@@ -85,7 +85,10 @@ def _config(rt: TurnRuntime, checkpoint_id: str | None = None) -> dict[str, Any]
 
 def _drop_orphaned_checkpoints(thread_id: Any) -> None:
     """A run whose thread was erased or deleted meanwhile may have written a checkpoint
-    after the deletion (the saver has its own connection and no foreign key): remove it."""
+    after the deletion (the saver has its own connection and no foreign key): remove it.
+
+    After every run, the pool busy or not (``despite_busy_pool``): a pool timeout here
+    left an erased thread's checkpoint behind, and made a run already ended raise."""
     if thread_id and not Thread.objects.filter(pk=thread_id).exists():
         with transaction.atomic():
             # Whatever deleted the thread took or kept its memories: only rows written
@@ -93,23 +96,37 @@ def _drop_orphaned_checkpoints(thread_id: Any) -> None:
             threads_delete(thread_ids=[thread_id], event=Event.EXPIRE)
 
 
-def _checkpoint_to_resume(rt: TurnRuntime) -> str | None:
-    """The checkpoint a staff decision resumes from (its approval's, decided just now)."""
+def _start(rt: TurnRuntime, decision: dict[str, Any] | None) -> tuple[Any, str | None] | None:
+    """The graph's input and the checkpoint it continues from; None when there is nothing to resume.
+
+    A staff decision (``decision``, just made) resumes from its approval's checkpoint. So
+    does a run claimed again after such a decision (its resume met a busy pool or an
+    outage, or its worker died: ``run_requeue``, the reaper), with the decision read back
+    from its approval: starting it over would ask staff again. Only a run claimed before
+    can have one (``attempts``), so a first attempt reads nothing more.
+    """
+    if decision is None and rt.run.attempts <= 1:
+        return initial_state(), None
     if rt.run.status != RunStatus.RUNNING:
         return None
-    return approval_checkpoint_decided(run_id=rt.run.pk)
+    approval = approval_decided_last(run_id=rt.run.pk)
+    if approval is None:
+        return (initial_state(), None) if decision is None else None
+    value = run_lifecycle.approval_resume_value(approval) if decision is None else decision
+    return Command(resume=value), approval.checkpoint_id
 
 
-def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
+def _drive(run_id: str, decision: dict[str, Any] | None = None) -> None:
     """Load the turn's runtime (its one read of the run) and drive the graph to its end or interrupt."""
     started = time.monotonic()
     rt: TurnRuntime | None = None
     try:
         rt = _runtime(run_id)
-        checkpoint_id = _checkpoint_to_resume(rt) if resume else None
-        if resume and checkpoint_id is None:
+        start = _start(rt, decision)
+        if start is None:
             logger.info("run %s is not resumable", run_id)
             return
+        graph_input, checkpoint_id = start
         graph = _graph()
         result = graph.invoke(
             graph_input, _config(rt, checkpoint_id), context=rt, durability=settings.CHECKPOINT_DURABILITY
@@ -132,15 +149,14 @@ def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
     except Run.DoesNotExist:
         logger.info("run %s no longer exists", run_id)
     except run_lifecycle.DATABASE_UNAVAILABLE_ERRORS as exc:
-        # Not the run's fault: a new run goes back to the queue and its task is retried
-        # (``usecases.tasks.execute_run``); the requeue gets past a pool that is only busy
-        # (``run_requeue``). If the database is still away, the requeue fails too and the
-        # reaper gives the run back later. A resumed run stays running (starting it over
-        # would lose the staff decision) until the reaper's turn.
+        # Not the run's fault (either pool busy, or the database away): the run goes back
+        # to the queue and its task is retried (``usecases/turn/tasks.py``), a resumed one
+        # continuing from its staff decision (``_start``); the requeue gets past a pool
+        # that is only busy (``run_requeue``). If the database is still away, the requeue
+        # fails too and the reaper gives the run back later.
         busy = run_lifecycle.pool_timed_out(exc)
         logger.warning("run %s: %s (%s)", run_id, "pool busy" if busy else "database unavailable", type(exc).__name__)
-        if not resume:
-            run_lifecycle.run_requeue(run_id=run_id)
+        run_lifecycle.run_requeue(run_id=run_id)
         raise
     except Exception:
         logger.exception("run %s failed with an internal error", run_id)
@@ -149,7 +165,8 @@ def _drive(run_id: str, graph_input: Any, *, resume: bool = False) -> None:
         )
     finally:
         if rt is not None:
-            _drop_orphaned_checkpoints(rt.thread.pk)
+            thread_id = rt.thread.pk
+            run_lifecycle.despite_busy_pool(lambda: _drop_orphaned_checkpoints(thread_id))
 
 
 def run_execute(*, run_id: str) -> None:
@@ -157,9 +174,17 @@ def run_execute(*, run_id: str) -> None:
     if not run_lifecycle.run_claim(run_id=run_id):
         logger.info("run %s was not queued; nothing to do", run_id)
         return
-    _drive(run_id, initial_state())
+    _drive(run_id)
 
 
 def run_resume(*, run_id: str, decision: dict[str, Any]) -> None:
-    """Continue an interrupted run from its checkpoint with a staff decision."""
-    _drive(run_id, Command(resume=decision), resume=True)
+    """Continue a run staff just decided on, from its checkpoint with the decision.
+
+    The task's retry, after the database failed the resume and the run went back to the
+    queue, finds it queued: it claims it as ``run_execute`` does, and the run continues
+    from the decision recorded on its approval.
+    """
+    if run_lifecycle.run_claim(run_id=run_id):
+        _drive(run_id)
+        return
+    _drive(run_id, decision)

@@ -31,8 +31,19 @@ def execute_run(run_id: str) -> None:
     runner.run_execute(run_id=run_id)
 
 
-@shared_task(name="agents.resume_run", soft_time_limit=240, time_limit=300)
+@shared_task(
+    name="agents.resume_run",
+    soft_time_limit=240,
+    time_limit=300,
+    # As ``execute_run``: the database failed the resume and the run went back to the
+    # queue; the retry claims it and continues from the staff decision.
+    autoretry_for=DATABASE_UNAVAILABLE_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=30,
+    max_retries=12,
+)
 def resume_run(run_id: str, decision: dict[str, Any]) -> None:
+    """Continue a run after a staff decision. Safe to deliver twice: the run's state lets one through."""
     runner.run_resume(run_id=run_id, decision=decision)
 
 
