@@ -377,7 +377,7 @@ CHANGE_CUES = (
     r"(?:got|found|started|landed|took|have) (?:a )?new|new (?:job|one|number|address|email|phone)",
     r"sold|gave away|cancell?ed|called off|quit|stopped|gave up|left|resigned|retired|graduated|finished",
     r"broke up|split up|divorced|separated|got married|just married|engaged|passed away|died|lost",
-    r"raised|increased|reduced|lowered|cut|doubled|halved|went up|went down|put (?:\w+ ){0,2}up|bumped",
+    r"raised|increased|reduced|lowered|cut|doubled|halved|went up|went down|put (?:\w+ ){0,2}up|bumped|upped",
     r"from next \w+|starting (?:next|from) \w+",
     r"postponed|rescheduled|pushed back|brought forward|delayed|got moved|was moved|been moved",
     # "turned it down" refuses an offer: nothing changed.
@@ -398,7 +398,9 @@ OTHER_PEOPLE = (
 )
 # "too" only where it closes a clause ("at Acme too."), not "too expensive".
 ADDITIVE = (
-    r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|(?:my|our) other|second|separate|extra|in addition|besides|plus"
+    r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|(?:my|our) other|second|separate|in addition|besides|plus"
+    # "3 extra days" are what a change brings, not an item
+    r"|extra(?! (?:days?|weeks?|months?|hours?|minutes?|nights?|time))"
     r"|for a conference|for a trip|visiting"
 )
 # Cues that something was acquired ("found a new bakery", "got a new number"): one more thing,
@@ -433,8 +435,16 @@ NEAR_MISS = r"nearly|almost(?! \d)|came close to"
 # The new statement says part of the older fact is kept ("still in Austin"): it supersedes only
 # with a value of its own (a number or a name the older one lacks).
 KEPT = r"still"
+# The older state said to come back after an exception ("back to my usual tomorrow", "then I come
+# back to bristol"): the words before what resumes, and the words that name the usual itself.
+RESUMES = r"back to|come back to|comes back to|coming back to|go back to|going back to|carry on as|as normal"
+USUAL = r"usual|normal|the same|how it was"
 # Words that deny the change cue right after them ("haven't started", "never left").
-CUE_DENIALS = r"not|never|didn't|haven't|hasn't|won't|wasn't|isn't|aren't|don't|doesn't"
+CUE_DENIALS = (
+    r"not|never|didn't|haven't|hasn't|won't|wasn't|isn't|aren't|don't|doesn't"
+    # typed without the apostrophe; "if" only supposes it
+    r"|didnt|havent|hasnt|wont|wasnt|isnt|arent|dont|doesnt|if"
+)
 # A fact set beside another ("my wife, whereas, drives"): not a change of it.
 CONTRASTED = r"\bwhereas\b"
 # Cues that need a denial before them to say a change ("don't use it anymore").

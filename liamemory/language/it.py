@@ -250,6 +250,7 @@ CHANGE_CUES = (
     r"(?:non|nn) \S+ pi[uù]|(?:non|nn) \S+ \S+ pi[uù]|pi[uù]|ormai|d'ora in poi|da ora in poi|da oggi|adesso|ora|mo"
     r"|invece|in realtà|anzi|basta|addio",
     r"(?:mi sono |si è |ci siamo |ho |ha |abbiamo )?(?:trasferit\w|spostat\w|cambiat\w|sostituit\w|aggiornat\w)",
+    r"spostano|spostiamo",
     r"(?<!di )nuov[oaie]|ho trovato|ho iniziato|ho preso",
     r"vendut\w|ho venduto|abbiamo venduto|disdett\w|ho disdetto|cancellat\w|annullat\w|lasciat\w|licenziat\w",
     r"ci siamo lasciati|separat\w|divorziat\w|sposat\w|fidanzat\w|mort\w|è mancat\w|scompars\w",
@@ -288,7 +289,9 @@ FAR_PAST = r"l'anno scorso|anni fa|nel (?:19|20)\d\d|da piccol\w|da ragazz\w|qua
 PAST_STATE = r"ero|era|eravamo|erano|avevo|aveva|avevamo|\w+(?:avo|evo|ivo)"
 NEAR_MISS = r"quasi|a un passo da\w*|per poco"
 KEPT = r"sempre"
-CUE_DENIALS = r"non|nn|mai"
+RESUMES = r"torno al|torno a|torna al|torna a|tornare al|tornare a|poi torn\w+|riprende il suo|riprendo il mio"
+USUAL = r"solito|solita|normale|come prima|posto"
+CUE_DENIALS = r"non|nn|mai|se(?! n'| ne\b)"
 # "mio marito invece la carne la mangia", "il gas invece l'abbiamo lasciato con Eni": a fact set
 # beside another (a clause's subject, then "invece"), not a change of it.
 CONTRASTED = r"(?:^|[,;:.!?]\s*)(?:[^\s,;:.!?]+\s+){2,4}invece\b"

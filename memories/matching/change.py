@@ -80,9 +80,19 @@ def cue_in(new: str, old: str) -> str | None:
     old_cues = {m.group(0) for m in _pattern("CHANGE_CUES").finditer(old.lower())}
     for m in _pattern("CHANGE_CUES").finditer(lowered):
         denied = _DENIED_CUE.search(lowered[: m.start()]) and not _pattern("DENIED_CHANGE_CUES").fullmatch(m.group(0))
-        if m.group(0) not in old_cues and not denied:
+        if m.group(0) not in old_cues and not denied and not _denies_another(m.group(0), old):
             return m.group(0).strip(" ,")
     return None
+
+
+def _denies_another(cue: str, old: str) -> bool:
+    """ "not amazing but okay", "not gonna, but ugh": a "not X but" that denies nothing the older
+    statement said corrects nothing of it."""
+    m = re.fullmatch(r"\s*(?:not|non)\s+(\S+?)[,]?\s+(?:but|ma)\s*", cue)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    return word[:5] not in _content(old) and word not in _values(old)
 
 
 def _still_holds(old: str, new: str) -> bool:
@@ -132,6 +142,20 @@ def _history(old: str, new: str) -> bool:
         and _pattern("PAST_STATE").search(lowered)
         and not _pattern("FAR_PAST").search(old.lower())
     )
+
+
+def _resumes(old: str, new: str) -> bool:
+    """The older state comes back after an exception ("back to my usual tomorrow", "torno al solito
+    orario", "then I come back to bristol"): what the new statement tells is a detour, not a change."""
+    lowered, old_words = new.lower(), _content(old)
+    for m in _pattern("RESUMES").finditer(lowered):
+        after = lowered[m.end() :].split()[:3]
+        if any(
+            _pattern("USUAL").match(" ".join(after[i:])) or w.strip(",.;:!?")[:5] in old_words
+            for i, w in enumerate(after)
+        ):
+            return True
+    return False
 
 
 def _near_miss(new: str) -> bool:
@@ -263,6 +287,10 @@ def _denies_old_value(old: str, new: str) -> str | None:
     for value in sorted(_values(old)):
         if re.search(rf"{_DENIAL}{re.escape(value)}{_ORDINAL}(?!\w)", new.lower()):
             return value
+    # "555-0143. Not 42." after "555-0142": the digits that differ, denied.
+    for denied in re.findall(rf"{_DENIAL}(\d{{2,}})(?![\w.,:]\d)", new.lower()):
+        if any(len(number) > len(denied) and number.endswith(denied) for number in _numbers(old)):
+            return denied
     return None
 
 
@@ -353,6 +381,7 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         or _keeps_the_old(old, new)
         or _another_of_its_kind(old, new)
         or _another_thing_acquired(old, new)
+        or _resumes(old, new)
     ):
         return verdict
     if denied and (shared or corrected):

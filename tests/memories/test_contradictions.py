@@ -342,6 +342,37 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("I'm 42", "my wife is 43, not 42, she keeps reminding me", "compatible"),
         # "di nuovo" is "again", not "new".
         ("Il mio gatto si chiama Pepe", "il mio gatto Pepe ha di nuovo rovesciato il vaso", "compatible"),
+        # The older state said to come back after a detour: an exception, not a change.
+        ("I drink my coffee black", "had a latte today as a treat, back to my usual tomorrow", "compatible"),
+        (
+            "I work at the Leeds office",
+            "they're sending me to the Madrid office for a month, then I come back to Leeds",
+            "compatible",
+        ),
+        (
+            "Lavoro dalle 9 alle 17",
+            "stasera resto fino alle 20 per la chiusura, da domani torno al solito orario",
+            "compatible",
+        ),
+        ("I work at Acme", "I went back to my old job at Globex", "supersedes"),
+        # A change supposed ("if"), or denied without its apostrophe, did not happen.
+        ("Il corso di yoga è il lunedì alle 18", "se spostano yoga al martedì devo rinunciare", "compatible"),
+        (
+            "Il corso di yoga è il lunedì alle 18",
+            "la palestra ha chiamato, lo yoga lo spostano al martedì",
+            "supersedes",
+        ),
+        (
+            "I take ibuprofen when I have a migraine",
+            "the doctor wants me on topiramate for the migraines, havent started it yet",
+            "compatible",
+        ),
+        # "not X but" corrects only what the older statement said.
+        ("I quit smoking last year", "craving a cigarette so bad, not gonna, but ugh", "compatible"),
+        # A dose upped; the differing digits of a number denied; the extra days a change brings are no extra item.
+        ("My daily calorie target is 1,800 kcal", "my dietitian upped me to 2,000 kcal a day", "supersedes"),
+        ("The pharmacy number is 555-0142", "sorry, I read it wrong, it's 555-0143. Not 42.", "supersedes"),
+        ("My exam is on October 3", "they moved the exam to October 6, so 3 extra days to study", "supersedes"),
     ],
 )
 def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
