@@ -49,7 +49,7 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
+from django.db import connection, transaction
 
 from conversations import search_sql as sql
 from conversations import vector_search
@@ -180,7 +180,8 @@ def _history_candidates(
         "b": BM25_B,
         "pool": CANDIDATE_POOL,
     }
-    with connection.cursor() as cursor:
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+        cursor.execute(sql.NO_JIT)
         cursor.execute(sql.HISTORY_SQL.format(recent=rows.recent, older=rows.older, partition=rows.partition), params)
         found = cursor.fetchall()
     for message_id, thread_id, sequence, score, own, coverage, *_ in found:

@@ -122,6 +122,14 @@ ORDER BY b.score DESC, b.sequence DESC
 LIMIT %(pool)s
 """
 
+# Before ``HISTORY_SQL``, in its own transaction: no JIT compilation. The planner's row
+# estimates for the statement's CTEs are far above what it reads (828,147 rows estimated
+# where 1,965 came on the 10,000-message thread), so a question with many kind terms
+# ("insurance for the car": 49 words) passes ``jit_above_cost`` and PostgreSQL compiles
+# 142 functions first: 526 of its 880 ms (bench/README.md, "The memory layer's cost per
+# turn"). ``SET LOCAL`` ends with the transaction, so a transaction-mode pooler is fine.
+NO_JIT = "SET LOCAL jit = off"
+
 # The rows ``HISTORY_SQL`` reads in full (its ``{recent}``): every message of the scope
 # (``{window}`` empty, ``{partition}`` ``BY_THREAD``), or one thread's newest ``%(window)s``
 # (``RECENT_WINDOW``, newest first as the window functions read them), so

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from conversations.embedding_services import message_embeddings_update
@@ -137,13 +138,48 @@ def test_history_skips_empty_text_rows(alice):
     assert [h.sequence for h in search_history(thread=thread, query="the")] == []
 
 
-@pytest.mark.parametrize(("mode", "queries"), [("off", 2), ("on", 3)])
+@pytest.mark.parametrize(("mode", "queries"), [("off", 3), ("on", 4)])
 def test_history_query_count(alice, django_assert_num_queries, settings, mode, queries):
-    """Lexical ranking and the hits' texts; with embeddings, the thread's vectors too."""
+    """Lexical ranking (after its JIT setting) and the hits' texts; with embeddings, the thread's vectors too."""
     settings.HISTORY_SEARCH_EMBEDDINGS = mode
     thread, _ = _long_thread(alice, answer="My order number is A-7781.", distractors=[], filler_rounds=5)
     with django_assert_num_queries(queries):
         search_history(thread=thread, query="what was my order number?")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_question_of_many_kind_words_is_ranked_without_jit_compilation(alice):
+    """A question like "insurance for the car" looks for 49 words (car makes and models): the
+    planner's estimate then passed ``jit_above_cost`` and PostgreSQL compiled the statement first,
+    0.5 s of a 0.9-s search on a 10,000-message thread. Here any statement would be compiled; the
+    search's is not, it ranks as before, and the connection keeps its own setting afterwards."""
+    thread, answer_seq = _long_thread(
+        alice, answer="The insurance renewal for my Fiat Panda is due in March.", distractors=[], filler_rounds=3
+    )
+    planned_with = []
+
+    def record_jit(execute, sql, params, many, context):
+        if "terms AS MATERIALIZED" in sql:
+            context["cursor"].execute("SELECT current_setting('jit')")
+            planned_with.append(context["cursor"].fetchone()[0])
+        return execute(sql, params, many, context)
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET jit = on")
+        cursor.execute("SET jit_above_cost = 0")
+    try:
+        with connection.execute_wrapper(record_jit):
+            hits = search_history(thread=thread, query="insurance for the car", kinds=True)
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW jit")
+            after = cursor.fetchone()[0]
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET jit")
+            cursor.execute("RESET jit_above_cost")
+    assert planned_with == ["off"]
+    assert after == "on"
+    assert hits[0].sequence == answer_seq
 
 
 def _memory(user, content, **kwargs) -> Memory:
