@@ -146,14 +146,14 @@ def _history(old: str, new: str) -> bool:
 
 def _resumes(old: str, new: str) -> bool:
     """The older state comes back after an exception ("back to my usual tomorrow", "torno al solito
-    orario", "then I come back to bristol"): what the new statement tells is a detour, not a change."""
-    lowered, old_words = new.lower(), _content(old)
+    orario", "then I come back to bristol"): what the new statement tells is a detour, not a change.
+    Not with a number of its own ("cutting back to 7 till 2"): that is a new value."""
+    lowered, old_words, old_numbers = new.lower(), _content(old), _numbers(old)
     for m in _pattern("RESUMES").finditer(lowered):
-        after = lowered[m.end() :].split()[:3]
-        if any(
-            _pattern("USUAL").match(" ".join(after[i:])) or w.strip(",.;:!?")[:5] in old_words
-            for i, w in enumerate(after)
-        ):
+        after = [w.strip(",.;:!?") for w in lowered[m.end() :].split()[:3]]
+        if _numbers(" ".join(after)) - old_numbers:
+            continue
+        if any(_pattern("USUAL").match(" ".join(after[i:])) or w[:5] in old_words for i, w in enumerate(after)):
             return True
     return False
 

@@ -355,6 +355,7 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
             "compatible",
         ),
         ("I work at Acme", "I went back to my old job at Globex", "supersedes"),
+        ("Our opening hours are 7 till 3", "we are cutting back to 7 till 2, nobody comes in after 2", "supersedes"),
         # A change supposed ("if"), or denied without its apostrophe, did not happen.
         ("Il corso di yoga è il lunedì alle 18", "se spostano yoga al martedì devo rinunciare", "compatible"),
         (
