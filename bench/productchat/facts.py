@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.productchat.facts                  # both splits, per writer
     .venv/bin/python -m bench.productchat.facts --show w26       # and the turns it stores unlabelled
     .venv/bin/python -m bench.productchat.facts --no-vectors     # the change test without e5 (faster)
+    .venv/bin/python -m bench.productchat.facts --split dev      # the development writers only
 
 Each statement-like turn (every kind but questions and "remember", which the model stores
 when asked) is given to the detector as the offline model reads a message it was not asked
@@ -90,11 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", nargs="*", default=[], help="writers whose unlabelled stored turns to print")
     parser.add_argument("--no-vectors", action="store_true", help="judge changes without e5 vectors")
+    parser.add_argument("--split", choices=SPLITS, help="one split only (default: both)")
     args = parser.parse_args(argv)
     vectors: dict[str, np.ndarray] | None = None if args.no_vectors or not embeddings.enabled() else {}
     counts: dict[str, Counter[tuple[bool, bool]]] = defaultdict(Counter)
     unlabelled: dict[str, list[str]] = defaultdict(list)
-    for split in SPLITS:
+    for split in [args.split] if args.split else SPLITS:
         for chat in load_split(split):
             for index, stored in detect(chat, vectors).items():
                 turn = chat.turns[index]

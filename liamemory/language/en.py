@@ -184,6 +184,8 @@ _KIN = (
     r"|rabbit|hamster|parrot|horse|tortoise|fish"
 )
 _TITLE = r"(?:prof|professor|dr|doctor|mr|mrs|ms|miss|sir)\.?"
+# Titles of people met abroad, said in English ("our notary is Dottoressa Mancini", "a Herr Brandl").
+_FOREIGN_TITLE = r"(?:dottoressa|dottor|dott\.ssa|avvocato|avv\.|herr|frau|dr\.|señor|señora|monsieur|madame)"
 # A name: a capitalised word that is not a day or a month ("my flight Tuesday").
 _NAME = (
     r"(?!(?:the|a|an|this|that|and|but|so|then|it|there|here|what|which|who|today|tonight|tomorrow|mine|yours"
@@ -208,6 +210,12 @@ _PETS = (
 _AGES = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
 # Spans of time are no things counted ("we have two days left").
 _SPANS = r"days?|weeks?|months?|years?|hours?|minutes?|mins?|times?"
+# A dose of a medicine ("5mg", "50 micrograms"), and when a regular one is taken.
+_DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|micrograms?)\b"
+_DOSE_TIMES = (
+    r"in the morning|at night|in the evening|(?:once|twice|three times) a day|a day|daily"
+    r"|every (?:morning|night|evening|day)|with (?:breakfast|dinner|food)"
+)
 # Lasting states said in the first person: work, home, study, health, diet, favourites.
 STABLE_FACT = (
     r"\bi(?:'m|’m| am|m) (?:\w+ )?allergic\b|\ballerg(?:y|ies) to\b",
@@ -267,6 +275,14 @@ STABLE_FACT = (
     # A lasting condition.
     r"\bi (?:have|get|suffer from) (?:migraines|asthma|diabetes|epilepsy|hypothyroidism|high blood pressure"
     r"|type [12] diabetes)\b|\bi(?:'m|’m|m| am) (?:hypothyroid|asthmatic|epileptic)\b",
+    # Someone close's allergy, by their name ("Maya's allergic to peanuts", "tom has a peanut allergy").
+    rf"\b{_NAME}(?:'s|’s| is) (?:\w+ )?allergic\b|\bha(?:s|ve) (?:a|an) (?:[a-z]+ )?allerg(?:y|ies)\b",
+    # A medicine by its dose and when it is taken ("amlodipine 5mg in the morning", "metformin 500mg twice a day").
+    rf"\b[a-z]+,? {_DOSE},? (?:[a-z]+ ){{0,2}}?(?:{_DOSE_TIMES})\b",
+    # A job said without its article, where it is done ("I'm HR manager at a logistics company").
+    rf"\bi(?:'m|’m| am) (?:[a-z]+ )?(?:{_JOBS}) (?:at|in|for|with)\b",
+    # A home town said after a name or before the verb ("I'm Helen, originally from Leeds", "from Lubbock originally").
+    r"\boriginally from (?-i:[A-Z])|\bfrom (?-i:[A-Z])[a-z]+ originally\b",
 )
 # Someone or something named: a possessive and a name, or "called" / "named" and a name.
 # These state a fact also inside a request to the assistant ("draft a message to my
@@ -288,6 +304,11 @@ NAMING = (
     # An apposition: "Pepper, our rescue greyhound, has …", "Priya Raman, she's my manager".
     rf"{_NAME}, (?:my|our) (?:[a-z]+ ){{0,2}}(?-i:[a-z]+)(?:,|\))",
     rf"{_NAME}(?: {_NAME})?, (?:she|he|they)(?:'s|’s| is|'re|’re| are) (?:my|our) ",
+    # Who someone is by their title ("My GP here is Dottoressa Ferri", "the landlord is a Herr Brandl",
+    # "my project supervisor for next year, Dr Hollis"): a title says a person of the person's own life.
+    rf"(?:^\W*|, |\b(?:my|our|the) )(?:[a-z]+ ){{0,3}}?(?-i:[a-z]+)(?: here)? (?:is|'s|’s) (?:a |an )?"
+    rf"(?:{_TITLE}|{_FOREIGN_TITLE}) {_NAME}",
+    rf"\b(?:my|our) (?:[a-z]+ ){{0,4}}?(?-i:[a-z]+), (?:{_TITLE}|{_FOREIGN_TITLE}) {_NAME}",
 )
 # People beyond the person's household, named in a sentence about them ("my friend Jess is
 # coming", "my cousin Graziella says …"): the news is theirs, so a naming of them is no fact of the
@@ -300,6 +321,9 @@ ATTRIBUTE_OPENING = r"^(?:(?:my|our|the)\s)?(?:[a-z]+\s){0,2}?[a-z]+\s(?:is|are|
 RECURRING_DAYS = rf"\b(?:{'|'.join(WEEKDAYS)})s\b|\bevery (?:{'|'.join(WEEKDAYS)})\b"
 # Something booked: with its date, on the person's calendar (``usecases.turn.offline_facts``).
 BOOKED = r"\b(?:i|we)(?:'ve|’ve| have)? booked\b"
+# Something the person holds that runs out or renews on a date ("my patente expires", "the lease is up for renewal
+# on June 30"): its date is on the person's calendar (``usecases.turn.offline_facts``).
+EXPIRES = r"\b(?:expire[sd]?|expiring|expiry|runs out|run out|renews|renewal)\b"
 # A work meeting or a deadline: on the calendar, but a passing event of the job (``usecases.turn.offline_facts``).
 WORK_EVENTS = r"meetings?|deadlines?|standup|stand-up"
 # A clause that opens on a pronoun (``usecases.turn.offline_facts``: the memory keeps the sentence before).

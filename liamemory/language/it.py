@@ -129,10 +129,20 @@ _KIN = (
     r"|gattin[oa]|cane|cagnolin[oa]|cucciol[oa]|coniglio|criceto|pappagallo|cavallo|tartaruga"
 )
 _TITLE = r"(?:dott\.ssa|dottoressa|dottor|dott|ing|geom|avv|prof|prof\.ssa|sig|sig\.ra|signor|signora)\.?"
+_TITLE_MORE = r"(?:ragionier|rag\.|professor|professoressa|notaio|avvocato|avvocata|geometra|maestra|maestro)"
 _NAME = (
     r"(?!(?:la|il|lo|le|gli|i|un|una|uno|e|ma|poi|questo|questa)\b)(?!(?:luned|marted|mercoled|gioved|venerd"
     r"|sabato|domenica|gennaio|febbraio|marzo|aprile|maggio|giugno|luglio|agosto|settembre|ottobre|novembre"
     r"|dicembre))(?-i:[A-Z][a-z]+)"
+)
+# La dose di un farmaco ("5 mg", "88 microgrammi") e quando si prende (see ``en.STABLE_FACT``).
+_DOSE = r"\d+(?:[.,]\d+)?\s?(?:mg|mcg|microgrammi)\b"
+_DOSE_TIMES = r"(?:una|due|tre|quattro) volt[ae] al giorno|al giorno|la mattina|la sera|ogni (?:giorno|mattina|sera)"
+# Mestieri detti con "sono" ("sono fisioterapista", "sono un'infermiera").
+_JOBS = (
+    r"fisioterapista|ricercat(?:ore|rice)|farmacista|commercialista|tradutt(?:ore|rice)|psicolog[oa]|logopedista"
+    r"|educat(?:ore|rice)|ostetrica|giornalista|geometra|notaio|dentista|veterinari[oa]|infermier[ea]|maestr[oa]"
+    r"|insegnante|impiegat[oa]|ingegnere|avvocat[oa]|architett[oa]|programmat(?:ore|rice)|sviluppat(?:ore|rice)"
 )
 STABLE_FACT = (
     r"\b(?:sono|è|e') (?:\w+ )?allergic[oa]\b|\ballergi(?:a|co|ca) (?:a|al|alla|ai|alle|agli)\b",
@@ -173,6 +183,13 @@ STABLE_FACT = (
     rf"\b{_NAME} ha \d+ anni\b",
     r"\b(?:abbiamo|ho) (?:assunto|scelto)\b|\bsono passat[oa] a\b",
     r"\bho (?:il |l'|l’|la )?(?:diabete|asma|celiachia|ipertensione|pressione alta|colesterolo alto|emicrania)\b",
+    # Un farmaco per la sua dose e quando si prende ("prende Eliquis 5 mg due volte al giorno", "prendo il Ramipril 5
+    # la mattina", "il Madopar da 250 tre volte al giorno").
+    r"\bprend[oe] (?:il |la |lo |l'|l’)?\S+(?: da)? \d+(?:[.,]\d+)?\s?(?:mg|mcg|microgrammi)?"
+    rf" (?:{_DOSE_TIMES})\b",
+    rf"\b[a-z]+,? {_DOSE},? (?:[a-z]+ ){{0,2}}?(?:{_DOSE_TIMES})\b",
+    # Il lavoro detto senza articolo ("sono fisioterapista", "sono ricercatrice RTD-A in ecologia marina").
+    rf"\bsono (?:{_JOBS})\b",
 )
 NAMING = (
     rf"\bsi chiama(?:va|no)?\s+{_NAME}",
@@ -183,6 +200,11 @@ NAMING = (
     rf"{_NAME},? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN}|(?-i:[a-z]+))\b",
     # L'articolo per il possessivo: "la pediatra, la dottoressa Lanzoni", "la cagnolina, Birba".
     rf"\b(?:il|la) (?-i:[a-z]+)(?: (?-i:[a-z]+)){{0,2}}, (?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    # Chi è qualcuno per il suo titolo ("la pediatra è la dottoressa Lorusso", "il medico di base è il dottor Galli",
+    # "l'amministratore del condominio è il ragionier Bertoldi"): un titolo dice una persona della propria vita.
+    # Il ruolo con il suo articolo: "adesso è la dottoressa Bertoni" non dice di chi.
+    rf"\b(?:il|la|lo|l'|l’|mio|mia|nostro|nostra) ?(?:(?-i:[a-zàèéìòù'’]+) ){{0,4}}?(?-i:[a-zàèéìòù]+)"
+    rf" (?:è|e'|é) (?:il |la |l'|l’)?(?:{_TITLE}|{_TITLE_MORE}) {_NAME}",
 )
 # See ``en.FAR_RELATIONS``; "nipote" is a niece or a grandchild, named as news either way.
 FAR_RELATIONS = r"amic[oaie]|cugin[oaie]|vicin[oaie]|nipot[ei]|gener[oi]|nuor[ae]|suocer[oaie]|cognat[oaie]"
@@ -192,6 +214,8 @@ ATTRIBUTE_OPENING = (
 )
 RECURRING_DAYS = rf"\bogni (?:{'|'.join((*WEEKDAYS, *WEEKDAY_SPELLINGS))})\b"
 BOOKED = r"\b(?:ho|abbiamo) prenotato\b"
+# See ``en.EXPIRES``.
+EXPIRES = r"\bscad(?:e|ono|rà|ranno)\b|\bsi rinnova\b|\bva rinnovat[oa]\b"
 # See ``en.WORK_EVENTS``.
 WORK_EVENTS = r"riunion[ei]|scadenza|consegna"
 # See ``en.SUBJECT_PRONOUNS``.

@@ -89,6 +89,7 @@ _PRONOUN_FIRST = re.compile(rf"^\W*(?:{language.alternation('SUBJECT_PRONOUNS')}
 _WEEKDAY = re.compile(rf"\b(?:{language.word_alternatives('WEEKDAYS', 'WEEKDAY_SPELLINGS')})s?\b", _FLAGS)
 _CLOCK = re.compile(language.alternation("CLOCK"), _FLAGS)
 _BOOKED = re.compile(language.alternation("BOOKED"), _FLAGS)
+_EXPIRES = re.compile(language.alternation("EXPIRES"), _FLAGS)
 _DAY_OF_MONTH = re.compile(
     rf"\b\d{{1,2}}(?:{language.alternation('ORDINAL_SUFFIXES')})\b|\b(?:il|l'|dal|al)\s?\d{{1,2}}\b", _FLAGS
 )
@@ -251,10 +252,10 @@ def change_cue(text: str) -> re.Match[str] | None:
 def _on_the_calendar(clause: str) -> bool:
     """An appointment with its day or time ("the dentist Thursday"), a day and a clock time said
     together, whatever the thing is called (a class, a match, a parents evening), or something
-    booked with its date."""
+    booked, or that expires or renews, with its date ("la mia patente scade il 14 marzo")."""
     if _CLOCK.search(clause) and (_WEEKDAY.search(clause) or has_date(clause)):
         return True
-    if _BOOKED.search(clause) and _dated(clause):
+    if (_BOOKED.search(clause) or _EXPIRES.search(clause)) and _dated(clause):
         return True
     return bool(_APPOINTMENT.search(clause)) and bool(_WHEN.search(clause) or _dated(clause))
 
