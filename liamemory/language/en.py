@@ -300,6 +300,8 @@ NAMING = (
     r"\b(?:is|['’]s|shes|hes) called (?!(?:me|him|her|us|them|it|the|a|an|back|off|in|out)\b)[a-z]+"
     r"|\b[a-z]+,? (?:she|he)['’]?s called\b",
     rf"\b(?:my|our) (?:new |old )?(?-i:[a-z]+),? (?:is )?(?:{_TITLE} )?{_NAME}",
+    # The role said with what it is for ("my solicitor for the custody stuff is Sarah Bennett").
+    rf"\b(?:my|our) (?-i:[a-z]+)(?: (?-i:[a-z'’]+)){{0,4}}? (?:is|'s|’s) (?:this guy |this woman )?{_NAME}",
     rf"{_NAME},? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",
     # An apposition: "Pepper, our rescue greyhound, has …", "Priya Raman, she's my manager".
     rf"{_NAME}, (?:my|our) (?:[a-z]+ ){{0,2}}(?-i:[a-z]+)(?:,|\))",

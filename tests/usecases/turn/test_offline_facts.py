@@ -134,6 +134,7 @@ KEPT_TOO = [
     "I'm office manager at a dental practice, so admin is my life",
     "sono logopedista, lavoro con i bambini piccoli",
     "I'm Dana, originally from Cork, been here ten years",
+    "my physio for the knee thing is Gavin, he's brutal",
 ]
 
 
