@@ -281,6 +281,11 @@ STABLE_FACT = (
     rf"\b[a-z]+,? {_DOSE},? (?:[a-z]+ ){{0,2}}?(?:{_DOSE_TIMES})\b",
     # A job said without its article, where it is done ("I'm HR manager at a logistics company").
     rf"\bi(?:'m|’m| am) (?:[a-z]+ )?(?:{_JOBS}) (?:at|in|for|with)\b",
+    # A year of a course, a major, a subject studied somewhere ("2nd year psych at leeds", "I'm a biology major").
+    r"(?:^\W*|, |\bi(?:'m|’m| am|m) (?:a |an |in (?:my |the )?)?)"
+    r"(?:first|second|third|fourth|final|1st|2nd|3rd|4th)[- ]year\b"
+    r"(?! (?:module|project|exam|essay|students?)\b)|\bi(?:'m|’m| am|m) (?:a|an) [a-z]+ major\b"
+    r"|\bi(?:'m|’m| am|m) (?:doing|studying|reading) [a-z ]{3,30}? at (?!the moment|home|work|night)[a-z]+",
     # A home town said after a name or before the verb ("I'm Helen, originally from Leeds", "from Lubbock originally").
     r"\boriginally from (?-i:[A-Z])|\bfrom (?-i:[A-Z])[a-z]+ originally\b",
 )

@@ -188,6 +188,8 @@ STABLE_FACT = (
     r"\bprend[oe] (?:il |la |lo |l'|l’)?\S+(?: da)? \d+(?:[.,]\d+)?\s?(?:mg|mcg|microgrammi)?"
     rf" (?:{_DOSE_TIMES})\b",
     rf"\b[a-z]+,? {_DOSE},? (?:[a-z]+ ){{0,2}}?(?:{_DOSE_TIMES})\b",
+    # L'anno di un corso di studi ("sono al secondo anno di Scienze Politiche").
+    r"\bsono (?:al|all['’]) ?(?:primo|secondo|terzo|quarto|quinto|sesto|ultimo) anno\b",
     # Il lavoro detto senza articolo ("sono fisioterapista", "sono ricercatrice RTD-A in ecologia marina").
     rf"\bsono (?:{_JOBS})\b",
 )

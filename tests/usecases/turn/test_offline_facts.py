@@ -107,6 +107,8 @@ NOT_KEPT = [
     "la mia amica Carla dice che il suo medico è il dottor Ruggeri",
     "converti 0,25 mg in microgrammi per favore",
     "write a reminder that the voucher expires on 14 June",
+    "the second year module is the worst one",
+    "im doing nothing at the moment honestly",
     # A weekday in an opinion about others, counts of time, a task named by its noun.
     "she cooks paella on sundays, jackpot",
     "we have two days left before the move",
@@ -135,6 +137,10 @@ KEPT_TOO = [
     "sono logopedista, lavoro con i bambini piccoli",
     "I'm Dana, originally from Cork, been here ten years",
     "my physio for the knee thing is Gavin, he's brutal",
+    "final year law, so the library is basically my flat",
+    "im Priya, 3rd year medicine at bristol",
+    "I'm a history major and minoring in french",
+    "sono al terzo anno di Lettere a Pavia",
 ]
 
 
