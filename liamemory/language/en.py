@@ -305,6 +305,9 @@ NAMING = (
     r"\b(?:is|['’]s|shes|hes) called (?!(?:me|him|her|us|them|it|the|a|an|back|off|in|out)\b)[a-z]+"
     r"|\b[a-z]+,? (?:she|he)['’]?s called\b",
     rf"\b(?:my|our) (?:new |old )?(?-i:[a-z]+),? (?:is )?(?:{_TITLE} )?{_NAME}",
+    # Someone or a pet the person has, then their name ("we have a cat, Pepe", "also the dog, Pepe, a beagle").
+    rf"\b(?:i|we)(?: have| got|'ve got|’ve got| have got| live with) (?:a|an) (?:[a-z]+ )?(?:{_KIN}|{_PETS}),? {_NAME}"
+    rf"|\bthe (?:{_PETS}), {_NAME},",
     # The role said with what it is for ("my solicitor for the custody stuff is Sarah Bennett").
     rf"\b(?:my|our) (?-i:[a-z]+)(?: (?-i:[a-z'’]+)){{0,4}}? (?:is|'s|’s) (?:this guy |this woman )?{_NAME}",
     rf"{_NAME},? \(?(?:my|our) (?:\w+ )?(?:{_KIN})\b",

@@ -202,6 +202,8 @@ NAMING = (
     rf"{_NAME},? \(?(?:il |la )?(?:mio|mia|nostro|nostra) (?:{_KIN}|(?-i:[a-z]+))\b",
     # L'articolo per il possessivo: "la pediatra, la dottoressa Lanzoni", "la cagnolina, Birba".
     rf"\b(?:il|la) (?-i:[a-z]+)(?: (?-i:[a-z]+)){{0,2}}, (?:il |la |l')?(?:{_TITLE} )?{_NAME}",
+    # Qualcuno o un animale che si ha, poi il nome ("abbiamo un gatto, Pepe", "vivo con una coinquilina, Marta").
+    rf"\b(?:ho|abbiamo|vivo con|viviamo con) (?:anche )?(?:un|una|un['’]) ?(?:{_KIN}|{_PETS}),? {_NAME}",
     # Chi è qualcuno per il suo titolo ("la pediatra è la dottoressa Lorusso", "il medico di base è il dottor Galli",
     # "l'amministratore del condominio è il ragionier Bertoldi"): un titolo dice una persona della propria vita.
     # Il ruolo con il suo articolo: "adesso è la dottoressa Bertoni" non dice di chi.

@@ -141,6 +141,8 @@ KEPT_TOO = [
     "im Priya, 3rd year medicine at bristol",
     "I'm a history major and minoring in french",
     "sono al terzo anno di Lettere a Pavia",
+    "we've got a rabbit, Clover, who hates the hoover",
+    "abbiamo anche una cagnolina, Nuvola, che abbaia a tutti",
 ]
 
 
