@@ -8,6 +8,7 @@ from celery.signals import setup_logging, task_postrun, task_prerun, worker_proc
 from django.db import close_old_connections, reset_queries
 
 from config.process_gc import freeze_startup_objects
+from config.threads import share_the_interpreter
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
 
@@ -62,7 +63,9 @@ def _connections_as_a_request_does(task=None, **kwargs) -> None:
 
 @worker_ready.connect
 @worker_process_init.connect
-def _collector_after_startup(**kwargs) -> None:
+def _after_startup(**kwargs) -> None:
     """A worker's start-up objects are left out of the collector's passes (``config.process_gc``):
-    in the worker's own process (the thread pools run their tasks there) and in each prefork child."""
+    in the worker's own process (the thread pools run their tasks there) and in each prefork child;
+    its threads take turns at the interpreter lock every millisecond (``config.threads``)."""
     freeze_startup_objects()
+    share_the_interpreter()

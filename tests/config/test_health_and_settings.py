@@ -196,6 +196,35 @@ def test_a_started_process_leaves_its_startup_objects_out_of_the_collector(start
     assert frozen_bare == 0 and tracked_bare > 50_000 and young_bare == 700
 
 
+@pytest.mark.parametrize(
+    "start",
+    [
+        "from celery.signals import worker_ready; worker_ready.send(sender=None)",
+        "from celery.signals import worker_process_init; worker_process_init.send(sender=None)",
+        "import runpy; runpy.run_path('gunicorn.conf.py')['post_worker_init'](None)",
+    ],
+    ids=["celery thread-pool worker", "celery prefork child", "gunicorn worker"],
+)
+def test_a_started_process_hands_the_interpreter_lock_over_every_millisecond(start):
+    """Issue #25: a web or turn-worker thread back from the database waited up to CPython's 5 ms
+    per turn of another thread running Python (config/threads.py); a started process switches
+    every 1 ms, or keeps CPython's interval with THREAD_SWITCH_SECONDS=0."""
+    probe = "import sys, django; django.setup(); import config; {start}\nprint(sys.getswitchinterval())\n"
+
+    def interval(code: str, **extra: str) -> float:
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.base", **extra}
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0, out.stderr
+        return float(out.stdout.split()[-1])
+
+    assert interval(probe.format(start=start)) == pytest.approx(0.001)
+    assert interval(probe.format(start=start), THREAD_SWITCH_SECONDS="0") == pytest.approx(0.005)
+    # Before start-up (a management command, the test run itself) nothing changes.
+    assert interval(probe.format(start="pass")) == pytest.approx(0.005)
+
+
 def test_make_run_starts_a_turn_worker_per_core_and_the_background_workers_at_a_lower_priority(monkeypatch):
     """Issue #25: one turn-worker process of 64 threads used about one core (its interpreter
     lock); ``make run`` shares the 64 model calls over a process per core, and the summary and
