@@ -71,8 +71,11 @@ RECALL_REQUEST = r"remember|recall|remind|mention(?:ed)?|said|say|told|tell me|w
 # question would.
 USE_A_VALUE = (
     r"(?:use|using|include|including|mention|put|with|sign (?:it|off) with) (?:his|her|their|its|my|our|the)"
-    r"(?: (?:first|full|real|last))? (?:name|surname|company|employer|school)"
+    r"(?: \w+(?:'s|’s))?(?: (?:first|full|real|last))? (?:name|surname|company|employer|school)"
     r"|by (?:(?:his|her|their|first|full) )*name"
+    # ... or one as it stands now ("a quote at my current hourly rate", "start from my current bench
+    # max", "keep the walks at the same length they're at now").
+    r"|(?:my|our|his|her|their) current|(?:they're|they are|it's|it is|he's|she's|he is|she is) (?:at|on) now"
 )
 # The plain requests the offline model answers with a tool (``usecases.turn.offline``):
 # remember this, forget that (``x`` is what), what do you know about me, what did I say
@@ -390,14 +393,17 @@ TIME_SPAN_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 ASKS_FOR_A_NAME = r"\b(?:name|names|called|who|whom|where|city|town|which \w+ (?:do|did|am|was|is))\b"
-ASKS_FOR_A_TIME = r"\b(?:when|what time|which day|what day|what date|how long until)\b"
-ASKS_FOR_A_NUMBER = r"\b(?:number|code|ref|reference|plate|pin|registration|how many|how much)\b"
+ASKS_FOR_A_TIME = r"\b(?:when|what time|which day|what day|what date|how long until|date|birthday)\b"
+ASKS_FOR_A_NUMBER = (
+    r"\b(?:number|code|ref|reference|plate|pin|registration|how many|how much|weight|weigh|weighs|height|how tall)\b"
+)
 # Words of asking, not of what is asked about: left out when a question is matched
 # against what the context holds ("what's my dog's name again?" is about "dog").
 ASKING_WORDS = frozenset(
     """
     name names called call remind remember recall again tell know said say mentioned mention exactly already
-    anyway quick one quickly actually before forget forgot think wait gonna want need
+    anyway quick one quickly actually before forget forgot think wait gonna want need much many far asks asking
+    currently still anymore
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
@@ -760,6 +766,8 @@ ASKED_AGAIN = ("again", "now", "still", "currently", "anymore")
 ASKING_FOR = (
     r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
     r"|(?:is|are|'s|’s) asking (?:me )?(?:what|when|where|which|how|for)|wants? to know"
+    # ... and what a question just asked meant ("the pediatrician's name, I mean").
+    r"|i mean(?=\W*$)"
 )
 # A clause that asks though typed without a question mark ("whats the lockbox code", "mercury wants
 # our account number again, what was it"), at the start of a sentence or after a comma: a question
@@ -867,7 +875,8 @@ KINDS = {
     ),
     "diet": (
         ("diet", "diets", "dietary"),
-        ("vegetarian", "vegan", "pescatarian", "halal", "kosher", "coeliac", "celiac", "keto", "gluten-free"),
+        ("vegetarian", "vegan", "pescatarian", "halal", "kosher", "coeliac", "celiac", "keto", "gluten-free",
+         "lactose", "intolerant", "intolerance", "dairy-free", "lactose-free"),
         "",
     ),
     # A street address: a house number before a street's name ("112 Stoke Newington Church Street"), or

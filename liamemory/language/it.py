@@ -58,6 +58,8 @@ USE_A_VALUE = (
     r"(?:usa|usando|metti|mettici|includi|cita|con|col) (?:il |la |l'|l’)?"
     r"(?:suo |sua |loro |mio |mia |nostro |nostra )?"
     r"(?:nome|cognome|azienda|ditta|scuola)|per nome"
+    # ... or one as it stands now ("la riga del lavoro attuale", "chiede l'età attuale").
+    r"|\w+ attual[ei]"
 )
 OPENERS = r"comunque|allora|tra l'altro|ah|e|poi|ok|beh|senti"
 
@@ -264,12 +266,13 @@ TIME_SPAN_WORDS = frozenset(
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 ASKS_FOR_A_NAME = r"\b(?:nome|chiama|chiamava|chi|dove|città|citta|paese|quale \w+ (?:ho|sono))\b"
-ASKS_FOR_A_TIME = r"\b(?:quando|che ora|a che ora|che giorno|quale giorno|che data)\b"
-ASKS_FOR_A_NUMBER = r"\b(?:numero|codice|targa|pin|quant[io]|quante|riferimento)\b"
+ASKS_FOR_A_TIME = r"\b(?:quando|che ora|a che ora|che giorno|quale giorno|che data|data|compleanno)\b"
+ASKS_FOR_A_NUMBER = r"\b(?:numero|codice|targa|pin|quant[io]|quante|riferimento|peso|pesa|pesava|altezza)\b"
 ASKING_WORDS = frozenset(
     """
     nome chiama chiamava chiamato ricordi ricordami ricorda ricordare dimmi detto dire sai sapere già di nuovo
-    ancora esattamente scusa veloce prima dimenticato te avevo avevi dato
+    ancora esattamente scusa veloce prima dimenticato te avevo avevi dato chiede chiedono
+    adesso ora attualmente
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
@@ -568,6 +571,7 @@ ASKED_AGAIN = ("ancora", "adesso", "ora", "attualmente")
 ASKING_FOR = (
     r"per favore|mi serve|mi servono|mi servirebbe|dammi|ridammi|dimmi|ridimmi|ricordami|me lo ridici|mi ridici"
     r"|ce l'hai|mi chiede|chiede quant\w*|chiede (?:che|quando|dove|qual\w*)|vuole sapere|vogliono sapere"
+    r"|intendo(?=\W*$)"
 )
 ASKING_CLAUSE = (
     r"qual(?:e|i|\s+è|\s+e'|'è|è)|come\s+si\s+chiam\w*|che\s+(?:ora|giorno|numero|codice)"
@@ -652,7 +656,8 @@ KINDS = {
     ),
     "diet": (
         ("dieta", "diete", "alimentazione"),
-        ("vegetariano", "vegetariana", "vegetariani", "vegano", "vegana", "vegani", "celiaco", "celiaca"),
+        ("vegetariano", "vegetariana", "vegetariani", "vegano", "vegana", "vegani", "celiaco", "celiaca",
+         "intollerante", "intolleranza", "lattosio"),
         "",
     ),
     # A street address: "via San Nazaro 41", "piazza Duomo", "corso Porta Nuova"; case-sensitive after

@@ -178,13 +178,30 @@ def _singular(word: str) -> str:
     return word
 
 
+_INFLECTED = re.compile(r"(?:s|es|d|ed|ing|er|ers|ly)")
+
+
+def _inflects(short: str, word: str) -> bool:
+    """Whether ``word`` is a form of a word of three or four letters ("run" / "running", "walk" /
+    "walks", "date" / "dating"), which stems of five letters cannot tell from other words ("form"
+    is no "formula", "care" no "career")."""
+    if len(short) not in (3, 4) or len(word) <= len(short):
+        return False
+    if len(short) == 4 and short.endswith("e"):  # "dating", "dated"
+        return word.startswith(short[:-1]) and bool(_INFLECTED.fullmatch(word[3:]))
+    if not word.startswith(short):
+        return False
+    rest = word[len(short) :]  # "running": a consonant doubled
+    return bool(_INFLECTED.fullmatch(rest) or _INFLECTED.fullmatch(rest.removeprefix(short[-1])))
+
+
 def _matches(word: str, have: set[str]) -> bool:
     for h in have:
-        if h == word or _singular(h) == _singular(word):
+        if h == word or _singular(h) == _singular(word) or _inflects(h, word) or _inflects(word, h):
             return True
-        if len(word) >= 4 and len(h) >= 4 and (h.startswith(word[:5]) or word.startswith(h[:5])):
+        if len(word) >= 5 and len(h) >= 5 and (h.startswith(word[:5]) or word.startswith(h[:5])):
             return True
-        if len(word) >= 4 and word in h:  # "name" in "renamed"
+        if len(word) >= 4 and word in h and not h.startswith(word):  # "name" in "renamed"
             return True
     return False
 
@@ -340,7 +357,7 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
             current = _current(line, lines)
             relevant = by_line.get(current, 0.0) >= CHANGED_RELEVANCE * score and same_thing(line, current)
             # It must hold a value of the kind asked: a remark about the same thing is no new value.
-            changed = _replaces_value(line, current, question) or relevant
+            changed = _replaces_value(line, current, question, value) or relevant
             if current is not line and not (changed and _holds(value, _statements(current.text), question, vocabulary)):
                 current = line
             scored[current] = max(score, scored.get(current, 0.0))
@@ -608,13 +625,17 @@ def _current(line: Line, lines: list[Line]) -> Line:
     return max(changed, key=lambda x: x.order) if changed else line
 
 
-def _replaces_value(line: Line, newer: Line, question: str = "") -> bool:
+def _replaces_value(line: Line, newer: Line, question: str = "", value: re.Pattern[str] = _VALUE) -> bool:
     """Whether ``newer`` names the value ``line`` held ("I moved from Rome to Turin" for "I live in Rome").
 
-    A value the question names is what both are about ("the meeting with Conti"), not the one asked.
+    A value the question names is what both are about ("the meeting with Conti"), not the one asked;
+    of a question asking for a number or a time only such values count ("il CAF ha chiamato, mi hanno
+    spostata al 27 maggio" names the CAF of "ho fatto l'ISEE al CAF, è uscito 18.400", not its amount).
     """
     said = {fold(w) for w in content_words(question)}
     values = {fold(v) for v in _NAME_VALUE.findall(_statements(line.text))} - said
+    if value is _NUMBER_VALUE or value is _WHEN_VALUE:
+        values = {v for v in values if value.search(v)}
     return bool(values & {fold(v) for v in _NAME_VALUE.findall(newer.text)})
 
 

@@ -238,3 +238,30 @@ def test_a_question_someone_passed_on_is_answered(alice):
         run_turn(alice, thread_create(owner=alice), "Karen's asking what bank account number is on the invoices now")
     )
     assert "61558829" in reply
+
+
+def test_a_word_of_four_letters_matches_its_own_forms_not_longer_words_and_a_weight_is_a_number():
+    formula = _line("remember we use Kendamil formula for top ups, the first infant one", 35)
+    birth = _line("he was 3.4 kg at birth", 29)
+    nurse = _line("nurse visit today, he's back above his birth weight, she was happy with him", 121)
+    question = "the pediatrician form asks for birth weight, remind me what it was?"
+    answer = answer_lines(question, [birth, formula, nurse])
+    assert "3.4 kg" in " ".join(line.text for line in answer)
+    shoes = _line("I run in Brooks Ghost 15s btw, about 300 miles on the current pair", 15)
+    race = _line("race day is October 12", 3)
+    assert answer_lines("which model am I running in again?", [race, shoes])[0] == shoes
+
+
+def test_a_newer_line_that_names_the_same_office_is_no_new_amount():
+    memory = [
+        "Il CAF ha chiamato che la signora si è ammalata e mi hanno spostata al 27 maggio",
+        "La maestra mi ha scritto che il colloquio lo facciamo il 19 aprile",
+        "la mensa si paga entro il 5 di ogni mese sul portale del Comune",
+    ]
+    lines = [Line(text, "memory", order=(0, "", i)) for i, text in enumerate(memory)] + [
+        _line("ho fatto l'ISEE al CAF ed è uscito 18.400 euro, mi serve per la mensa e il bonus", 24, "other"),
+        _line("ué ti ho detto una cavolata prima, l'ISEE non è 18.400 è 18.490", 43, "other"),
+        _line("per l'estate abbiamo messo da parte 600 euro per il centro estivo di tutti e due", 50, "other"),
+    ]
+    answer = answer_lines("quanto era il nostro ISEE? mi serve per la domanda del centro estivo", lines)
+    assert "ISEE" in answer[0].text  # not the CAF's call about an appointment
