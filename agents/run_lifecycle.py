@@ -32,11 +32,11 @@ from django.db import (
 )
 from django.db.models import F
 from django.utils import timezone
-from psycopg_pool import PoolTimeout
 
 from agents.context_report import ContextReport
 from agents.models import Approval, ApprovalDecision, Run, RunErrorCode, RunStatus, TraceEvent
 from agents.state_machine import RUN_EVENTS_CHANNEL, run_move, runs_move
+from liamemory.database import pool_timed_out
 
 logger = logging.getLogger(__name__)
 
@@ -53,17 +53,6 @@ class RunNoLongerActive(Exception):
 DATABASE_UNAVAILABLE_ERRORS = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 
 T = TypeVar("T")
-
-
-def pool_timed_out(exc: BaseException) -> bool:
-    """The process's connection pool gave no connection in its wait (Django wraps the
-    driver's ``PoolTimeout`` in its ``OperationalError``): busy, or the server away."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, PoolTimeout):
-            return True
-        seen = seen.__cause__
-    return False
 
 
 @contextlib.contextmanager

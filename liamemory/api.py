@@ -28,6 +28,7 @@ from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from liamemory.database import pool_timed_out
 from liamemory.errors import ApplicationError, Conflict, Forbidden, NotFound, TooLarge
 from liamemory.jsoncheck import json_problems
 
@@ -67,19 +68,32 @@ def _too_big_message() -> str:
 
 INTERNAL_ERROR = "Internal error; it has been logged."
 DATABASE_UNAVAILABLE = "The database is unavailable right now; try again in a moment."
+# The server is up, but this process's pool had no free database connection in its wait
+# (``DB_POOL_TIMEOUT``): a burst, over in seconds. The request's own writes were rolled back.
+SERVER_BUSY = (
+    "The server is too busy to answer right now (every database connection was in use); "
+    "nothing of this request was saved, and what was saved before is kept: try again in a moment."
+)
 
 
-def database_unavailable():
+def unavailable_message(exc: BaseException | None) -> str:
+    """What a 503 says: the database away, or only busy (``liamemory.database.pool_timed_out``)."""
+    return SERVER_BUSY if exc is not None and pool_timed_out(exc) else DATABASE_UNAVAILABLE
+
+
+def database_unavailable(exc: BaseException | None = None):
     """503 in the one error format: the client may retry; nothing of the driver's message leaks."""
     from django.http import JsonResponse
 
-    return JsonResponse({"message": DATABASE_UNAVAILABLE, "extra": {}}, status=503, headers={"Retry-After": "5"})
+    body = {"message": unavailable_message(exc), "extra": {}}
+    return JsonResponse(body, status=503, headers={"Retry-After": "5"})
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, OperationalError | InterfaceError):
         logger.error("database unavailable: %s", type(exc).__name__)
-        return Response({"message": DATABASE_UNAVAILABLE, "extra": {}}, status=503, headers={"Retry-After": "5"})
+        body = {"message": unavailable_message(exc), "extra": {}}
+        return Response(body, status=503, headers={"Retry-After": "5"})
     if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
         return Response({"message": f"Bad request: {exc}", "extra": {}}, status=400)
     if isinstance(exc, SuspiciousOperation | BadRequest) and not isinstance(exc, RequestDataTooBig):
@@ -127,8 +141,9 @@ def json_server_error(request):
 
     if request.path.startswith("/api/"):
         # Django calls this inside its ``except`` block: a database outage is a 503, not our bug.
-        if isinstance(sys.exc_info()[1], OperationalError | InterfaceError):
-            return database_unavailable()
+        raised = sys.exc_info()[1]
+        if isinstance(raised, OperationalError | InterfaceError):
+            return database_unavailable(raised)
         return JsonResponse({"message": INTERNAL_ERROR, "extra": {}}, status=500)
     return server_error(request)
 

@@ -9,9 +9,12 @@ from django.conf import settings
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation, TooManyFieldsSent
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
 from django.utils.html import format_html
 
-from liamemory.api import DATABASE_UNAVAILABLE, INTERNAL_ERROR, database_unavailable
+from liamemory.api import INTERNAL_ERROR, database_unavailable, unavailable_message
+from liamemory.database import pool_timed_out
 
 logger = logging.getLogger("django.request")
 
@@ -44,18 +47,53 @@ class ApiJsonErrorsMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if isinstance(exception, OperationalError | InterfaceError) and not _is_api(request):
-            # A page during a database outage: a plain 503 the browser may retry, not a 500.
+            # A page during a database outage or a busy pool: a 503 the browser may retry, not a 500.
             logger.error("database unavailable at %s: %s", request.path, type(exception).__name__)
-            page = format_html("<!doctype html><title>Unavailable</title><p>{}</p>", DATABASE_UNAVAILABLE)
-            return HttpResponse(page, status=503, headers={"Retry-After": "5"})
+            return _unavailable_page(request, exception)
         if not _is_api(request) or isinstance(exception, _DJANGO_ANSWERS_4XX):
             # Django answers these 4xx itself; ``__call__`` makes a DEBUG page JSON.
             return None
         if isinstance(exception, OperationalError | InterfaceError):
             logger.error("database unavailable at %s: %s", request.path, type(exception).__name__)
-            return database_unavailable()
+            return database_unavailable(exception)
         logger.error("Internal Server Error: %s", request.path, exc_info=exception)
         return JsonResponse({"message": INTERNAL_ERROR, "extra": {}}, status=500)
+
+
+# Form fields never written back into a page (a sign-in that met the busy pool).
+_NOT_SENT_BACK = ("csrfmiddlewaretoken", "password")
+_FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+# Seconds a client is asked to wait (``Retry-After``); the page reloads itself after them.
+_RETRY_AFTER = 5
+
+
+def _unavailable_page(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The 503 page: what happened in words (the database away, or only busy), that what
+    was saved is kept, and nothing typed lost: a form's fields come back, to send again.
+
+    Rendered without the request's context processors (the signed-in user is read from
+    the database the request could not reach), so the page itself needs no connection.
+    A page asked for (GET) tries again by itself after ``Retry-After``.
+    """
+    sent: list[tuple[str, str]] = []
+    if request.method == "POST" and request.content_type in _FORMS:
+        sent = [
+            (name, value)
+            for name, values in request.POST.lists()
+            if not any(word in name.lower() for word in _NOT_SENT_BACK)
+            for value in values
+        ]
+    context = {
+        "busy": pool_timed_out(exception),
+        "message": unavailable_message(exception),
+        "sent": sent,
+        "action": request.get_full_path(),
+        "again": request.method == "GET",
+        "retry_after": _RETRY_AFTER,
+        "csrf_token": get_token(request),
+    }
+    page = render_to_string("503.html", context)
+    return HttpResponse(page, status=503, headers={"Retry-After": str(_RETRY_AFTER)})
 
 
 def _is_api(request: HttpRequest) -> bool:

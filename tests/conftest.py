@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.db import connection
 
 from agents.checkpointer import close_shared_saver
 from agents.streaming import stop_listener
@@ -132,3 +133,30 @@ def fake_anthropic(fake_anthropic_server, settings) -> FakeAnthropicServer:
     settings.ANTHROPIC_API_KEY = "test-key"
     settings.ANTHROPIC_BASE_URL = fake_anthropic_server.url
     return fake_anthropic_server
+
+
+@pytest.fixture
+def tiny_pool() -> Iterator[None]:
+    """Django's psycopg pool for this test: one connection, handed out within 0.5 s or a
+    PoolTimeout (hold it with ``tests.pool.PoolHog``). The test commits its rows
+    (``transaction=True``): the pool's connections are not the test's transaction."""
+    connection.close()
+    options = connection.settings_dict["OPTIONS"]
+    options["pool"] = {"min_size": 1, "max_size": 1, "timeout": 0.5}
+    try:
+        yield
+    finally:
+        connection.close()
+        connection.close_pool()
+        del options["pool"]
+
+
+@pytest.fixture
+def tiny_checkpoint_pool(settings) -> Iterator[None]:
+    """The LangGraph checkpointer's pool for this test: one connection, handed out within 0.5 s."""
+    settings.CHECKPOINT_POOL_MAX_SIZE, settings.DB_POOL_TIMEOUT = 1, 0.5
+    close_shared_saver()
+    try:
+        yield
+    finally:
+        close_shared_saver()

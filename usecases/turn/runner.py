@@ -17,6 +17,7 @@ from agents.models import Run, RunErrorCode, RunStatus
 from agents.selectors import approval_decided_last
 from agents.streaming import RunStream
 from conversations.models import Thread
+from liamemory.database import pool_timed_out
 from liamemory.llm import AnthropicModel, ChatModel, ModelError
 from liamemory.personal_data import Event
 from memories.selectors import long_term_memory_allowed, memory_preference_of, memory_preference_value
@@ -154,7 +155,7 @@ def _drive(run_id: str, decision: dict[str, Any] | None = None) -> None:
         # continuing from its staff decision (``_start``); the requeue gets past a pool
         # that is only busy (``run_requeue``). If the database is still away, the requeue
         # fails too and the reaper gives the run back later.
-        busy = run_lifecycle.pool_timed_out(exc)
+        busy = pool_timed_out(exc)
         logger.warning("run %s: %s (%s)", run_id, "pool busy" if busy else "database unavailable", type(exc).__name__)
         run_lifecycle.run_requeue(run_id=run_id)
         raise

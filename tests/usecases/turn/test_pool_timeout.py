@@ -10,8 +10,6 @@ needs it, as 32 worker threads held 12 in the burst.
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -19,79 +17,17 @@ import pytest
 from django.db import OperationalError, connection
 
 from agents import run_lifecycle
-from agents.checkpointer import close_shared_saver, shared_saver
 from agents.models import Approval, Run, RunTransition
 from agents.streaming import follow_run
 from conversations.services import thread_create
 from liamemory.llm import ChatModel
 from tests.fake_anthropic import error_reply, text_reply, tool_use_reply
+from tests.pool import PoolHog, take_checkpoint_connection, take_django_connection
 from tests.usecases.turn.helpers import reply_text, run_turn
 from usecases.turn import runner
 from usecases.turns import turn_submit
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def tiny_pool() -> Iterator[None]:
-    """Django's psycopg pool for this test: one connection, handed out within 0.5 s or a PoolTimeout."""
-    connection.close()
-    options = connection.settings_dict["OPTIONS"]
-    options["pool"] = {"min_size": 1, "max_size": 1, "timeout": 0.5}
-    try:
-        yield
-    finally:
-        connection.close()
-        connection.close_pool()
-        del options["pool"]
-
-
-@pytest.fixture
-def tiny_checkpoint_pool(settings) -> Iterator[None]:
-    """The checkpointer's pool for this test: one connection, handed out within 0.5 s."""
-    settings.CHECKPOINT_POOL_MAX_SIZE, settings.DB_POOL_TIMEOUT = 1, 0.5
-    close_shared_saver()
-    try:
-        yield
-    finally:
-        close_shared_saver()
-
-
-def _take_django_connection() -> Callable[[], None]:
-    connection.ensure_connection()
-    return connection.close
-
-
-def _take_checkpoint_connection() -> Callable[[], None]:
-    pool = shared_saver().conn
-    held = pool.getconn()
-    return lambda: pool.putconn(held)
-
-
-class PoolHog(threading.Thread):
-    """Takes a pool's one connection and keeps it until released (Django's, unless told)."""
-
-    def __init__(self, take: Callable[[], Callable[[], None]] = _take_django_connection) -> None:
-        super().__init__(daemon=True)
-        self.take = take
-        self.holding, self.release = threading.Event(), threading.Event()
-
-    def run(self) -> None:
-        give_back = self.take()
-        try:
-            self.holding.set()
-            self.release.wait(30)
-        finally:
-            give_back()
-
-    def hold(self) -> None:
-        self.start()
-        assert self.holding.wait(10)
-
-    def stop(self) -> None:
-        assert self.is_alive(), "the pool was given back before the run's move"
-        self.release.set()
-        self.join(10)
 
 
 def _status(run: Run) -> str:
@@ -210,7 +146,7 @@ def test_a_resumed_run_the_busy_pool_stopped_goes_back_to_the_queue_and_continue
     run = _interrupted_run(alice, staff, fake_anthropic)
     decision = run_lifecycle.approval_resume_value(Approval.objects.get(run=run))
     assert decision == {"approved": True, "by": "staff", "note": "ok"}
-    hog = PoolHog(_take_django_connection if pool == "django" else _take_checkpoint_connection)
+    hog = PoolHog(take_django_connection if pool == "django" else take_checkpoint_connection)
     _hog_once_the_graph_is_built(monkeypatch, hog)
     # Django's pool: the resumed tool's trace waits on it; the checkpointer's: the resume's
     # read of its checkpoint. The task sees a database error, so Celery retries it.
@@ -239,7 +175,7 @@ def test_a_new_run_the_busy_checkpointer_pool_stopped_goes_back_to_the_queue_and
     alice, tiny_checkpoint_pool, monkeypatch
 ):
     _message, run = turn_submit(user=alice, thread=thread_create(owner=alice), content="hello")
-    hog = PoolHog(_take_checkpoint_connection)
+    hog = PoolHog(take_checkpoint_connection)
     _hog_once_the_graph_is_built(monkeypatch, hog)
     with pytest.raises(psycopg.OperationalError):
         runner.run_execute(run_id=str(run.pk))
