@@ -17,6 +17,7 @@ from liamemory.roles import COMPLIANCE_GROUP
 from tests.factories import UserFactory
 from tests.fake_anthropic import FakeAnthropicServer
 from tests.worker import WorkerProcess
+from usecases import turns
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -160,3 +161,12 @@ def tiny_checkpoint_pool(settings) -> Iterator[None]:
         yield
     finally:
         close_shared_saver()
+
+
+@pytest.fixture
+def runs_not_enqueued() -> Iterator[None]:
+    """The test plays the worker (``run_execute`` in its own thread): a submitted run's task
+    is not sent, so the session's worker, once an earlier test started it, cannot take the run."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(turns, "_enqueue_run", lambda run_id: None)
+        yield

@@ -19,7 +19,7 @@ from conversations.services import thread_create
 from tests.pool import PoolHog
 from tests.usecases.turn.helpers import run_turn
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("runs_not_enqueued")]
 
 TYPED = 'My flight lands at 7 <b>"tomorrow"</b>;\nremember it & thanks'
 

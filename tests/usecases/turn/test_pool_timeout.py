@@ -27,7 +27,7 @@ from tests.usecases.turn.helpers import reply_text, run_turn
 from usecases.turn import runner
 from usecases.turns import turn_submit
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("runs_not_enqueued")]
 
 
 def _status(run: Run) -> str:
