@@ -7,14 +7,13 @@ on; another person's never does.
 """
 
 import pytest
-from rest_framework.test import APIClient
 
 from agents.context_report import context_report_read
 from agents.models import Run
 from conversations.content import text_block
-from conversations.models import Message, Thread
+from conversations.models import Thread
 from conversations.services import messages_append
-from tests.utils import wait_for
+from tests.api.chat import api_as, ask, quoted
 
 STATEMENT = "Padel moved to Wednesday evenings, same time, one of the guys has his kids on Thursdays."
 QUESTION = "what day's padel now? trying to book a client call"
@@ -25,15 +24,9 @@ CHATTER = [
 ]
 
 
-def _api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 def _long_chat(user, *, exchanges: int = 40) -> str:
     """A conversation of ``user``: the statement, then ``exchanges`` of small talk and general questions."""
-    thread_id = _api(user).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
+    thread_id = api_as(user).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
     items = [
         {"role": "user", "content": [text_block(STATEMENT)]},
         {"role": "assistant", "content": [text_block("Noted, Wednesdays it is.")]},
@@ -47,21 +40,7 @@ def _long_chat(user, *, exchanges: int = 40) -> str:
 
 
 def _ask(user, thread_id: str, text: str = QUESTION) -> tuple[str, Run]:
-    """Post ``text`` and wait for the worker's reply; the reply and the run."""
-    client = _api(user)
-    body = client.post(f"/api/threads/{thread_id}/messages", {"content": text}, format="json").json()
-    done = wait_for(
-        lambda: (r := client.get(body["run"]["url"]).json())["status"] not in ("queued", "running") and r,
-        what="the run to finish",
-    )
-    assert done["status"] == "completed", done
-    return done["reply"]["text"], Run.objects.get(pk=done["id"])
-
-
-def _quoted(run: Run) -> set[str]:
-    report = context_report_read(run.context_report)
-    assert report is not None
-    return set(Message.objects.filter(pk__in=[e.message_id for e in report.excerpts]).values_list("text", flat=True))
+    return ask(user, thread_id, text)
 
 
 @pytest.mark.worker
@@ -70,17 +49,17 @@ def test_a_fact_said_early_reaches_a_question_far_later_in_the_same_thread(worke
     reply, run = _ask(alice, thread_id)
     report = context_report_read(run.context_report)
     assert report is not None and report.window_first_sequence > 2  # the statement is outside the window
-    assert STATEMENT in _quoted(run)
+    assert STATEMENT in quoted(run)
     assert "Wednesday" in reply
 
 
 @pytest.mark.worker
 def test_a_new_conversation_of_the_same_person_finds_it_and_another_persons_never(worker, alice, bob):
     _long_chat(alice)
-    new = _api(alice).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
+    new = api_as(alice).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
     reply, run = _ask(alice, new)
-    assert STATEMENT in _quoted(run) and "Wednesday" in reply
+    assert STATEMENT in quoted(run) and "Wednesday" in reply
 
-    theirs = _api(bob).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
+    theirs = api_as(bob).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
     reply, run = _ask(bob, theirs)
-    assert not _quoted(run) and "Wednesday" not in reply
+    assert not quoted(run) and "Wednesday" not in reply

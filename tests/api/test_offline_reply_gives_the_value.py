@@ -6,14 +6,11 @@ used to say "Got it." because nothing asked, and the excerpts were not searched 
 """
 
 import pytest
-from rest_framework.test import APIClient
 
-from agents.context_report import context_report_read
-from agents.models import Run
 from conversations.content import text_block
-from conversations.models import Message, Thread
+from conversations.models import Thread
 from conversations.services import messages_append
-from tests.utils import wait_for
+from tests.api.chat import api_as, ask, quoted
 
 CHATTER = [
     ("Lovely sunny morning here, off for a walk by the river.", "Enjoy the walk!"),
@@ -22,15 +19,9 @@ CHATTER = [
 ]
 
 
-def _api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 def _chat(user, statements: list[str], *, exchanges: int = 30) -> str:
     """A conversation of ``user``: each statement followed by ``exchanges`` of small talk."""
-    thread_id = _api(user).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
+    thread_id = api_as(user).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
     items = []
     for statement in statements:
         items.append({"role": "user", "content": [text_block(statement)]})
@@ -43,29 +34,12 @@ def _chat(user, statements: list[str], *, exchanges: int = 30) -> str:
     return thread_id
 
 
-def _ask(user, thread_id: str, text: str) -> tuple[str, Run]:
-    client = _api(user)
-    body = client.post(f"/api/threads/{thread_id}/messages", {"content": text}, format="json").json()
-    done = wait_for(
-        lambda: (r := client.get(body["run"]["url"]).json())["status"] not in ("queued", "running") and r,
-        what="the run to finish",
-    )
-    assert done["status"] == "completed", done
-    return done["reply"]["text"], Run.objects.get(pk=done["id"])
-
-
-def _quoted(run: Run) -> set[str]:
-    report = context_report_read(run.context_report)
-    assert report is not None
-    return set(Message.objects.filter(pk__in=[e.message_id for e in report.excerpts]).values_list("text", flat=True))
-
-
 @pytest.mark.worker
 def test_a_task_at_a_value_as_it_stands_now_gets_the_newest_value(worker, alice):
     statement = "PR!! benched 115 today for 3 reps"
     thread_id = _chat(alice, ["right now I can bench 95 for like 5 reps, pretty weak lol", statement])
-    reply, run = _ask(alice, thread_id, "make me next month's lifting plan, start from my current bench max")
-    assert statement in _quoted(run)  # the thread was searched though nothing was asked
+    reply, run = ask(alice, thread_id, "make me next month's lifting plan, start from my current bench max")
+    assert statement in quoted(run)  # the thread was searched though nothing was asked
     assert "115" in reply and "Got it" not in reply
 
 
@@ -73,9 +47,9 @@ def test_a_task_at_a_value_as_it_stands_now_gets_the_newest_value(worker, alice)
 def test_a_task_that_names_whose_name_it_needs_and_a_question_made_clear_get_the_name(worker, alice):
     thread_id = _chat(alice, ["also our dog Biscuit is very confused about the whole baby thing"])
     task = "write a short funny caption for a photo of the baby and our dog, use the dog's name"
-    reply, _run = _ask(alice, thread_id, task)
+    reply, _run = ask(alice, thread_id, task)
     assert "Biscuit" in reply
     thread_id = _chat(alice, ["our pediatrician is Dr. Okafor, she's great"])
-    _ask(alice, thread_id, "who do I call if he gets a fever at night?")
-    reply, _run = _ask(alice, thread_id, "the pediatrician's name, I mean")
+    ask(alice, thread_id, "who do I call if he gets a fever at night?")
+    reply, _run = ask(alice, thread_id, "the pediatrician's name, I mean")
     assert "Okafor" in reply
