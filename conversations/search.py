@@ -49,7 +49,7 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection, transaction
+from django.db import connection
 
 from conversations import search_sql as sql
 from conversations import vector_search
@@ -84,6 +84,11 @@ HISTORY_WEIGHTS = {"lexical": 1.0, "cosine": 1.5}
 # in full: the development chats are 370-700 messages), the older messages holding every
 # query word that the lexical statement adds, the newest first (``search_sql.OLDER_ROWS``).
 LEXICAL_OLDER = 200
+# Of those newest messages, the ones as old as the window's this-many-th newest message that
+# holds a query word (``search_sql.RECENT_WINDOW``): the statement's cost grows with the rows it
+# scores. As many as it returns (``CANDIDATE_POOL``); no development chat (369-700 messages) has
+# a question that many messages match, so they rank as before.
+LEXICAL_WINDOW_HITS = 400
 
 
 @dataclass(frozen=True)
@@ -148,8 +153,9 @@ class _LexicalRows:
     def of_scope(cls, scope_sql: str, window: int | None = None) -> _LexicalRows:
         """Every row of ``scope_sql``; with ``window``, one thread's newest and the older ones holding every word."""
         scope = scope_sql.format(t="m")
+        bounded = sql.RECENT_WINDOW.format(scope_x=scope_sql.format(t="x")) if window else ""
         return cls(
-            recent=sql.SCOPE_ROWS.format(scope=scope, window=sql.RECENT_WINDOW if window else ""),
+            recent=sql.SCOPE_ROWS.format(scope=scope, window=bounded),
             older=sql.OLDER_ROWS.format(rows=sql.OLDER_IN_THREAD.format(scope=scope)) if window else sql.NO_OLDER_ROWS,
             window=window,
             partition="" if window else sql.BY_THREAD,
@@ -171,6 +177,7 @@ def _history_candidates(
         "tsq_all": tsquery_text(terms, every=True),
         "window": rows.window,
         "older": LEXICAL_OLDER,
+        "hits": LEXICAL_WINDOW_HITS,
         "date_parts": [part for part, _ in dates],
         "date_values": [value for _, value in dates],
         "tz": settings.TIME_ZONE,
@@ -180,8 +187,10 @@ def _history_candidates(
         "b": BM25_B,
         "pool": CANDIDATE_POOL,
     }
-    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-        cursor.execute(sql.NO_JIT)
+    # JIT compilation is off for the connection (``settings.DB_JIT``): the planner's estimates
+    # for this statement's CTEs are ~400x what it reads, and past ``jit_above_cost`` compiling
+    # it cost more than running it.
+    with connection.cursor() as cursor:
         cursor.execute(sql.HISTORY_SQL.format(recent=rows.recent, older=rows.older, partition=rows.partition), params)
         found = cursor.fetchall()
     for message_id, thread_id, sequence, score, own, coverage, *_ in found:

@@ -122,27 +122,36 @@ ORDER BY b.score DESC, b.sequence DESC
 LIMIT %(pool)s
 """
 
-# Before ``HISTORY_SQL``, in its own transaction: no JIT compilation. The planner's row
-# estimates for the statement's CTEs are far above what it reads (828,147 rows estimated
-# where 1,965 came on the 10,000-message thread), so a question with many kind terms
-# ("insurance for the car": 49 words) passes ``jit_above_cost`` and PostgreSQL compiles
-# 142 functions first: 526 of its 880 ms (bench/README.md, "The memory layer's cost per
-# turn"). ``SET LOCAL`` ends with the transaction, so a transaction-mode pooler is fine.
-NO_JIT = "SET LOCAL jit = off"
-
 # The rows ``HISTORY_SQL`` reads in full (its ``{recent}``): every message of the scope
 # (``{window}`` empty, ``{partition}`` ``BY_THREAD``), or one thread's newest ``%(window)s``
 # (``RECENT_WINDOW``, newest first as the window functions read them), so
 # that the statement costs the same on a thread of 100,000 messages as on one of a few
 # thousand: reading every row to number it and measure its neighbours took 1-2 s there
-# (bench/README.md, "Long threads").
+# (bench/README.md, "Long threads"). Of that window, only the rows as old as its
+# ``%(hits)s``-th newest row holding a query word, when it has that many: the statement's
+# cost grows with the rows it scores (each one's words, its neighbours, its BM25 sum), and a
+# question of common words matched 1,118 of the 3,000 (bench/README.md, "The lexical
+# candidates bounded"); a question of rarer words still reads the whole window. The bound's
+# own scan (``{scope_x}``: the scope for alias ``x``) goes newest first by the thread's index
+# and stops at that row.
 SCOPE_ROWS = """
     SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem
     FROM conversations_message m
     WHERE {scope} AND m.sequence < %(before)s AND m.text <> ''
     {window}
 """
-RECENT_WINDOW = "ORDER BY m.sequence DESC LIMIT %(window)s"
+RECENT_WINDOW = """AND m.sequence >= (
+        SELECT coalesce(min(h.sequence), 0) FROM (
+            SELECT w.sequence FROM (
+                SELECT x.sequence, x.search_stem FROM conversations_message x
+                WHERE {scope_x} AND x.sequence < %(before)s AND x.text <> ''
+                ORDER BY x.sequence DESC LIMIT %(window)s
+            ) w
+            WHERE w.search_stem @@ (SELECT qm FROM q)
+            OFFSET %(hits)s - 1 LIMIT 1
+        ) h
+    )
+    ORDER BY m.sequence DESC LIMIT %(window)s"""
 # The window functions' ``{partition}`` where the rows may come from several threads.
 BY_THREAD = "PARTITION BY r.thread_id"
 # Before that window, the GIN index finds the messages that hold every query word (in

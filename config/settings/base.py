@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(environ.Env().str("LIAMEMORY_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -110,6 +111,19 @@ DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
 # operating system's connect timeout (libpq's minimum is 2 s).
 DB_CONNECT_TIMEOUT = env.int("DB_CONNECT_TIMEOUT", default=2)
 DATABASES["default"]["OPTIONS"]["connect_timeout"] = DB_CONNECT_TIMEOUT
+# "off" (default): every connection opens with JIT compilation off (a startup option, no
+# statement of its own). The planner overestimates the history search's rows ~400x, so a
+# question of many words passed jit_above_cost and compiling took 0.5 of a 0.9-s search
+# (bench/README.md, "The memory layer's cost per turn"); no statement of the product gains
+# from JIT. "server": the server's own setting, for a pooler that refuses startup options
+# (PgBouncer without `jit` in track_extra_parameters): then set it there
+# (`ALTER DATABASE … SET jit = off`).
+DB_JIT = env.str("DB_JIT", default="off")
+if DB_JIT not in ("off", "server"):
+    raise ImproperlyConfigured(f"DB_JIT must be 'off' or 'server', not {DB_JIT!r}.")
+if DB_JIT == "off":
+    _startup = DATABASES["default"]["OPTIONS"].get("options", "")
+    DATABASES["default"]["OPTIONS"]["options"] = f"{_startup} -c jit=off".strip()
 # A connection pool per process (Django's psycopg pool), for the thread-pool worker and
 # the threaded web server: a thread waiting on the model or following a streamed reply
 # hands its connection back, so 64 turns in flight hold a few connections, not 64.

@@ -137,6 +137,24 @@ def test_the_fast_model_judges_memory_changes_by_default_where_a_key_is_set(tmp_
     assert out.stdout.strip() == "True"
 
 
+@pytest.mark.parametrize(
+    ("jit", "url_options", "expected"),
+    [
+        ("off", "", "-c jit=off"),
+        ("off", "?options=-c%20statement_timeout%3D5000", "-c statement_timeout=5000 -c jit=off"),
+        ("server", "", None),
+    ],
+)
+def test_connections_open_with_jit_off_beside_the_urls_own_options(tmp_path, jit, url_options, expected):
+    """``DB_JIT``: off by a startup option kept beside the URL's own; ``server`` sends none (a pooler may refuse it)."""
+    env = {**os.environ, "LIAMEMORY_VAR_DIR": str(tmp_path), "DB_JIT": jit}
+    env["DATABASE_URL"] = "postgres://postgres@127.0.0.1:5432/anything" + url_options
+    code = "import config.settings.base as s; print(s.DATABASES['default']['OPTIONS'].get('options'))"
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(expected)
+
+
 def test_numpy_multiplies_matrices_on_one_thread_in_the_products_processes():
     """A process that loads the project (web, workers, commands) gets numpy's OpenBLAS with one
     thread: its default pool (one a core) busy-waits between products, which cost a history

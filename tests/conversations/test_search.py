@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from conversations import search
 from conversations.embedding_services import message_embeddings_update
 from conversations.models import Message
 from conversations.search import search_history, search_other_threads, search_threads
@@ -138,21 +139,22 @@ def test_history_skips_empty_text_rows(alice):
     assert [h.sequence for h in search_history(thread=thread, query="the")] == []
 
 
-@pytest.mark.parametrize(("mode", "queries"), [("off", 3), ("on", 4)])
+@pytest.mark.parametrize(("mode", "queries"), [("off", 2), ("on", 3)])
 def test_history_query_count(alice, django_assert_num_queries, settings, mode, queries):
-    """Lexical ranking (after its JIT setting) and the hits' texts; with embeddings, the thread's vectors too."""
+    """Lexical ranking and the hits' texts; with embeddings, the thread's vectors too (no JIT
+    statement: the connection opens with it off, ``settings.DB_JIT``)."""
     settings.HISTORY_SEARCH_EMBEDDINGS = mode
     thread, _ = _long_thread(alice, answer="My order number is A-7781.", distractors=[], filler_rounds=5)
     with django_assert_num_queries(queries):
         search_history(thread=thread, query="what was my order number?")
 
 
-@pytest.mark.django_db(transaction=True)
 def test_a_question_of_many_kind_words_is_ranked_without_jit_compilation(alice):
     """A question like "insurance for the car" looks for 49 words (car makes and models): the
     planner's estimate then passed ``jit_above_cost`` and PostgreSQL compiled the statement first,
-    0.5 s of a 0.9-s search on a 10,000-message thread. Here any statement would be compiled; the
-    search's is not, it ranks as before, and the connection keeps its own setting afterwards."""
+    0.5 s of a 0.9-s search on a 10,000-message thread. Every connection opens with JIT off
+    (``settings.DB_JIT``, a startup option): the search's statement is planned without it, with
+    no statement of its own to say so, and it ranks as before."""
     thread, answer_seq = _long_thread(
         alice, answer="The insurance renewal for my Fiat Panda is due in March.", distractors=[], filler_rounds=3
     )
@@ -164,22 +166,18 @@ def test_a_question_of_many_kind_words_is_ranked_without_jit_compilation(alice):
             planned_with.append(context["cursor"].fetchone()[0])
         return execute(sql, params, many, context)
 
-    with connection.cursor() as cursor:
-        cursor.execute("SET jit = on")
-        cursor.execute("SET jit_above_cost = 0")
-    try:
-        with connection.execute_wrapper(record_jit):
-            hits = search_history(thread=thread, query="insurance for the car", kinds=True)
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW jit")
-            after = cursor.fetchone()[0]
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("RESET jit")
-            cursor.execute("RESET jit_above_cost")
+    with connection.execute_wrapper(record_jit):
+        hits = search_history(thread=thread, query="insurance for the car", kinds=True)
     assert planned_with == ["off"]
-    assert after == "on"
     assert hits[0].sequence == answer_seq
+
+
+def test_connections_open_with_jit_off_unless_the_server_decides(settings):
+    """``DB_JIT=off`` (the default) is libpq's startup option, kept beside any the URL gave."""
+    assert "-c jit=off" in settings.DATABASES["default"]["OPTIONS"]["options"]
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == "off"
 
 
 def _memory(user, content, **kwargs) -> Memory:
@@ -372,6 +370,37 @@ def test_history_on_a_thread_longer_than_the_lexical_window(alice, settings):
     lexical = {h.sequence for h in bounded if "lexical" in h.signals}
     assert 1 not in lexical  # "code" alone, before the window
     assert 1 in {h.sequence for h in whole if "lexical" in h.signals}
+
+
+def test_history_scores_the_window_back_to_its_newest_hits_only(alice, settings, monkeypatch):
+    """Within ``HISTORY_LEXICAL_WINDOW``, the lexical statement scores the rows back to the
+    ``LEXICAL_WINDOW_HITS``-th newest that holds a query word: a word said in every few messages
+    ("gym") no longer makes it score the whole window. Before that row, as before the window,
+    only what holds every query word: the old locker code is still found by its words, an old
+    line sharing one word is not. With fewer hits than that, it ranks as without the bound."""
+    thread = thread_create(owner=alice)
+    _say(thread, [("user", "The code review of the billing module went fine."), ("assistant", "Good to hear.")])
+    _say(thread, [("user", "My gym locker code is K-7731."), ("assistant", "Noted.")])
+    code_seq = thread.next_sequence - 2
+    for _ in range(6):
+        _say(thread, CHITCHAT)
+        _say(thread, [("user", "Went to the gym again, my legs are sore."), ("assistant", "Stretch tonight.")])
+    settings.HISTORY_LEXICAL_WINDOW = thread.next_sequence + 10
+    query = "what was my gym locker code?"
+    monkeypatch.setattr(search, "LEXICAL_WINDOW_HITS", 3)
+    bounded = search_history(thread=thread, query=query)
+    monkeypatch.setattr(search, "LEXICAL_WINDOW_HITS", 100)
+    whole = search_history(thread=thread, query=query)
+    settings.HISTORY_LEXICAL_WINDOW = 0
+    unbounded = search_history(thread=thread, query=query)
+
+    assert bounded[0].sequence == code_seq and bounded[0].signals.get("lexical", 0) > 0
+    gym = [m.sequence for m in Message.objects.filter(thread=thread, text__startswith="Went to the gym")]
+    scored = {h.sequence for h in bounded if "lexical" in h.signals}
+    assert scored & set(gym) == set(gym[-3:])  # the three newest
+    assert 1 not in scored
+    assert {1, *gym} <= {h.sequence for h in whole if "lexical" in h.signals}
+    assert [(h.message_id, h.score) for h in whole] == [(h.message_id, h.score) for h in unbounded]
 
 
 def test_history_on_a_thread_within_the_lexical_window_ranks_as_without_it(alice, settings):

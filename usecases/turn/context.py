@@ -193,10 +193,16 @@ def asks_about_a_thing(text: str) -> bool:
     )
 
 
-def _covered_by(summary_text: str, text: str) -> bool:
-    """Whether the summary already quotes ``text`` (the extractive summary copies sentences)."""
-    body = " ".join(text.split()).lower()
-    return len(body) >= 20 and body in " ".join(summary_text.split()).lower()
+def _normalised(text: str) -> str:
+    """``text`` as ``_covered_by`` compares it: its words lower-cased, one space between them."""
+    return " ".join(text.split()).lower()
+
+
+def _covered_by(summary: str, text: str) -> bool:
+    """Whether the summary (``_normalised`` once for all the hits: it was a tenth of the build's own
+    CPU, made again for each hit) already quotes ``text`` (the extractive summary copies sentences)."""
+    body = _normalised(text)
+    return len(body) >= 20 and body in summary
 
 
 def relevant_excerpts(
@@ -225,14 +231,15 @@ def relevant_excerpts(
         return []
     hits = search_history(thread=thread, query=query, before_sequence=before_sequence, limit=EXCERPT_POOL, kinds=True)
     hits = informative_hits(hits, query=query, limit=EXCERPT_CANDIDATES)
+    summary = _normalised(summary_text)
     # A hit the summary quotes keeps its slot, and the turns beside it go with it.
-    hits = _relevant([h for h in hits if not (summary_text and _covered_by(summary_text, h.excerpt))])
+    hits = _relevant([h for h in hits if not (summary and _covered_by(summary, h.excerpt))])
     beside = hits_beside(hits, thread=thread, query=query, before_sequence=before_sequence, reach=NEIGHBOUR_REACH)
     exchanges = informative_hits([row for hit in hits for row in (hit, *beside[hit.message_id])], query=query)
     chosen: list[Excerpt] = []
     spent = 0
     for hit in exchanges:
-        if summary_text and _covered_by(summary_text, hit.excerpt):
+        if summary and _covered_by(summary, hit.excerpt):
             continue
         if any(e.message_id == hit.message_id for e in chosen):
             continue
