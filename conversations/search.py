@@ -85,10 +85,11 @@ HISTORY_WEIGHTS = {"lexical": 1.0, "cosine": 1.5}
 # query word that the lexical statement adds, the newest first (``search_sql.OLDER_ROWS``).
 LEXICAL_OLDER = 200
 # Of those newest messages, the ones as old as the window's this-many-th newest message that
-# holds a query word (``search_sql.RECENT_WINDOW``): the statement's cost grows with the rows it
-# scores. As many as it returns (``CANDIDATE_POOL``); no development chat (369-700 messages) has
-# a question that many messages match, so they rank as before.
-LEXICAL_WINDOW_HITS = 400
+# holds a query word (``search_sql.NEWEST_HITS``): the statement's cost grows with the rows it
+# scores. Above what any development chat reaches, so they rank as before: the most is 419, every
+# message of LoCoMo conv-26 for a question naming a speaker (each turn opens with their name); at
+# 400 that question's ranking moved and one context of 197 lost its evidence (bench/README.md).
+LEXICAL_WINDOW_HITS = 500
 
 
 @dataclass(frozen=True)
@@ -148,17 +149,24 @@ class _LexicalRows:
     window: int | None = None
     # How the window functions group ``recent``: by thread, or nothing when it is one thread's rows.
     partition: str = sql.BY_THREAD
+    # One thread's window, scored back to its ``LEXICAL_WINDOW_HITS``-th newest hit (``search_sql.NEWEST_HITS``).
+    newest_hits: bool = False
+
+    def matched(self) -> str:
+        """``HISTORY_SQL``'s ``{matched}``: the rows read in full, each with its length and whether it is a hit."""
+        matched = sql.MATCHED_ROWS.format(recent=self.recent)
+        return sql.NEWEST_HITS.format(matched=matched) if self.newest_hits else matched
 
     @classmethod
     def of_scope(cls, scope_sql: str, window: int | None = None) -> _LexicalRows:
         """Every row of ``scope_sql``; with ``window``, one thread's newest and the older ones holding every word."""
         scope = scope_sql.format(t="m")
-        bounded = sql.RECENT_WINDOW.format(scope_x=scope_sql.format(t="x")) if window else ""
         return cls(
-            recent=sql.SCOPE_ROWS.format(scope=scope, window=bounded),
+            recent=sql.SCOPE_ROWS.format(scope=scope, window=sql.RECENT_WINDOW if window else ""),
             older=sql.OLDER_ROWS.format(rows=sql.OLDER_IN_THREAD.format(scope=scope)) if window else sql.NO_OLDER_ROWS,
             window=window,
             partition="" if window else sql.BY_THREAD,
+            newest_hits=bool(window),
         )
 
 
@@ -190,8 +198,9 @@ def _history_candidates(
     # JIT compilation is off for the connection (``settings.DB_JIT``): the planner's estimates
     # for this statement's CTEs are ~400x what it reads, and past ``jit_above_cost`` compiling
     # it cost more than running it.
+    statement = sql.HISTORY_SQL.format(matched=rows.matched(), older=rows.older, partition=rows.partition)
     with connection.cursor() as cursor:
-        cursor.execute(sql.HISTORY_SQL.format(recent=rows.recent, older=rows.older, partition=rows.partition), params)
+        cursor.execute(statement, params)
         found = cursor.fetchall()
     for message_id, thread_id, sequence, score, own, coverage, *_ in found:
         scores.candidates[message_id] = _Candidate(

@@ -20,7 +20,8 @@ formatted in.
 # ``terms`` is MATERIALIZED, or each query word is stemmed again for every word of every
 # candidate (260 ms on a 419-message thread). ``stats`` is MATERIALIZED: inlined, the
 # planner recomputed the scope's aggregate per candidate (850 ms instead of 50 ms on a
-# 2,000-message thread, bench/README.md). ``{recent}`` is the rows read in full and
+# 2,000-message thread, bench/README.md). ``{matched}`` is ``MATCHED_ROWS`` (or ``NEWEST_HITS``)
+# over ``{recent}``, the rows read in full, and
 # ``{older}`` the older ones added: every row of the scope and nothing (``NO_OLDER_ROWS``) for a person's
 # search over their threads; one thread's search bounds them with ``RECENT_WINDOW`` and
 # ``OLDER_IN_THREAD``, the context's look at a person's other conversations with
@@ -58,7 +59,7 @@ recent AS (
            lag(r.len) OVER w + %(nb)s::float * (coalesce(lag(r.len, 2) OVER w, 0) + r.len) AS prev_dl,
            lead(r.id) OVER w AS next_id, lead(r.sequence) OVER w AS next_seq,
            lead(r.len) OVER w + %(nb)s::float * (coalesce(lead(r.len, 2) OVER w, 0) + r.len) AS next_dl
-    FROM (SELECT x.*, length(x.search_stem) AS len, x.search_stem @@ (SELECT qm FROM q) AS hit FROM ({recent}) x) r
+    FROM ({matched}) r
     WINDOW w AS ({partition} ORDER BY r.sequence DESC)
 ),
 older AS (
@@ -128,30 +129,29 @@ LIMIT %(pool)s
 # that the statement costs the same on a thread of 100,000 messages as on one of a few
 # thousand: reading every row to number it and measure its neighbours took 1-2 s there
 # (bench/README.md, "Long threads"). Of that window, only the rows as old as its
-# ``%(hits)s``-th newest row holding a query word, when it has that many: the statement's
-# cost grows with the rows it scores (each one's words, its neighbours, its BM25 sum), and a
-# question of common words matched 1,118 of the 3,000 (bench/README.md, "The lexical
-# candidates bounded"); a question of rarer words still reads the whole window. The bound's
-# own scan (``{scope_x}``: the scope for alias ``x``) goes newest first by the thread's index
-# and stops at that row.
+# ``%(hits)s``-th newest row holding a query word, when it has that many (``NEWEST_HITS``):
+# the statement's cost grows with the rows it scores (each one's words, its neighbours, its
+# BM25 sum), and a question of common words matched 1,118 of the 3,000 (bench/README.md, "The
+# lexical candidates bounded"); a question of rarer words still reads the whole window.
 SCOPE_ROWS = """
     SELECT m.id, m.thread_id, m.sequence, m.created_at, m.search_stem
     FROM conversations_message m
     WHERE {scope} AND m.sequence < %(before)s AND m.text <> ''
     {window}
 """
-RECENT_WINDOW = """AND m.sequence >= (
-        SELECT coalesce(min(h.sequence), 0) FROM (
-            SELECT w.sequence FROM (
-                SELECT x.sequence, x.search_stem FROM conversations_message x
-                WHERE {scope_x} AND x.sequence < %(before)s AND x.text <> ''
-                ORDER BY x.sequence DESC LIMIT %(window)s
-            ) w
-            WHERE w.search_stem @@ (SELECT qm FROM q)
-            OFFSET %(hits)s - 1 LIMIT 1
-        ) h
-    )
-    ORDER BY m.sequence DESC LIMIT %(window)s"""
+RECENT_WINDOW = "ORDER BY m.sequence DESC LIMIT %(window)s"
+# ``HISTORY_SQL``'s ``{matched}``: the rows of ``{recent}`` with their length and whether each
+# holds a query word.
+MATCHED_ROWS = """SELECT x.*, length(x.search_stem) AS len, x.search_stem @@ (SELECT qm FROM q) AS hit
+    FROM ({recent}) x"""
+# One thread's window (``RECENT_WINDOW``) scored back to its ``%(hits)s``-th newest row holding a
+# query word, when it has that many (``{matched}``: ``MATCHED_ROWS``, newest first): the rows
+# older than that one are left to ``OLDER_IN_THREAD``.
+NEWEST_HITS = """SELECT y.* FROM (
+        SELECT z.*, count(*) FILTER (WHERE z.hit) OVER (ORDER BY z.sequence DESC ROWS UNBOUNDED PRECEDING) AS seen
+        FROM ({matched}) z
+    ) y
+    WHERE y.seen - y.hit::int < %(hits)s"""
 # The window functions' ``{partition}`` where the rows may come from several threads.
 BY_THREAD = "PARTITION BY r.thread_id"
 # Before that window, the GIN index finds the messages that hold every query word (in
