@@ -485,6 +485,14 @@ CUE_DENIALS = (
     # typed without the apostrophe; "if" only supposes it
     r"|didnt|havent|hasnt|wont|wasnt|isnt|arent|dont|doesnt|if"
 )
+# "been here a while now", "for years now": a present cue right after a span of time says how
+# long the fact has held, not that it changed (``memories.matching.change.cue_in``).
+PRESENT_CUES = r"now|these days|nowadays"
+SPAN_SO_FAR = (
+    r"(?:for |a )?(?:(?:a )?few |couple of |good |many |several |two |three |four |five |\d+ )?"
+    r"(?:years|months|weeks|decades)"
+    r"|(?:for )?(?:quite )?a (?:while|long time)|for ages|for so long"
+)
 # A fact set beside another ("my wife, whereas, drives"): not a change of it.
 CONTRASTED = r"\bwhereas\b"
 # Cues that need a denial before them to say a change ("don't use it anymore").

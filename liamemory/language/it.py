@@ -327,6 +327,9 @@ CUE_DENIALS = r"non|nn|mai|se(?! n'| ne\b)"
 # beside another (a clause's subject, then "invece"), not a change of it.
 CONTRASTED = r"(?:^|[,;:.!?]\s*)(?:[^\s,;:.!?]+\s+){2,4}invece\b"
 DENIED_CHANGE_CUES = r"pi[uù]"
+# "da anni ormai", "da un po' adesso": how long the fact has held (see ``en.SPAN_SO_FAR``).
+PRESENT_CUES = r"ora|adesso|ormai|oramai"
+SPAN_SO_FAR = r"da (?:(?:tanti |molti |diversi |\d+ )?(?:anni|mesi|settimane)|tempo|un po'|una vita|parecchio)"
 ACQUIRING = r"(?<!di )nuov[oaie]|ho trovato|ho preso|ho comprato"
 ADDITIVE = (
     r"anche|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|secondo|seconda|a parte|in più|oltre a"

@@ -74,13 +74,20 @@ _CONTRASTED = re.compile(language.alternation("CONTRASTED"))
 _DENIED_CUE = re.compile(rf"(?<![\w'])(?:{language.alternation('CUE_DENIALS')})(?:\s+\S+){{0,2}}\s+$")
 
 
+# A span of time right before a present cue ("for years now", "da anni ormai").
+_SPAN_SO_FAR = re.compile(rf"(?<![\w'])(?:{language.alternation('SPAN_SO_FAR')})\s+$")
+
+
 def cue_in(new: str, old: str) -> str | None:
-    """The change cue ``new`` carries that ``old`` does not, if any; a denied cue says nothing happened."""
+    """The change cue ``new`` carries that ``old`` does not, if any; a denied cue says nothing happened,
+    and a present cue after a span of time ("been here a while now") says how long the fact has held."""
     lowered = new.lower()
     old_cues = {m.group(0) for m in _pattern("CHANGE_CUES").finditer(old.lower())}
     for m in _pattern("CHANGE_CUES").finditer(lowered):
-        denied = _DENIED_CUE.search(lowered[: m.start()]) and not _pattern("DENIED_CHANGE_CUES").fullmatch(m.group(0))
-        if m.group(0) not in old_cues and not denied and not _denies_another(m.group(0), old):
+        before = lowered[: m.start()]
+        denied = _DENIED_CUE.search(before) and not _pattern("DENIED_CHANGE_CUES").fullmatch(m.group(0))
+        lasting = _pattern("PRESENT_CUES").fullmatch(m.group(0).strip(" ,")) and _SPAN_SO_FAR.search(before)
+        if m.group(0) not in old_cues and not denied and not lasting and not _denies_another(m.group(0), old):
             return m.group(0).strip(" ,")
     return None
 

@@ -374,6 +374,10 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("My daily calorie target is 1,800 kcal", "my dietitian upped me to 2,000 kcal a day", "supersedes"),
         ("The pharmacy number is 555-0142", "sorry, I read it wrong, it's 555-0143. Not 42.", "supersedes"),
         ("My exam is on October 3", "they moved the exam to October 6, so 3 extra days to study", "supersedes"),
+        # A present cue after a span of time says how long the fact has held; without one it is news.
+        ("The user lives in Leeds.", "yeah im based in leeds, been here a while now", "compatible"),
+        ("Lavoro in Ducati in verniciatura.", "sono in ducati alla verniciatura da anni ormai", "compatible"),
+        ("I lift weights four times a week.", "lifting 5x a week now, been consistent for months", "supersedes"),
     ],
 )
 def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
