@@ -443,6 +443,23 @@ ADDITIVE = (
     r"|extra(?! (?:days?|weeks?|months?|hours?|minutes?|nights?|time))"
     r"|for a conference|for a trip|visiting"
 )
+# One person said with another word ("Dad" for "my father", "Mum" among "my parents"): the
+# people each word names, so news of them is not someone else's (``memories.matching.change``).
+KIN_SENSES = {
+    "mum": ("mother", "parents"),
+    "mom": ("mother", "parents"),
+    "mother": ("mother", "parents"),
+    "dad": ("father", "parents"),
+    "father": ("father", "parents"),
+    "parents": ("parents", "mother", "father"),
+    "grandma": ("grandmother",),
+    "grandmother": ("grandmother",),
+    "grandpa": ("grandfather",),
+    "grandfather": ("grandfather",),
+    "kids'": ("son", "daughter"),
+    "son": ("son",),
+    "daughter": ("daughter",),
+}
 # Cues that something was acquired ("found a new bakery", "got a new number"): one more thing,
 # a change only of a thing the older statement names (``memories.matching.change``).
 ACQUIRING = r"(?:got|found|started|landed|took|have|bought) (?:a |an )?new|new"

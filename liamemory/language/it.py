@@ -298,6 +298,15 @@ OTHER_PEOPLE = (
     r"moglie|marito|fratello|sorella|madre|padre|mamma|papà|genitori|figlio|figlia|amico|amica|collega"
     r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w|nipot\w|cognat\w|ex"
 )
+KIN_SENSES = {
+    "madre": ("mother", "parents"),
+    "mamma": ("mother", "parents"),
+    "padre": ("father", "parents"),
+    "papà": ("father", "parents"),
+    "genitori": ("parents", "mother", "father"),
+    "figlio": ("son",),
+    "figlia": ("daughter",),
+}
 STILL_HOLDS = (
     r"(?:è|sono) ancora|ancora (?:lì|li|uguale)|resta uguale|restano uguali|rimane|rimangono|come prima|come sempre"
     r"|non è toccat\w|non cambia|per (?:ora|adesso|il momento) (?:resto|rimango|restiamo|rimaniamo)",

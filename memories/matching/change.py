@@ -265,13 +265,18 @@ def _identifiers_restated(old: str, new: str) -> bool:
     return bool(old_ids) and old_ids == identifiers(new)
 
 
+def _senses(word: str) -> set[str]:
+    """The people a word names ("papà": the father, one of the parents), the word itself if no table says."""
+    return {word, *language.table("KIN_SENSES").get(word, ())}
+
+
 def _about_someone_else(old: str, new: str) -> bool:
     """The new statement names a person the old one does not, before anything it says happened:
     "my wife got a new job" is her news; "sold the Vespa to my neighbour's kid" is still mine."""
     people = _pattern("OTHER_PEOPLE")
     lowered = new.lower()
-    known = {m.group(0) for m in people.finditer(old.lower())}
-    others = [m for m in people.finditer(lowered) if m.group(0) not in known]
+    known = {sense for m in people.finditer(old.lower()) for sense in _senses(m.group(0))}
+    others = [m for m in people.finditer(lowered) if not _senses(m.group(0)) & known]
     if not others:
         return False
     cue = _pattern("CHANGE_CUES").search(lowered)

@@ -378,6 +378,10 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("The user lives in Leeds.", "yeah im based in leeds, been here a while now", "compatible"),
         ("Lavoro in Ducati in verniciatura.", "sono in ducati alla verniciatura da anni ormai", "compatible"),
         ("I lift weights four times a week.", "lifting 5x a week now, been consistent for months", "supersedes"),
+        # "Dad" is "my father", "mamma" one of "i genitori": their news is the older fact's, not someone else's.
+        ("My father lives alone in Rovigo.", "Dad moved in with us in January", "supersedes"),
+        ("I genitori dell'utente vivono a Napoli.", "mamma e papà si sono trasferiti a Salerno", "supersedes"),
+        ("My father lives alone in Rovigo.", "my brother moved in with us in January", "compatible"),
     ],
 )
 def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
