@@ -21,6 +21,8 @@ urlpatterns = [
     path("", include("web.urls")),
 ]
 
-handler400 = "liamemory.api.json_bad_request"
+# A database error after the view (the session's save, in a middleware) answers 503 through
+# these two as a view's does (liamemory.middleware), not 400 or 500.
+handler400 = "liamemory.middleware.bad_request"
 handler404 = "liamemory.api.json_not_found"
-handler500 = "liamemory.api.json_server_error"
+handler500 = "liamemory.middleware.server_error"

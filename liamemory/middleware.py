@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 
 from django.conf import settings
@@ -13,8 +14,14 @@ from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils.html import format_html
 
-from liamemory.api import INTERNAL_ERROR, database_unavailable, unavailable_message
-from liamemory.database import pool_timed_out
+from liamemory.api import (
+    INTERNAL_ERROR,
+    database_unavailable,
+    json_bad_request,
+    json_server_error,
+    unavailable_message,
+)
+from liamemory.database import database_error_behind, pool_timed_out
 
 logger = logging.getLogger("django.request")
 
@@ -46,16 +53,12 @@ class ApiJsonErrorsMiddleware:
         return answer
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if isinstance(exception, OperationalError | InterfaceError) and not _is_api(request):
-            # A page during a database outage or a busy pool: a 503 the browser may retry, not a 500.
-            logger.error("database unavailable at %s: %s", request.path, type(exception).__name__)
-            return _unavailable_page(request, exception)
+        if isinstance(exception, OperationalError | InterfaceError):
+            # A database outage or a busy pool: a 503 the client may retry, not a 500.
+            return _unavailable(request, exception)
         if not _is_api(request) or isinstance(exception, _DJANGO_ANSWERS_4XX):
             # Django answers these 4xx itself; ``__call__`` makes a DEBUG page JSON.
             return None
-        if isinstance(exception, OperationalError | InterfaceError):
-            logger.error("database unavailable at %s: %s", request.path, type(exception).__name__)
-            return database_unavailable(exception)
         logger.error("Internal Server Error: %s", request.path, exc_info=exception)
         return JsonResponse({"message": INTERNAL_ERROR, "extra": {}}, status=500)
 
@@ -67,7 +70,7 @@ _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 _RETRY_AFTER = 5
 
 
-def _unavailable_page(request: HttpRequest, exception: Exception) -> HttpResponse:
+def unavailable_page(request: HttpRequest, exception: BaseException) -> HttpResponse:
     """The 503 page: what happened in words (the database away, or only busy), that what
     was saved is kept, and nothing typed lost: a form's fields come back, to send again.
 
@@ -94,6 +97,31 @@ def _unavailable_page(request: HttpRequest, exception: Exception) -> HttpRespons
     }
     page = render_to_string("503.html", context)
     return HttpResponse(page, status=503, headers={"Retry-After": str(_RETRY_AFTER)})
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """``handler400``. The session's save after the view (a sign-in's) meeting a busy pool or
+    an outage is Django's ``SessionInterrupted`` ("the session was deleted"): it is answered
+    as a database error, the 503, not as bad input. Anything else: ``json_bad_request``."""
+    error = database_error_behind(exception)
+    if error is not None:
+        return _unavailable(request, error)
+    return json_bad_request(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """``handler500``: a database error raised after the view (by a middleware) is the 503
+    too. Django calls this inside its ``except`` block, so the error is the one handled."""
+    error = database_error_behind(sys.exc_info()[1])
+    if error is not None:
+        return _unavailable(request, error)
+    return json_server_error(request)
+
+
+def _unavailable(request: HttpRequest, error: BaseException) -> HttpResponse:
+    """What ``process_exception`` answers a view's database error: the page, or JSON under /api/."""
+    logger.error("database unavailable at %s: %s", request.path, type(error).__name__)
+    return database_unavailable(error) if _is_api(request) else unavailable_page(request, error)
 
 
 def _is_api(request: HttpRequest) -> bool:

@@ -7,15 +7,23 @@ request needs it (``tests.pool``), as the web's threads held its pool in the bur
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
 
 import pytest
+from django.contrib.auth.signals import user_logged_in
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.exceptions import SessionInterrupted
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.db import connection
+from django.http import HttpResponse
 from django.test import Client
 
 from conversations.models import Message
 from conversations.services import thread_create
+from liamemory.api import SERVER_BUSY
+from liamemory.middleware import bad_request
 from tests.pool import PoolHog
 from tests.usecases.turn.helpers import run_turn
 
@@ -92,3 +100,68 @@ def test_the_api_says_the_server_is_busy_and_the_composer_keeps_the_text(alice, 
     assert response.status_code == 503 and response["Retry-After"] == "5"
     assert response.json()["message"].startswith("The server is too busy to answer right now")
     assert len(_texts(thread_id)) == 2
+
+
+def test_a_sign_in_whose_session_save_meets_the_busy_pool_answers_503_not_500(alice, tiny_pool):
+    """The session is saved after the view, by its middleware: a pool timeout there was
+    Django's plain 500. The sign-in's view hands its connection back at the end (as a
+    burst's other threads would take it) and the save waits for the held pool."""
+    alice.set_password("a-long-passphrase")
+    alice.save()
+    thread = thread_create(owner=alice)
+    run_turn(alice, thread, "an earlier message")
+    client = Client(raise_request_exception=False, enforce_csrf_checks=True)
+    token = _csrf(client, "/accounts/login/")
+    connection.close()
+    hog = PoolHog()
+
+    def the_pool_taken_meanwhile(**kwargs) -> None:
+        connection.close()
+        hog.hold()
+
+    user_logged_in.connect(the_pool_taken_meanwhile, dispatch_uid="busy-pool-test")
+    try:
+        form = {"username": alice.username, "password": "a-long-passphrase", "csrfmiddlewaretoken": token}
+        page = client.post("/accounts/login/", form)
+    finally:
+        user_logged_in.disconnect(dispatch_uid="busy-pool-test")
+        hog.stop()
+
+    text = page.content.decode()
+    assert page.status_code == 503 and page["Retry-After"] == "5", (page.status_code, text[:300])
+    assert "Too busy for a moment" in text and "every database connection was in use" in text
+    # The form comes back to send again, with the name typed and never the password.
+    assert f'name="username" value="{alice.username}"' in text and "a-long-passphrase" not in text
+    # Not signed in (the session was not saved), and nothing stored was touched.
+    assert client.get("/").status_code == 302
+    assert _texts(str(thread.pk))[0] == "an earlier message" and len(_texts(str(thread.pk))) == 2
+    # Once the pool has a connection again, signing in works.
+    again = client.post("/accounts/login/", {**form, "csrfmiddlewaretoken": _csrf(client, "/accounts/login/")})
+    assert again.status_code == 302 and client.get("/").status_code == 200
+
+
+def test_the_api_answers_a_session_save_that_met_the_busy_pool_with_its_503(alice, tiny_pool, rf):
+    """No API view saves a session, but the answer is the same one if a request's did: the
+    real save's error (SessionInterrupted over the pool's timeout) through ``handler400``."""
+    store = SessionStore()
+    store.create()
+    store["seen"] = True
+    connection.close()
+    hog = PoolHog()
+    hog.hold()
+    try:
+        with pytest.raises(SessionInterrupted) as raised:
+            SessionMiddleware(lambda request: None).process_response(_with_session(rf, store), HttpResponse())
+    finally:
+        hog.stop()
+    for path in ("/api/threads", "/c/"):
+        answer = bad_request(rf.post(path), raised.value)
+        assert answer.status_code == 503 and answer["Retry-After"] == "5", path
+    assert json.loads(bad_request(rf.post("/api/threads"), raised.value).content)["message"] == SERVER_BUSY
+    assert bad_request(rf.post("/api/threads"), SessionInterrupted("a concurrent sign-out")).status_code == 400
+
+
+def _with_session(rf, store):
+    request = rf.post("/api/threads")
+    request.session = store
+    return request
