@@ -89,21 +89,23 @@ def despite_busy_pool(move: Callable[[], T]) -> T:
         return move()
 
 
-def run_claim(*, run_id: RunId) -> bool:
-    """Claim a queued run with one conditional UPDATE; False means someone else has it.
+def run_claim(*, run_id: RunId) -> datetime | None:
+    """Claim a queued run with one conditional UPDATE: the claim's start time, or None
+    when someone else has it.
 
-    A redelivered task therefore does nothing twice: only one UPDATE finds it queued.
+    A redelivered task therefore does nothing twice: only one UPDATE finds it queued. The
+    start time names this claim (``run_requeue_claim``).
     """
-    return bool(
-        run_move(
-            run_id=run_id,
-            to=RunStatus.RUNNING,
-            only_from=frozenset({RunStatus.QUEUED}),
-            reason="claimed",
-            started_at=timezone.now(),
-            attempts=F("attempts") + 1,
-        )
+    started_at = timezone.now()
+    moved = run_move(
+        run_id=run_id,
+        to=RunStatus.RUNNING,
+        only_from=frozenset({RunStatus.QUEUED}),
+        reason="claimed",
+        started_at=started_at,
+        attempts=F("attempts") + 1,
     )
+    return started_at if moved else None
 
 
 @dataclass(frozen=True)
@@ -323,18 +325,35 @@ def run_requeue(*, run_id: RunId) -> bool:
     return despite_busy_pool(lambda: _requeue(run_id))
 
 
+# A run back in the queue starts over: never claimed, what it streamed written again.
+_STARTS_OVER: dict[str, Any] = {"started_at": None, "redelivered": False, "partial_text": "", "partial_steps": []}
+
+
 def _requeue(run_id: RunId) -> bool:
     requeued = run_move(
-        run_id=run_id,
-        to=RunStatus.QUEUED,
-        reason="database_unavailable",
-        started_at=None,
-        queued_at=timezone.now(),
-        redelivered=False,
-        partial_text="",
-        partial_steps=[],
+        run_id=run_id, to=RunStatus.QUEUED, reason="database_unavailable", queued_at=timezone.now(), **_STARTS_OVER
     )
     return requeued is not None
+
+
+def run_requeue_claim(*, run_id: RunId, started_at: datetime) -> bool:
+    """The run goes back to the queue if it is still running under the claim that started
+    at ``started_at``; False when it moved meanwhile (ended, or given back and claimed again).
+
+    The task whose requeue failed in an outage (its connection of its own failed too)
+    calls this on its retry, as soon as the database answers, instead of leaving the run
+    ``running`` for the reaper (``RUN_STALE_AFTER``). Naming the claim makes it safe: a
+    run the reaper gave to another worker meanwhile has another start time.
+    """
+    moved = runs_move(
+        Run.objects.filter(pk=run_id, started_at=started_at),
+        to=RunStatus.QUEUED,
+        only_from=frozenset({RunStatus.RUNNING}),
+        reason="database_unavailable",
+        queued_at=timezone.now(),
+        **_STARTS_OVER,
+    )
+    return bool(moved)
 
 
 @dataclass(frozen=True)

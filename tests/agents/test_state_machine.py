@@ -92,3 +92,29 @@ def test_a_move_notifies_the_followers_at_commit(alice):
     connection.connection.execute("SELECT 1")
     notices = [n.payload for n in connection.connection.notifies(timeout=10, stop_after=1)]
     assert notices == [str(run.pk)]
+
+
+@pytest.mark.django_db
+def test_a_claim_left_running_goes_back_to_the_queue_only_while_it_is_still_that_claim(alice):
+    """``run_requeue_claim``: the retry of a task whose requeue failed in an outage gives back
+    its own claim, never one the reaper handed to another worker meanwhile."""
+    thread = thread_create(owner=alice)
+    _, run = turns.turn_submit(user=alice, thread=thread, content="hello")
+    first = run_lifecycle.run_claim(run_id=run.pk)
+    run_lifecycle.run_stream_append(run_id=run.pk, text="half a rep")
+    assert first is not None and Run.objects.get(pk=run.pk).started_at == first
+
+    assert run_lifecycle.run_requeue_claim(run_id=run.pk, started_at=first)
+    back = Run.objects.get(pk=run.pk)
+    assert (back.status, back.started_at, back.partial_text) == (RunStatus.QUEUED, None, "")
+    assert not run_lifecycle.run_requeue_claim(run_id=run.pk, started_at=first)  # queued: nothing to give back
+
+    second = run_lifecycle.run_claim(run_id=run.pk)  # another worker's claim
+    assert second is not None and second != first
+    assert not run_lifecycle.run_requeue_claim(run_id=run.pk, started_at=first)
+    assert Run.objects.get(pk=run.pk).status == RunStatus.RUNNING
+    assert _life(run)[1:] == [
+        ("queued", "running", "claimed"),
+        ("running", "queued", "database_unavailable"),
+        ("queued", "running", "claimed"),
+    ]

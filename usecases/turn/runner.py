@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -27,6 +28,17 @@ from usecases.turn.offline import OfflineModel
 from usecases.turn.registry import get_agent
 
 logger = logging.getLogger(__name__)
+
+
+class RunLeftRunning(Exception):
+    """The database failed a run mid-turn and then its requeue (an outage: the connection
+    outside the pool failed too): the run is still ``running`` under this worker's claim,
+    which started at ``claimed_at``. The task's retry gives it back first (``run_execute``),
+    as soon as the database answers, rather than the reaper after ``RUN_STALE_AFTER``."""
+
+    def __init__(self, run_id: str, claimed_at: datetime) -> None:
+        super().__init__(f"run {run_id} left running (claimed at {claimed_at.isoformat()})")
+        self.run_id, self.claimed_at = run_id, claimed_at
 
 
 def model_for_run(run: Run) -> ChatModel:
@@ -117,8 +129,11 @@ def _start(rt: TurnRuntime, decision: dict[str, Any] | None) -> tuple[Any, str |
     return Command(resume=value), approval.checkpoint_id
 
 
-def _drive(run_id: str, decision: dict[str, Any] | None = None) -> None:
-    """Load the turn's runtime (its one read of the run) and drive the graph to its end or interrupt."""
+def _drive(run_id: str, decision: dict[str, Any] | None = None, claimed_at: datetime | None = None) -> None:
+    """Load the turn's runtime (its one read of the run) and drive the graph to its end or interrupt.
+
+    ``claimed_at`` is this worker's claim of the run, when it made one (``RunLeftRunning``).
+    """
     started = time.monotonic()
     rt: TurnRuntime | None = None
     try:
@@ -154,10 +169,15 @@ def _drive(run_id: str, decision: dict[str, Any] | None = None) -> None:
         # to the queue and its task is retried (``usecases/turn/tasks.py``), a resumed one
         # continuing from its staff decision (``_start``); the requeue gets past a pool
         # that is only busy (``run_requeue``). If the database is still away, the requeue
-        # fails too and the reaper gives the run back later.
+        # fails too and the task's retry gives the run back (``RunLeftRunning``).
         busy = pool_timed_out(exc)
         logger.warning("run %s: %s (%s)", run_id, "pool busy" if busy else "database unavailable", type(exc).__name__)
-        run_lifecycle.run_requeue(run_id=run_id)
+        try:
+            run_lifecycle.run_requeue(run_id=run_id)
+        except run_lifecycle.DATABASE_UNAVAILABLE_ERRORS:
+            if claimed_at is None:
+                raise  # a resume of a run staff decided on: its retry drives it again as it stands
+            raise RunLeftRunning(run_id, claimed_at) from exc
         raise
     except Exception:
         logger.exception("run %s failed with an internal error", run_id)
@@ -166,26 +186,47 @@ def _drive(run_id: str, decision: dict[str, Any] | None = None) -> None:
         )
     finally:
         if rt is not None:
-            thread_id = rt.thread.pk
-            run_lifecycle.despite_busy_pool(lambda: _drop_orphaned_checkpoints(thread_id))
+            _clean_up_after(run_id, rt.thread.pk)
 
 
-def run_execute(*, run_id: str) -> None:
-    """Claim the run (one conditional UPDATE) and drive the graph; a second delivery does nothing."""
-    if not run_lifecycle.run_claim(run_id=run_id):
+def _clean_up_after(run_id: str, thread_id: Any) -> None:
+    """The orphaned checkpoints of a thread deleted meanwhile, past a busy pool; in an
+    outage they wait for the thread's next run, and the run's own error goes up, not this one."""
+    try:
+        run_lifecycle.despite_busy_pool(lambda: _drop_orphaned_checkpoints(thread_id))
+    except run_lifecycle.DATABASE_UNAVAILABLE_ERRORS as exc:
+        logger.warning("run %s: clean-up skipped, database unavailable (%s)", run_id, type(exc).__name__)
+
+
+def _take_back(run_id: str, left_running: datetime | None) -> None:
+    """A retry after ``RunLeftRunning``: the run back in the queue first, if still under that claim."""
+    if left_running is not None and run_lifecycle.run_requeue_claim(run_id=run_id, started_at=left_running):
+        logger.info("run %s, left running in an outage, is back in the queue", run_id)
+
+
+def run_execute(*, run_id: str, left_running: datetime | None = None) -> None:
+    """Claim the run (one conditional UPDATE) and drive the graph; a second delivery does nothing.
+
+    ``left_running``: the claim this task's earlier attempt left running (``RunLeftRunning``).
+    """
+    _take_back(run_id, left_running)
+    claimed_at = run_lifecycle.run_claim(run_id=run_id)
+    if claimed_at is None:
         logger.info("run %s was not queued; nothing to do", run_id)
         return
-    _drive(run_id)
+    _drive(run_id, claimed_at=claimed_at)
 
 
-def run_resume(*, run_id: str, decision: dict[str, Any]) -> None:
+def run_resume(*, run_id: str, decision: dict[str, Any], left_running: datetime | None = None) -> None:
     """Continue a run staff just decided on, from its checkpoint with the decision.
 
     The task's retry, after the database failed the resume and the run went back to the
     queue, finds it queued: it claims it as ``run_execute`` does, and the run continues
     from the decision recorded on its approval.
     """
-    if run_lifecycle.run_claim(run_id=run_id):
-        _drive(run_id)
+    _take_back(run_id, left_running)
+    claimed_at = run_lifecycle.run_claim(run_id=run_id)
+    if claimed_at is not None:
+        _drive(run_id, claimed_at=claimed_at)
         return
     _drive(run_id, decision)
