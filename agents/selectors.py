@@ -69,7 +69,7 @@ def run_get_by_id(*, run_id) -> Run | None:
 # (1.0 vs 0.13 ms a read, measured in a web process's place).
 _OWNED_SQL = f"SELECT 1 FROM {Run._meta.db_table} WHERE id = %s AND user_id = %s"
 _PARTIAL_SQL = (
-    "SELECT status, substr(partial_text, %s),"
+    "SELECT status, attempts, substr(partial_text, %s),"
     " CASE WHEN jsonb_array_length(partial_steps) > %s THEN partial_steps END"
     f" FROM {Run._meta.db_table} WHERE id = %s"
 )
@@ -92,6 +92,7 @@ class PartialReply:
     status: str
     text: str
     steps: list[dict]
+    attempt: int = 0  # the run's claims so far: a new one starts the text over
 
 
 def run_partial_reply(*, run_id, text_from: int, steps_from: int) -> PartialReply | None:
@@ -101,10 +102,10 @@ def run_partial_reply(*, run_id, text_from: int, steps_from: int) -> PartialRepl
         row = cursor.fetchone()
     if row is None:
         return None
-    status, tail, steps = row
+    status, attempt, tail, steps = row
     # Django reads jsonb as text (its JSONField decodes it); a raw cursor does the same.
     new_steps: list[dict] = json.loads(steps)[steps_from:] if steps is not None else []
-    return PartialReply(status=status, text=tail or "", steps=new_steps)
+    return PartialReply(status=status, text=tail or "", steps=new_steps, attempt=attempt)
 
 
 def thread_checkpoints(*, thread, limit: int = 100) -> list[dict]:

@@ -202,7 +202,7 @@ def stop_listener() -> None:
 
 @dataclass
 class StreamEvent:
-    kind: str  # "delta" | "tool" | "end" | "ping" | "gone"
+    kind: str  # "delta" | "tool" | "restart" | "end" | "ping" | "gone"
     data: dict[str, Any]
     cursor: str
 
@@ -210,25 +210,35 @@ class StreamEvent:
 # The largest position a cursor may name: PostgreSQL reads the text from position + 1,
 # a 32-bit integer (a reply is far shorter than 2 GB anyway).
 CURSOR_MAX = 2**31 - 2
-_CURSOR = re.compile(r"([0-9]{1,10})\.([0-9]{1,10})")
+_CURSOR = re.compile(r"([0-9]{1,10})\.([0-9]{1,10})(?:\.([0-9]{1,10}))?")
 
 
-def parse_cursor(value: str | None) -> tuple[int, int]:
-    """``"<characters>.<steps>"`` (an SSE ``Last-Event-ID``); none starts from the beginning.
+def parse_cursor(value: str | None) -> tuple[int, int, int | None]:
+    """``"<characters>.<steps>.<attempt>"`` (an SSE ``Last-Event-ID``; the attempt may be
+    left out); none starts from the beginning.
 
-    Anything else is refused (a 400 before the stream starts): a position past what the
-    database can read would otherwise break the stream after its 200.
+    The attempt is the run's claims when the positions were read: a run the database or
+    a dead worker sent back to the queue writes its reply again from the start, and a
+    follower that read the first attempt's text is told so (``restart``) instead of
+    getting the new text from its old position. Anything else is refused (a 400 before
+    the stream starts): a position past what the database can read would otherwise break
+    the stream after its 200.
     """
     if not value:
-        return 0, 0
+        return 0, 0, None
     match = _CURSOR.fullmatch(value)
-    positions = (int(match[1]), int(match[2])) if match else None
-    if positions is None or max(positions) > CURSOR_MAX:
+    numbers = tuple(int(part) for part in match.groups() if part is not None) if match else ()
+    if not numbers or max(numbers) > CURSOR_MAX:
         raise ApplicationError(
-            f"The cursor must be two whole numbers 'characters.steps', each at most {CURSOR_MAX}.",
+            f"The cursor must be whole numbers 'characters.steps' or 'characters.steps.attempt', "
+            f"each at most {CURSOR_MAX}.",
             {"field": "cursor"},
         )
-    return positions
+    return numbers[0], numbers[1], numbers[2] if len(numbers) == 3 else None
+
+
+def _cursor(text_pos: int, steps_pos: int, attempt: int | None) -> str:
+    return f"{text_pos}.{steps_pos}" if attempt is None else f"{text_pos}.{steps_pos}.{attempt}"
 
 
 def _in_order(tail: str, text_pos: int, steps: list[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any] | None]]:
@@ -254,7 +264,7 @@ def follow_run(
     connection is held (it is closed, or handed back to the pool), so a web thread
     following a two-second model call costs the database nothing while it waits.
     """
-    text_pos, steps_pos = parse_cursor(cursor)
+    text_pos, steps_pos, attempt = parse_cursor(cursor)
     max_seconds = settings.STREAM_MAX_SECONDS if max_seconds is None else max_seconds
     source = listener()
     run_key = str(run_id)
@@ -266,18 +276,25 @@ def follow_run(
             woken.clear()
             partial = selectors.run_partial_reply(run_id=run_key, text_from=text_pos, steps_from=steps_pos)
             if partial is None:
-                yield StreamEvent("gone", {}, f"{text_pos}.{steps_pos}")
+                yield StreamEvent("gone", {}, _cursor(text_pos, steps_pos, attempt))
                 return
+            if attempt is not None and partial.attempt != attempt and (text_pos or steps_pos):
+                # Claimed again since the follower's last read: what it shows is another
+                # attempt's text, and this one writes the reply from its start.
+                attempt, text_pos, steps_pos = partial.attempt, 0, 0
+                yield StreamEvent("restart", {}, _cursor(0, 0, attempt))
+                continue
+            attempt = partial.attempt
             for text, step in _in_order(partial.text, text_pos, partial.steps):
                 if text:
                     text_pos += len(text)
-                    yield StreamEvent("delta", {"text": text}, f"{text_pos}.{steps_pos}")
+                    yield StreamEvent("delta", {"text": text}, _cursor(text_pos, steps_pos, attempt))
                 if step is not None:
                     steps_pos += 1
-                    yield StreamEvent("tool", step, f"{text_pos}.{steps_pos}")
+                    yield StreamEvent("tool", step, _cursor(text_pos, steps_pos, attempt))
                 last_sent = time.monotonic()
             if partial.status not in WORKING:
-                yield StreamEvent("end", {"status": partial.status}, f"{text_pos}.{steps_pos}")
+                yield StreamEvent("end", {"status": partial.status}, _cursor(text_pos, steps_pos, attempt))
                 return
             if not connection.in_atomic_block:
                 connection.close()
@@ -286,7 +303,7 @@ def follow_run(
                 return  # the client reconnects with its cursor
             woken.wait(min(deadline - now, 2.0 if source.healthy else 0.25))
             if not woken.is_set() and time.monotonic() - last_sent >= keepalive:
-                yield StreamEvent("ping", {}, f"{text_pos}.{steps_pos}")
+                yield StreamEvent("ping", {}, _cursor(text_pos, steps_pos, attempt))
                 last_sent = time.monotonic()
     finally:
         source.unsubscribe(run_key, woken)

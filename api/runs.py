@@ -95,7 +95,7 @@ class EventStreamRenderer(BaseRenderer):
 SSE_EVENT_SCHEMA = {
     "type": "object",
     "properties": {
-        "event": {"type": "string", "enum": ["delta", "tool", "run", "gone", "error"]},
+        "event": {"type": "string", "enum": ["delta", "tool", "restart", "run", "gone", "error"]},
         "data": {"type": "string"},
         "id": {"type": "string"},
         "retry": {"type": "integer"},
@@ -119,8 +119,9 @@ class RunEventsApi(APIView):
                 SSE_EVENT_SCHEMA,
                 description=(
                     "Server-sent events: `delta` {text} as the reply is written, `tool` {name} as a tool step "
-                    "starts, then one `run` event (the run as GET /api/runs/<id> gives it) and the end of the "
-                    "stream. Event ids are cursors."
+                    "starts, `restart` when the run went back to the queue and writes its reply again from the "
+                    "start (drop what was shown), then one `run` event (the run as GET /api/runs/<id> gives it) "
+                    "and the end of the stream. Event ids are cursors ('characters.steps.attempt')."
                 ),
             )
         },

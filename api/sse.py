@@ -48,6 +48,8 @@ def _events(run_id, cursor: str | None, final: Callable[[Any, str], str]) -> Ite
             yield sse("delta", event.data, event.cursor)
         elif event.kind == "tool":
             yield sse("tool", event.data, event.cursor)
+        elif event.kind == "restart":  # the run writes its reply again: drop what was shown
+            yield sse("restart", event.data, event.cursor)
         elif event.kind == "end":
             yield final(run_id, event.cursor)
             return

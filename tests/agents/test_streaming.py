@@ -15,12 +15,14 @@ import pytest
 from django.db import connection
 
 from agents.models import Run, RunStatus
+from agents.run_lifecycle import run_claim, run_fail, run_requeue_claim, run_stream_append
 from agents.streaming import follow_run
 from conversations.content import STOPPED_MARK
 from conversations.models import Message
 from conversations.services import thread_create
 from tests.fake_anthropic import slow_stream, stream_error, text_reply, tool_use_reply
 from tests.usecases.turn.helpers import reply_text, run_turn
+from tests.utils import wait_for
 from usecases.turn.offline import OfflineModel
 from usecases.turn.runner import run_execute
 from usecases.turns import run_cancel, turn_submit
@@ -260,7 +262,9 @@ def test_another_users_run_events_answer_404(alice, bob, client):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("cursor", ["2147483647.0", "0.2147483647", "99999999999999999999.0", "-1.0", "abc", "1.2.3"])
+@pytest.mark.parametrize(
+    "cursor", ["2147483647.0", "0.2147483647", "99999999999999999999.0", "-1.0", "abc", "1.2.3.4", "1.2."]
+)
 def test_an_events_cursor_out_of_range_or_malformed_answers_400_before_any_stream(alice, client, cursor):
     from rest_framework.authtoken.models import Token
 
@@ -287,3 +291,37 @@ def test_the_largest_cursor_a_reply_can_reach_still_streams(alice, client):
     assert response.status_code == 200
     body = b"".join(response.streaming_content).decode()
     assert "event: run" in body and "Traceback" not in body
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("runs_not_enqueued")
+def test_a_run_that_starts_over_tells_its_followers_and_streams_the_new_text_from_its_start(alice):
+    """A run sent back to the queue (an outage, a dead worker) writes its reply again from
+    the start. A follower that showed the first attempt's words used to get the second
+    attempt's text from its old position (words cut in the middle, or nothing)."""
+    thread = thread_create(owner=alice)
+    run = _submit(alice, thread, "count")
+    first_claim = run_claim(run_id=run.pk)
+    run_stream_append(run_id=run.pk, text="The first attempt's words")
+    live = Follower(str(run.pk))
+    live.start()
+    wait_for(lambda: live.text(), timeout=10, what="the first attempt's words")
+    seen = next(e for e in follow_run(run_id=str(run.pk)) if e.kind == "delta")
+    connection.close()
+
+    assert run_requeue_claim(run_id=run.pk, started_at=first_claim) and run_claim(run_id=run.pk)
+    run_stream_append(run_id=run.pk, text="Second")
+    run_fail(run_id=run.pk, code="timeout", message="slow")
+    live.join(10)
+
+    kinds = [kind for _, kind, _ in live.events]
+    assert kinds == ["delta", "restart", "delta", "end"], live.events
+    assert live.events[2][2] == {"text": "Second"}
+    # A client reconnecting with the first attempt's cursor is told too.
+    again = [(e.kind, e.data, e.cursor) for e in follow_run(run_id=str(run.pk), cursor=seen.cursor)]
+    assert [(kind, data) for kind, data, _ in again] == [
+        ("restart", {}),
+        ("delta", {"text": "Second"}),
+        ("end", {"status": "failed"}),
+    ]
+    assert seen.cursor == f"{len(seen.data['text'])}.0.1" and again[0][2] == "0.0.2"

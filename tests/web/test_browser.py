@@ -14,9 +14,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from agents.models import Run
+from agents.run_lifecycle import run_claim, run_fail, run_requeue_claim, run_stream_append
 from conversations.models import Message, Thread
 from tests.factories import UserFactory
 from tests.fake_anthropic import error_reply, slow_stream, text_reply
+from tests.utils import wait_for
 from tests.web.conftest import SCREENSHOTS, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -499,3 +502,26 @@ def test_a_correction_made_twice_is_refused_at_the_message(new_page, worker_for_
     refusal = stale.locator(".msg-user.msg-corrected .form-error")
     expect(refusal).to_have_text("This correction is already saved: “my dog is called Rocco”. Nothing was changed.")
     assert Message.objects.filter(thread__owner=alice, role="system").count() == 1
+
+
+@pytest.mark.usefixtures("runs_not_enqueued")
+def test_a_reply_that_starts_over_replaces_what_the_page_showed_of_the_first_attempt(new_page, live_server, alice):
+    """A run sent back to the queue mid-reply (an outage, a dead worker) writes its reply
+    again from the start; the page showed the first attempt's words followed by the second
+    attempt's text from the same position. The test plays the worker."""
+    page = new_page()
+    sign_in(page, "alice")
+    start_conversation(page)
+    say(page, "tell me something")
+    run = wait_for(lambda: Run.objects.filter(thread__owner=alice).first(), timeout=30, what="the run posted")
+    first = run_claim(run_id=run.pk)
+    run_stream_append(run_id=run.pk, text="The first attempt's words")
+    streaming = page.locator(".msg-streaming .bubble")
+    expect(streaming).to_have_text("The first attempt's words")
+
+    assert run_requeue_claim(run_id=run.pk, started_at=first) and run_claim(run_id=run.pk)
+    run_stream_append(run_id=run.pk, text="A second attempt writes the whole reply again.")
+    expect(streaming).to_have_text("A second attempt writes the whole reply again.")
+    expect(page.locator(".msg-streaming")).to_have_count(1)
+    run_fail(run_id=run.pk, code="timeout", message="The model took too long.")
+    expect(page.locator(".msg-streaming")).to_have_count(0)

@@ -211,6 +211,14 @@
       live.toolsBox.hidden = false;
       live.cursor = event.lastEventId;
     });
+    // The run went back to the queue (the database or its worker failed it) and writes its
+    // reply again from the start: what was shown of the first attempt goes.
+    source.addEventListener("restart", function (event) {
+      if (live.article) live.article.remove();
+      live.article = null;
+      live.tools = [];
+      live.cursor = event.lastEventId;
+    });
     // The stream ends with the run as GET /api/runs/<id> gives it.
     source.addEventListener("run", function (event) {
       closeSource();
