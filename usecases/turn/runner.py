@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -31,10 +33,11 @@ logger = logging.getLogger(__name__)
 
 
 class RunLeftRunning(Exception):
-    """The database failed a run mid-turn and then its requeue (an outage: the connection
-    outside the pool failed too): the run is still ``running`` under this worker's claim,
-    which started at ``claimed_at``. The task's retry gives it back first (``run_execute``),
-    as soon as the database answers, rather than the reaper after ``RUN_STALE_AFTER``."""
+    """The run's end could not be recorded (back to the queue after a database error, or
+    failed after a model's or an internal one): the database is away, and the connection
+    outside the pool failed too. The run is still ``running`` under this worker's claim,
+    which started at ``claimed_at``; the task's retry gives it back and runs it again
+    (``run_execute``) as soon as the database answers, not the reaper after ``RUN_STALE_AFTER``."""
 
     def __init__(self, run_id: str, claimed_at: datetime) -> None:
         super().__init__(f"run {run_id} left running (claimed at {claimed_at.isoformat()})")
@@ -159,9 +162,9 @@ def _drive(run_id: str, decision: dict[str, Any] | None = None, claimed_at: date
         logger.info("run %s ended elsewhere (cancelled or erased); its results were dropped", run_id)
     except ModelError as exc:
         logger.warning("run %s failed: %s", run_id, exc.code)
-        run_lifecycle.run_fail(
-            run_id=run_id, code=exc.code, message=exc.message, latency_ms=int((time.monotonic() - started) * 1000)
-        )
+        latency_ms = int((time.monotonic() - started) * 1000)
+        fail = partial(run_lifecycle.run_fail, run_id=run_id, code=exc.code, message=exc.message, latency_ms=latency_ms)
+        _record_end(run_id, claimed_at, exc, fail)
     except Run.DoesNotExist:
         logger.info("run %s no longer exists", run_id)
     except run_lifecycle.DATABASE_UNAVAILABLE_ERRORS as exc:
@@ -172,21 +175,30 @@ def _drive(run_id: str, decision: dict[str, Any] | None = None, claimed_at: date
         # fails too and the task's retry gives the run back (``RunLeftRunning``).
         busy = pool_timed_out(exc)
         logger.warning("run %s: %s (%s)", run_id, "pool busy" if busy else "database unavailable", type(exc).__name__)
-        try:
-            run_lifecycle.run_requeue(run_id=run_id)
-        except run_lifecycle.DATABASE_UNAVAILABLE_ERRORS:
-            if claimed_at is None:
-                raise  # a resume of a run staff decided on: its retry drives it again as it stands
-            raise RunLeftRunning(run_id, claimed_at) from exc
+        _record_end(run_id, claimed_at, exc, partial(run_lifecycle.run_requeue, run_id=run_id))
         raise
-    except Exception:
+    except Exception as exc:
         logger.exception("run %s failed with an internal error", run_id)
-        run_lifecycle.run_fail(
-            run_id=run_id, code=RunErrorCode.INTERNAL, message="An internal error stopped this reply."
-        )
+        message = "An internal error stopped this reply."
+        fail = partial(run_lifecycle.run_fail, run_id=run_id, code=RunErrorCode.INTERNAL, message=message)
+        _record_end(run_id, claimed_at, exc, fail)
     finally:
         if rt is not None:
             _clean_up_after(run_id, rt.thread.pk)
+
+
+def _record_end(run_id: str, claimed_at: datetime | None, exc: BaseException, record: Callable[[], object]) -> None:
+    """The run's end as it stands (failed, or back in the queue), past a busy pool. When the
+    database is away that fails too, and the run is left ``running``: ``RunLeftRunning``,
+    so that the task's retry gives it back and runs it again once the database answers.
+    A resume of a run staff decided on (no claim of this worker's) raises the database's
+    error instead: its retry drives the run again as it stands."""
+    try:
+        record()
+    except run_lifecycle.DATABASE_UNAVAILABLE_ERRORS:
+        if claimed_at is None:
+            raise
+        raise RunLeftRunning(run_id, claimed_at) from exc
 
 
 def _clean_up_after(run_id: str, thread_id: Any) -> None:

@@ -10,6 +10,7 @@ needs it, as 32 worker threads held 12 in the burst.
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any
 
 import psycopg
@@ -184,3 +185,61 @@ def test_a_new_run_the_busy_checkpointer_pool_stopped_goes_back_to_the_queue_and
     monkeypatch.undo()
     runner.run_execute(run_id=str(run.pk))
     assert _status(run) == "completed"
+
+
+class _OutageModel:
+    """The run's own model, during whose call the database goes away: another thread holds
+    the pool and the server refuses new connections (the connection outside the pool
+    goes to a closed port). Then it raises ``error``, or answers (the turn's next write fails)."""
+
+    def __init__(self, model: ChatModel, hog: PoolHog, refuse, error: Exception | None) -> None:
+        self.model, self.hog, self.refuse, self.error, self.name = model, hog, refuse, error, model.name
+
+    def complete(self, **kwargs: Any) -> Any:
+        self.hog.hold()
+        self.refuse()
+        if self.error is not None:
+            raise self.error
+        return self.model.complete(**kwargs)
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("ending", ["requeue", "model error", "internal error"])
+def test_a_run_the_outage_kept_from_recording_its_end_is_given_back_by_its_tasks_retry(
+    alice, tiny_pool, fake_anthropic, monkeypatch, ending
+):
+    """In an outage the run's last move (back to the queue, or failed) fails through the
+    pool and through a connection of its own: the run was left ``running`` for the reaper
+    (5 minutes). The runner says so (``RunLeftRunning``, with its claim), and the task's
+    retry with that claim gives the run back and runs it once the database answers."""
+    first = {
+        "requeue": [text_reply("First answer.")],
+        "model error": [error_reply(400, "invalid_request_error", "bad")],
+    }
+    fake_anthropic.script(*first.get(ending, []), text_reply("Answered after the outage."))
+    error = RuntimeError("a bug") if ending == "internal error" else None
+    _message, run = turn_submit(user=alice, thread=thread_create(owner=alice), content="hello")
+    hog = PoolHog()
+    real_model = runner.model_for_run
+    with monkeypatch.context() as outage:
+
+        def refuse() -> None:
+            outage.setitem(connection.settings_dict, "PORT", str(_closed_port()))
+
+        outage.setattr(runner, "model_for_run", lambda r: _OutageModel(real_model(r), hog, refuse, error))
+        with pytest.raises(runner.RunLeftRunning) as left:
+            runner.run_execute(run_id=str(run.pk))
+        hog.stop()
+    assert _status(run) == "running"
+    # The server accepts connections again: the task's retry, with the claim it left.
+    runner.run_execute(run_id=str(run.pk), left_running=left.value.claimed_at)
+    run.refresh_from_db()
+    assert (run.status, run.attempts) == ("completed", 2), (run.status, run.error_code)
+    assert reply_text(run) == "Answered after the outage."
+    reasons = list(RunTransition.objects.filter(run=run).order_by("id").values_list("to_status", "reason"))
+    assert reasons[-3:-1] == [("queued", "database_unavailable"), ("running", "claimed")]
