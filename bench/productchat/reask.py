@@ -2,13 +2,17 @@
 
     .venv/bin/python -m bench.productchat.reask w15 w16-01            # a writer's chats, or chat ids
     .venv/bin/python -m bench.productchat.reask w15 --misses          # and print the ones it misses
+    .venv/bin/python -m bench.productchat.reask w15 --excerpts        # the thread's excerpts built again too
 
 A replay (``python -m bench.productchat``) leaves each question's run in the
 database with its context report: which summary version, memories, excerpts and window
 went into the prompt. This rebuilds that prompt from those rows (the memories as they
 are now, an excerpt longer than the search's snippet cut as the search cuts it) and asks
 the offline model of today's code, so a change to how the model answers is measured in
-seconds instead of a replay of an hour. What the model stores, and so what later
+seconds instead of a replay of an hour. ``--excerpts`` also builds the thread's own excerpts
+again with today's code (on the run's window and summary; the person's other conversations'
+excerpts stay as the run had them, as those conversations went on after it), and says whether
+the fact's newest statement reached the context then and now. What the model stores, and so what later
 contexts hold, needs a full replay. Use the same ``DATABASE_URL`` as the replay.
 """
 
@@ -19,24 +23,29 @@ import json
 import sys
 from typing import Any
 
+from django.conf import settings
+
 from agents.context_report import ContextReport, context_report_read
 from agents.models import Run
 from bench.productchat.data import load_split
 from bench.productchat.replay import USER_PREFIX
-from bench.productchat.score import holds, statements_before
+from bench.productchat.score import context_source, holds, statements_before
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.search import _excerpt
 from liamemory.search_terms import query_terms
 from memories.models import Memory
 from usecases.turn import tools as agent_tools
-from usecases.turn.context import Excerpt, _system_blocks, rows_to_api_messages
+from usecases.turn.context import Excerpt, _system_blocks, relevant_excerpts, rows_to_api_messages
 from usecases.turn.offline import OfflineModel
 from usecases.turn.registry import get_agent
 from usecases.turn.window import cut_to_whole_turns
 
 
-def rebuild(run: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
-    """The system blocks, messages and tools the run's first model call saw (from its context report)."""
+def rebuild(
+    run: Any, *, fresh_excerpts: bool = False
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The system blocks, messages and tools the run's first model call saw (from its context report);
+    ``fresh_excerpts``: the thread's own excerpts as today's code chooses them (``excerpts_now``)."""
 
     report = context_report_read(run.context_report) or ContextReport()
     agent = get_agent(run.agent)
@@ -62,6 +71,8 @@ def rebuild(run: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[
         for e in report.excerpts
         if (m := rows.get(e.message_id))
     ]
+    if fresh_excerpts:
+        excerpts = excerpts_now(run, report, summary, excerpts)
     window = list(
         Message.objects.filter(
             thread_id=run.thread_id,
@@ -74,10 +85,24 @@ def rebuild(run: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[
     return _system_blocks(agent, summary, memories, excerpts), messages, tools
 
 
-def ask(run: Any) -> str:
+def excerpts_now(run: Any, report: ContextReport, summary: Any, recorded: list[Excerpt]) -> list[Excerpt]:
+    """The thread's own excerpts for the run's request as today's code chooses them; the other
+    conversations' ones as recorded, where today's code would look there (no excerpt of its own)."""
+
+    own = relevant_excerpts(
+        thread=run.thread,
+        query=run.request_message.text,
+        before_sequence=report.window_first_sequence or run.request_message.sequence,
+        summary_text=summary.text if summary else "",
+        budget=settings.MEMORY_EXCERPT_TOKENS,
+    )
+    return own or [e for e in recorded if e.thread_id is not None]
+
+
+def ask(run: Any, *, fresh_excerpts: bool = False) -> str:
     """The offline model's reply to the run's request on its rebuilt context (a stored fact is taken as stored)."""
 
-    system, messages, tools = rebuild(run)
+    system, messages, tools = rebuild(run, fresh_excerpts=fresh_excerpts)
     model = OfflineModel()
     for _step in range(4):
         reply = model.complete(system=system, messages=messages, tools=tools, max_tokens=1024)
@@ -95,8 +120,8 @@ def ask(run: Any) -> str:
     return ""
 
 
-def _question_messages(chat: Any) -> dict[int, Any]:
-    """Each question turn of ``chat`` and its message, as the replay left them in the database."""
+def _turn_messages(chat: Any) -> dict[int, Any]:
+    """Each turn of ``chat`` and the person's message of it, as the replay left them in the database."""
 
     owner = f"{USER_PREFIX}{chat.id}"
     main = list(
@@ -105,10 +130,7 @@ def _question_messages(chat: Any) -> dict[int, Any]:
         .order_by("sequence")
     )
     turns = [t for t in chat.turns if not (t.kind == "question" and t.new_thread)]
-    out: dict[int, Any] = {}
-    for turn, message in zip(turns, main, strict=False):
-        if turn.kind == "question":
-            out[turn.index] = message
+    out: dict[int, Any] = {turn.index: message for turn, message in zip(turns, main, strict=False)}
     for q in chat.questions:
         if q.new_thread:
             out[q.index] = (
@@ -121,24 +143,60 @@ def _question_messages(chat: Any) -> dict[int, Any]:
     return out
 
 
+def _reached(run: Any, target: Any, value: str, *, fresh: bool) -> bool:
+    """Whether the context (as recorded, or with today's excerpts: ``fresh``) held ``target``, as the score reads it."""
+
+    report = context_report_read(run.context_report) or ContextReport()
+    summary = None
+    if report.summary_version:
+        summary = ThreadSummary.objects.filter(thread_id=run.thread_id, version=report.summary_version).first()
+    excerpts = [(e.message_id, e.thread_id) for e in report.excerpts]
+    if fresh:
+        rows = {m.pk: m for m in Message.objects.filter(pk__in=[e.message_id for e in report.excerpts])}
+        recorded = [
+            Excerpt(m.pk, m.sequence, m.role, m.created_at, "", 0, thread_id=m.thread_id if e.thread_id else None)
+            for e in report.excerpts
+            if (m := rows.get(e.message_id))
+        ]
+        excerpts = [(e.message_id, e.thread_id) for e in excerpts_now(run, report, summary, recorded)]
+    memories = Memory.objects.filter(pk__in=report.memory_ids)
+    context = {
+        "window": [report.window_first_sequence or 0, report.window_last_sequence or -1],
+        "summary": summary.text if summary else "",
+        "message_ids": {
+            "excerpts": [i for i, t in excerpts if t is None],
+            "other_threads": [i for i, t in excerpts if t is not None],
+        },
+        "memories": [{"content": m.content, "source_message_id": m.source_message_id} for m in memories],
+    }
+    here = "main" if target.thread_id == run.thread_id else "other"
+    found = {"message_id": target.pk, "sequence": target.sequence, "thread": "main", "text": target.text}
+    return bool(context_source(context, question_thread=here, target=found, value=value))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("chats", nargs="+", help="chat ids, or a writer (w15) for all of theirs")
     parser.add_argument(
         "--misses", action="store_true", help="print each question the reply misses or answers with an older value too"
     )
+    parser.add_argument(
+        "--excerpts", action="store_true", help="build the thread's own excerpts again with today's code"
+    )
     args = parser.parse_args(argv)
 
     chats = [c for split in ("dev",) for c in load_split(split) if c.id in args.chats or c.writer in args.chats]
-    totals: dict[str, list[int]] = {"same": [0, 0, 0, 0], "new": [0, 0, 0, 0]}
+    # Per writer and thread (same / new): questions, replies right now, the replay's, with an older
+    # value, reached as recorded, reached now.
+    totals: dict[tuple[str, str], list[int]] = {}
     for chat in chats:
-        asked = _question_messages(chat)
+        said_in = _turn_messages(chat)
         for q in chat.questions:
-            message = asked.get(q.index)
+            message = said_in.get(q.index)
             run = Run.objects.filter(request_message=message).order_by("created_at").first() if message else None
             if message is None or run is None or not run.context_report:
                 continue
-            reply = ask(run)
+            reply = ask(run, fresh_excerpts=args.excerpts)
             replayed = Run.objects.filter(thread_id=run.thread_id, request_message=message)
             was_text = "".join(m.text for m in message.thread.messages.filter(run__in=replayed, role="assistant"))
             said = statements_before(chat, q.index)[q.fact_id]
@@ -146,22 +204,37 @@ def main(argv: list[str] | None = None) -> int:
             was = any(holds(was_text, e) for e in q.expected)
             old = [s.value for s in said[:-1] if not any(holds(n, s.value) or holds(s.value, n) for n in q.expected)]
             key = "new" if q.new_thread else "same"
-            totals[key][0] += 1
-            totals[key][1] += int(ok)
-            totals[key][2] += int(was)
             older = any(holds(reply, v) for v in old)
-            totals[key][3] += int(older)
-            if args.misses and (not ok or older):
+            target = said_in.get(said[-1].index)
+            reached = [
+                bool(target) and _reached(run, target, said[-1].value, fresh=fresh) for fresh in (False, args.excerpts)
+            ]
+            row = totals.setdefault((chat.writer, key), [0] * 6)
+            for i, x in enumerate((1, ok, was, older, *reached)):
+                row[i] += int(x)
+            if args.misses and (not ok or older or not reached[1]):
                 replayed_ok = "ok" if was else "miss"
                 verdict = ("right" if ok else "miss") + (", an older value" if older else "")
+                verdict += "" if reached[1] else ", not reached"
                 print(f"--- {chat.id} #{q.index} {key} {verdict}: expected {q.expected} old {old}", end="")
                 print(f" (replay {replayed_ok})")
                 print(f"  Q: {q.text}")
                 for s in said:
                     print(f"  said #{s.index} ({s.kind}): {s.text}")
                 print(f"  A: {reply[:400]}")
-    for key, (n, now, then, with_older) in totals.items():
-        print(f"{key} thread: reply holds the value {now}/{n} (the replay's: {then}/{n}); an older value {with_older}")
+    print("writer thread: reached (as recorded -> now) · reply holds the value (the replay's -> now) · an older value")
+    for (writer, key), (n, now, then, with_older, reached_then, reached_now) in sorted(
+        totals.items(), key=lambda x: (int(x[0][0].lstrip("w") or 0), x[0][1] != "same")
+    ):
+        print(
+            f"{writer} {key}: reached {reached_then} -> {reached_now}/{n}"
+            f" · reply {then} -> {now}/{n} · old {with_older}"
+        )
+    for key in ("same", "new"):
+        n, now, then, with_older, reached_then, reached_now = (
+            sum(v[i] for (_, k), v in totals.items() if k == key) for i in range(6)
+        )
+        print(f"all {key}: reached {reached_then} -> {reached_now}/{n} · reply {then} -> {now}/{n} · old {with_older}")
     return 0
 
 

@@ -80,6 +80,10 @@ class Line:
     # A summary line the summary marked as replacing what was said before: newer than any
     # statement it changes, though its place among the excerpts is unknown.
     replaces: bool = False
+    # An excerpt of another conversation: its place in the list (by time, the conversations mixed).
+    listed: int = -1
+    # Who said it, where the context says: "assistant" for an excerpt of a reply.
+    role: str = ""
 
 
 def _system_text(system: list[dict[str, Any]]) -> str:
@@ -119,12 +123,15 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
                     lines.append(Line(said, "summary", date=date, order=(1, date, i / 1000), replaces=marked))
     for m in _EXCERPT_LINE.finditer(text):
         seq = int(m["seq"])
-        lines.append(Line(m["text"], "excerpt", date=m["date"], sequence=seq, order=(1, m["date"], seq)))
+        lines.append(
+            Line(m["text"], "excerpt", date=m["date"], sequence=seq, order=(1, m["date"], seq), role=m["role"])
+        )
     # The other conversations' excerpts are not ordered among themselves: whether one changed another
     # is read with no conversation around them, and ordering them replaced more right values than
     # wrong ones on the development chats (a rebooked flight "changed" the booking reference).
-    for m in _OTHER_LINE.finditer(text):
-        lines.append(Line(m["text"], "other", date=m["date"], title=m["title"], order=(1, m["date"], -1)))
+    for i, m in enumerate(_OTHER_LINE.finditer(text)):
+        order = (1, m["date"], -1)
+        lines.append(Line(m["text"], "other", date=m["date"], title=m["title"], order=order, listed=i, role=m["role"]))
     for index, message in enumerate(messages[:request_index]):
         for block in message["content"] if isinstance(message["content"], list) else []:
             said = block.get("text", "") if block.get("type") == "text" else ""
@@ -133,7 +140,7 @@ def context_lines(system: list[dict[str, Any]], messages: list[dict[str, Any]], 
             elif said.startswith(("Reminder of your constraints", LABEL)):
                 said = ""
             if said.strip():
-                lines.append(Line(said.strip(), "window", order=(2, "", index)))
+                lines.append(Line(said.strip(), "window", order=(2, "", index), role=message["role"]))
     return [line for line in lines if _quotable(line)]
 
 
@@ -382,10 +389,94 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     # A correction that names neither the question's words nor the thing ("switched to the 10mg ones",
     # "changed our minds, going for Cossham instead") stands in for the line it corrects.
     corrected = _corrections(first, lines, value, question, vocabulary)
+    corrected += _restated(corrected[-1], [x for x, v in scored.items() if v >= NEWER_SHARE * top_score], wanted, value)
     first = corrected[-1]
-    rest = sorted((line for line in scored if line is not first and line not in corrected), key=lambda x: -scored[x])
+    rest = sorted(
+        (line for line in scored if line is not first and not any(_copies(line, x) for x in corrected)),
+        key=lambda x: -scored[x],
+    )
     rest = [line for line in rest if not ((line is best_line or line in same) and replaced(line, first))]
     return [first, *(line for line in rest if scored[line] >= NEAR_BEST * top_score)][:MAX_QUOTES]
+
+
+def _restated(line: Line, candidates: list[Line], wanted: dict[str, float], value: re.Pattern[str]) -> list[Line]:
+    """The person's lines said after ``line`` that changed its value, each after the last (``_changes``).
+
+    "budget is 900 for the both of us" … "sam got a bonus so we can do 1200 for the holiday now, not 900",
+    "il mio turno è il sabato, 7-14" … "mi hanno spostato alla domenica, sempre 7-14": the later line
+    holds a value of a kind ``line`` holds and the question asks for, not ``line``'s, of the same form
+    (a code's letters and digits: "TP1361" for "TP1357", never a wifi password for a flight). The
+    meaning test of ``_corrections`` cannot tell these on a context of a dozen lines: e5-small puts
+    "the guest wifi password is Halv-Guest-7731" as close to "they moved us to TP1361" as the flight
+    it changed, and the change test calls both changes.
+    """
+    asked = _kinds_asked(value)
+    chain = [line]
+    for _ in range(MAX_CORRECTIONS):
+        current = chain[-1]
+        shapes = _value_shapes(current.text)
+        later = [
+            x
+            for x in candidates
+            if x not in chain
+            and x.role != "assistant"
+            and not _copies(x, current)
+            and _listed_after(x, current)
+            and {(k, f) for k, f in _value_shapes(x.text, current.text) if asked is None or k in asked} & shapes
+            and _changes(current, x, wanted)
+        ]
+        if not later:
+            break
+        chain.append(max(later, key=lambda x: (x.order, x.listed)))
+    return chain[1:]
+
+
+def _listed_after(x: Line, y: Line) -> bool:
+    """Whether the context says ``x`` was said after ``y``: its own order (``_placed_after``), or, of one
+    other conversation's excerpts, the order they are listed in (by time)."""
+    if x.source == y.source == "other" and x.title == y.title:
+        return x.listed > y.listed
+    return _placed_after(x, y) is True
+
+
+_DIGITS = re.compile(r"[\w:./-]*\d[\w:./-]*")
+
+
+def _changes(old: Line, new: Line, wanted: dict[str, float]) -> bool:
+    """Whether ``new`` says that ``old``'s value changed: it denies it ("1200 now, not 900"), or it says a
+    change ("spostato", "moved"; not only "now" or "più") of the same thing: a word the question asks both
+    hold, or a value both name ("got rid of the octavia", "sempre 7-14")."""
+    if any(fold(m["value"]).rstrip(".,") in fold(old.text) for m in _DENIED.finditer(new.text)):
+        return True
+    if not change_cue(_statements(new.text)):
+        return False
+    asked = {w for w in _matched(wanted, old) if wanted[w] >= 1.0}
+    return bool(asked & _matched(wanted, new)) or bool(_values(old.text) & _values(new.text))
+
+
+def _values(text: str) -> set[str]:
+    """The names and the numbers of two characters or more ``text`` holds ("Octavia", "7-14"; not "2")."""
+    return {fold(v) for v in (*_NAME_VALUE.findall(text), *_DIGITS.findall(text)) if len(v) > 1}
+
+
+# A value's form: a code's runs of letters and digits ("TP1361" and "TP1357": "A9"; "Halv-Guest-7731":
+# "A-A-9"); other kinds have one form each.
+_FORM = (("[A-Za-z]+", "A"), (r"\d+", "9"))
+
+
+def _value_shapes(text: str, besides: str = "") -> set[tuple[str, str]]:
+    """The kinds of value ``text`` states that ``besides`` does not (``_value_kinds``), each with its form."""
+    said, shapes, known = _statements(text), set(), fold(besides)
+    for kind, pattern in _VALUE_KINDS:
+        for m in pattern.finditer(said):
+            if fold(m.group(0)) not in known:
+                form = m.group(0)
+                if kind == "code":
+                    for run, mark in _FORM:
+                        form = re.sub(run, mark, form)
+                shapes.add((kind, form if kind == "code" else ""))
+        said = pattern.sub(" ", said)
+    return shapes
 
 
 def _matched(wanted: dict[str, float], line: Line) -> set[str]:
