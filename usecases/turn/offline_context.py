@@ -450,8 +450,20 @@ def _changes(old: Line, new: Line, wanted: dict[str, float]) -> bool:
         return True
     if not change_cue(_statements(new.text)):
         return False
-    asked = {w for w in _matched(wanted, old) if wanted[w] >= 1.0}
-    return bool(asked & _matched(wanted, new)) or bool(_values(old.text) & _values(new.text))
+    return bool(_asked_in(wanted, old.text) & _asked_in(wanted, new.text)) or bool(
+        _values(old.text) & _values(new.text)
+    )
+
+
+# The change words of every language ("switched", "new one", "spostato"): what a line says happened, not to what.
+_CHANGE_WORDS = re.compile(r"(?<![\w'])(?:" + language.alternation("CHANGE_CUES") + r")(?![\w])", re.I)
+
+
+def _asked_in(wanted: dict[str, float], text: str) -> set[str]:
+    """The words of the question's asking part ``text`` holds, its change words left out ("the new apprentice"
+    and "New one is Mark Davies" are not about one thing)."""
+    have = {fold(w).removesuffix("'s") for w in content_words(_statements(_CHANGE_WORDS.sub(" ", text)))}
+    return {w for w, weight in wanted.items() if weight >= 1.0 and _matches(w, have)}
 
 
 def _values(text: str) -> set[str]:
