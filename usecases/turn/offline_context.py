@@ -439,7 +439,9 @@ def _listed_after(x: Line, y: Line) -> bool:
     return _placed_after(x, y) is True
 
 
+# A number or a code whole ("17:30", "7-14", "GRP-7734"), and a name inside a sentence.
 _DIGITS = re.compile(r"[\w:./-]*\d[\w:./-]*")
+_NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I['’])[A-Z][\w'-]+")
 
 
 def _changes(old: Line, new: Line, wanted: dict[str, float]) -> bool:
@@ -455,8 +457,12 @@ def _changes(old: Line, new: Line, wanted: dict[str, float]) -> bool:
     )
 
 
-# The change words of every language ("switched", "new one", "spostato"): what a line says happened, not to what.
-_CHANGE_WORDS = re.compile(r"(?<![\w'])(?:" + language.alternation("CHANGE_CUES") + r")(?![\w])", re.I)
+# The change and newness words of every language ("switched", "new", "spostato"): what a line says happened,
+# not to what ("a new receptionist is starting" and "new night porter is Bogdan").
+_CHANGE_WORDS = re.compile(
+    r"(?<![\w'])(?:" + language.alternation("CHANGE_CUES") + "|" + language.alternation("ACQUIRING") + r")(?![\w])",
+    re.I,
+)
 
 
 def _asked_in(wanted: dict[str, float], text: str) -> set[str]:
@@ -467,28 +473,39 @@ def _asked_in(wanted: dict[str, float], text: str) -> set[str]:
 
 
 def _values(text: str) -> set[str]:
-    """The names and the numbers of two characters or more ``text`` holds ("Octavia", "7-14"; not "2")."""
-    return {fold(v) for v in (*_NAME_VALUE.findall(text), *_DIGITS.findall(text)) if len(v) > 1}
+    """The names and the whole numbers of two characters or more ``text`` holds ("Octavia", "7-14"; not "2",
+    nor the "30" of "17:30")."""
+    return {fold(v) for v in (*_NAMED.findall(text), *_DIGITS.findall(text)) if len(v) > 1}
 
 
-# A value's form: a code's runs of letters and digits ("TP1361" and "TP1357": "A9"; "Halv-Guest-7731":
-# "A-A-9"); other kinds have one form each.
+# A code's form: its runs of letters and digits ("TP1361" and "TP1357": "A9"; "Halv-Guest-7731":
+# "A-A-9").
 _FORM = (("[A-Za-z]+", "A"), (r"\d+", "9"))
 
 
 def _value_shapes(text: str, besides: str = "") -> set[tuple[str, str]]:
-    """The kinds of value ``text`` states that ``besides`` does not (``_value_kinds``), each with its form."""
+    """The kinds of value ``text`` states that ``besides`` does not (``_value_kinds``), each with its form:
+    a code's (``_FORM``), an amount's count of digits ("1624" for "1622", not "18 rooms")."""
     said, shapes, known = _statements(text), set(), fold(besides)
     for kind, pattern in _VALUE_KINDS:
-        for m in pattern.finditer(said):
-            if fold(m.group(0)) not in known:
+        found = _NUMBER.finditer(said) if kind == "amount" else pattern.finditer(said)
+        for m in found:
+            if fold(m.group(0)) in known:
+                continue
+            form = ""
+            if kind == "code":
                 form = m.group(0)
-                if kind == "code":
-                    for run, mark in _FORM:
-                        form = re.sub(run, mark, form)
-                shapes.add((kind, form if kind == "code" else ""))
+                for run, mark in _FORM:
+                    form = re.sub(run, mark, form)
+            elif kind == "amount":
+                form = str(len(m.group(1)))
+            shapes.add((kind, form))
         said = pattern.sub(" ", said)
     return shapes
+
+
+# A whole number, its integer part apart ("2,100": "2"; "66.5": "66").
+_NUMBER = re.compile(r"(\d+)(?:[.,]\d+)*")
 
 
 def _matched(wanted: dict[str, float], line: Line) -> set[str]:
