@@ -150,7 +150,8 @@ def _reached(run: Any, target: Any, value: str, *, fresh: bool) -> bool:
     summary = None
     if report.summary_version:
         summary = ThreadSummary.objects.filter(thread_id=run.thread_id, version=report.summary_version).first()
-    excerpts = [(e.message_id, e.thread_id) for e in report.excerpts]
+    # Each quoted message and whether it is of another conversation.
+    excerpts = [(e.message_id, e.thread_id is not None) for e in report.excerpts]
     if fresh:
         rows = {m.pk: m for m in Message.objects.filter(pk__in=[e.message_id for e in report.excerpts])}
         recorded = [
@@ -158,14 +159,14 @@ def _reached(run: Any, target: Any, value: str, *, fresh: bool) -> bool:
             for e in report.excerpts
             if (m := rows.get(e.message_id))
         ]
-        excerpts = [(e.message_id, e.thread_id) for e in excerpts_now(run, report, summary, recorded)]
+        excerpts = [(e.message_id, e.thread_id is not None) for e in excerpts_now(run, report, summary, recorded)]
     memories = Memory.objects.filter(pk__in=report.memory_ids)
     context = {
         "window": [report.window_first_sequence or 0, report.window_last_sequence or -1],
         "summary": summary.text if summary else "",
         "message_ids": {
-            "excerpts": [i for i, t in excerpts if t is None],
-            "other_threads": [i for i, t in excerpts if t is not None],
+            "excerpts": [i for i, other in excerpts if not other],
+            "other_threads": [i for i, other in excerpts if other],
         },
         "memories": [{"content": m.content, "source_message_id": m.source_message_id} for m in memories],
     }
