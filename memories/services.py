@@ -33,6 +33,7 @@ from memories.matching import Verdict
 from memories.matching.change import choose, close_candidates
 from memories.models import Memory, MemoryEmbedding, MemoryKind, MemoryPreference, MemoryStatus, WriterType
 from memories.text import memory_text
+from memories.thread_evidence import SAID_HERE, corrected_text, thread_correction
 from memories.write_rules import (
     REVIEWED_WRITERS,
     UPDATABLE_FIELDS,
@@ -183,10 +184,21 @@ def change_verdicts(
     *,
     vector: np.ndarray | None,
     old_vectors: dict[int, np.ndarray] | None,
+    same_thread: frozenset[int] = frozenset(),
+    only_corrections: bool = False,
 ) -> list[tuple[int, Verdict]]:
     """The memories (id, text, closeness) ``content`` restates or supersedes, by this installation's
-    thresholds: what every write decides, also run without a database (``bench.productchat.facts``)."""
-    return choose(
+    thresholds: what every write decides, also run without a database (``bench.productchat.facts``).
+
+    ``same_thread``: the candidates drawn from the conversation ``content`` is said in. When the pair
+    test supersedes nothing, a correction of one of them said there replaces it
+    (``memories.thread_evidence``), unless the statement restates another memory. With
+    ``only_corrections`` that is the only verdict asked for.
+    """
+    if only_corrections:
+        found = thread_correction(content, [c for c in candidates if c[0] in same_thread])
+        return [found] if found else []
+    decided = choose(
         content,
         candidates,
         vector=vector,
@@ -194,13 +206,27 @@ def change_verdicts(
         duplicate_similarity=setting("MEMORY_DUPLICATE_SIMILARITY", 0.6),
         subject_similarity=setting("MEMORY_SUBJECT_SIMILARITY", 0.8),
     )
+    if not same_thread or any(v.relation == "supersedes" for _, v in decided):
+        return decided
+    found = thread_correction(content, [c for c in candidates if c[0] in same_thread])
+    if found is None:
+        return decided
+    others = [(pk, v) for pk, v in decided if pk != found[0]]
+    return decided if others else [found]
 
 
 def _judged_candidates(
-    *, user: User, kind: str, content: str, statuses: Sequence[str]
+    *,
+    user: User,
+    kind: str,
+    content: str,
+    statuses: Sequence[str],
+    source_thread=None,
+    only_corrections: bool = False,
 ) -> tuple[list[tuple[Memory, Verdict]], _Closeness]:
     """(memory, verdict) for the memories ``content`` restates or supersedes (the rest are left
-    alone), and the closeness they were judged by.
+    alone), and the closeness they were judged by; ``source_thread`` is where ``content`` was said
+    (``change_verdicts``).
 
     ``memories.matching.change.choose`` decides (measured by ``python -m bench.contradictions``):
     the slot grammar, then closeness in meaning plus what the new statement says happened.
@@ -210,7 +236,16 @@ def _judged_candidates(
     close = _closeness(content, rows)
     by_pk = {m.pk: m for m in rows}
     candidates = [(m.pk, m.content, close.cosines.get(m.pk)) for m in rows]
-    picked = change_verdicts(content, candidates, vector=close.vector, old_vectors=close.old_vectors)
+    thread_id = source_thread.pk if source_thread is not None else None
+    same_thread = frozenset(m.pk for m in rows if thread_id is not None and m.source_thread_id == thread_id)
+    picked = change_verdicts(
+        content,
+        candidates,
+        vector=close.vector,
+        old_vectors=close.old_vectors,
+        same_thread=same_thread,
+        only_corrections=only_corrections,
+    )
     judged = [(by_pk[pk], v) for pk, v in picked if v.relation == "supersedes" or by_pk[pk].kind == kind]
     judged.sort(key=lambda pair: pair[1].similarity, reverse=True)
     return judged, close
@@ -256,6 +291,7 @@ def memory_remember(
     source_run=None,
     actor: User | None = None,
     only_if_it_replaces: bool = False,
+    only_if_it_corrects: bool = False,
 ) -> RememberOutcome:
     """Store one short fact about ``user``, or say precisely why not.
 
@@ -266,6 +302,9 @@ def memory_remember(
     (user or staff), None for agents and workflows. ``only_if_it_replaces``: a change said
     in passing ("padel moved to Wednesday") is kept only as the newer version of a memory it
     supersedes; otherwise it is plans or someone else's news, and is refused.
+    ``only_if_it_corrects``: a correction said in passing ("wait no, misread the email, it's 41782")
+    is kept only as the correction of a memory drawn from ``source_thread``
+    (``memories.thread_evidence``); the pair test is not asked.
     """
     # Judged as said ("actually", "now" tell a change), stored as a fact (``memory_text``).
     said = clean_content(content)
@@ -277,12 +316,20 @@ def memory_remember(
     reason = f"{writer_type}:{writer_name}" if writer_name else writer_type
     # The optional model is asked before the user's lock is taken (no network call
     # under it); what it names is applied below only if still active and not judged already.
-    by_model = {} if needs_review else _asked_model(user=user, kind=kind, content=said)
+    by_model = {} if needs_review or only_if_it_corrects else _asked_model(user=user, kind=kind, content=said)
+    only_if_it_replaces = only_if_it_replaces or only_if_it_corrects
 
     with transaction.atomic():
         _lock_user(user)
         statuses = [MemoryStatus.PENDING] if needs_review else [MemoryStatus.ACTIVE]
-        judged, close = _judged_candidates(user=user, kind=kind, content=said, statuses=statuses)
+        judged, close = _judged_candidates(
+            user=user,
+            kind=kind,
+            content=said,
+            statuses=statuses,
+            source_thread=source_thread,
+            only_corrections=only_if_it_corrects,
+        )
         if only_if_it_replaces and not by_model and all(v.relation != "supersedes" for _, v in judged):
             raise MemoryWriteRefused(
                 "It replaces no stored fact, and a change on its own is not one to keep.",
@@ -307,6 +354,7 @@ def memory_remember(
         ]
         if not contradicted:
             _check_cap(user)
+        content = _corrected(content, said=said, contradicted=contradicted)
         memory = Memory(
             user=user,
             kind=kind,
@@ -329,6 +377,16 @@ def memory_remember(
         if contradicted:
             return _supersede(contradicted, by=memory, actor=actor, reason=reason)
     return RememberOutcome(memory=memory, action="pending" if needs_review else "created")
+
+
+def _corrected(content: str, *, said: str, contradicted: list[tuple[Memory, Verdict]]) -> str:
+    """A correction of one memory of this conversation, stored as that memory put right when it gives
+    one number or code in place of the memory's ("wait no, it's 41782": "My bib number came through,
+    41782."): a fact in the memory's words, not the talk of the moment."""
+    if len(contradicted) != 1 or not contradicted[0][1].reason.startswith(SAID_HERE):
+        return content
+    fixed = corrected_text(contradicted[0][0].content, said)
+    return memory_text(fixed) if fixed else content
 
 
 def _restate(memory: Memory, *, content: str, importance: int, actor: User | None, reason: str) -> None:

@@ -926,3 +926,14 @@ KINDS = {
         "",
     ),
 }  # fmt: skip
+
+# --- Corrections in the conversation a memory came from (``memories.thread_evidence``) ---
+# Words of a person correcting what they said a moment ago, or updating it.
+SELF_CORRECTION = (
+    r"wrong|wait|hold on|oops|sorry|misread|mistyped|mistake|typo|i meant|flipped|the other way round"
+    r"|update|reset"
+)
+# A change only supposed, asked or wished: nothing happened yet.
+TENTATIVE = r"if|should i|thinking (?:about|of)|considering|might|maybe|planning|would|could|hoping|want to"
+# Change cues that only say when or how sure ("now", "actually"): no correction on their own.
+MARKERS = r"now|actually|in fact|instead|currently|these days|nowadays|right now|rather|after all"

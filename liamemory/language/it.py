@@ -689,3 +689,10 @@ KINDS = {
     ),
     "courier": (("corriere", "corrieri", "spedizioni", "spedizione"), ("bartolini", "brt", "sda"), ""),
 }  # fmt: skip
+
+# --- Corrections in the conversation a memory came from (``memories.thread_evidence``) ---
+SELF_CORRECTION = r"sbagliat\w|aspetta|scusa|scusi|errore|cioè|ho invertito|invertit\w|ricontrollato|aggiornamento"
+TENTATIVE = (
+    r"se(?! (?:ne|lo|la|li|le)\b)|forse|magari|penso di|pensavo di|vorrei|dovrei|potrei|sto pensando|sto valutando"
+)
+MARKERS = r"ora|adesso|mo|invece|in realtà|anzi|ormai|pi[uù]|attualmente|al momento"

@@ -28,7 +28,7 @@ from conversations.tokens import estimate_messages, estimate_text
 from liamemory import language
 from liamemory.llm import ModelReply, Usage
 from usecases.turn.offline_context import LABEL, Line, answer_lines, context_lines, where
-from usecases.turn.offline_facts import stable_fact, stated_change
+from usecases.turn.offline_facts import stable_fact, stated_change, stated_correction
 
 _WORDS = re.compile(r"\S+\s*|\s+")
 
@@ -223,11 +223,15 @@ class OfflineModel:
             return self._say(_reply(lang, "you_said") + quotes)
 
         # A fact said beside a question ("any gloves that don't smell? I'm allergic to latex") is kept;
-        # a change ("padel moved to Wednesday") only if it replaces a memory.
+        # a change ("padel moved to Wednesday") only if it replaces a memory, a correction ("wait no,
+        # it's 41782") only if it corrects one drawn from this conversation.
         fact = stable_fact(request)
         change = None if fact else stated_change(request)
-        if (fact or change) and "remember_fact" in available:
-            noted = self._noted(fact or change or "", done, n, lang, only_if_it_replaces=bool(change))
+        correction = None if fact or change else stated_correction(request)
+        said = fact or change or correction
+        if said and "remember_fact" in available:
+            condition = "only_if_it_replaces" if change else "only_if_it_corrects" if correction else None
+            noted = self._noted(said, done, n, lang, condition=condition)
             if done and asks(request, openings=True) and (found := answer_lines(request, lines)):
                 # The question beside the fact is answered too, from the context as it was.
                 noted[0]["text"] += " " + _quote(found, lang=lang)
@@ -254,14 +258,15 @@ class OfflineModel:
         return found
 
     def _noted(
-        self, fact: str, done: list[ToolCall], n: int, lang: str, *, only_if_it_replaces: bool
+        self, fact: str, done: list[ToolCall], n: int, lang: str, *, condition: str | None
     ) -> list[dict[str, Any]]:
         """Store a fact said in passing, then say so; a refused write (memory off, the cap, a change
-        that replaces nothing) is only acknowledged."""
+        that replaces nothing) is only acknowledged. ``condition``: the tool's argument that keeps a
+        change or a correction only where it retires a memory."""
         if not done:
             args: dict[str, Any] = {"content": fact, "importance": 3}
-            if only_if_it_replaces:
-                args["only_if_it_replaces"] = True
+            if condition:
+                args[condition] = True
             return self._tool("remember_fact", args, n)
         result = done[-1][2]
         if result.get("ok") and result.get("status") != "pending":

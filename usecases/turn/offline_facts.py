@@ -165,6 +165,38 @@ def stated_change(text: str) -> str | None:
     return None if stable_fact(text) else _first_clause(text, changes=True)
 
 
+def stated_correction(text: str) -> str | None:
+    """A value given as a correction or an update of something said before, when no clause is a fact
+    or a change: the cue in one clause and the value in the same or the next ("wait no, misread the
+    email. it's 41782", "update: guests are now at 118"), the clauses from the cue to the value.
+
+    It is kept only as the correction of a memory drawn from the same conversation
+    (``memory_remember``'s ``only_if_it_corrects``, ``memories.thread_evidence``).
+    """
+    return None if stable_fact(text) or stated_change(text) else _correction(text)
+
+
+# Words of a person correcting or updating what they said ("wait no", "misread", "scusa", "update").
+_CORRECTING = re.compile(rf"(?<![\w'’])(?:{language.alternation('SELF_CORRECTION')})(?!\w)", _FLAGS)
+# A value: a number or code, a day, a name past a sentence's first word.
+_A_VALUE = re.compile(rf"\d|{_WEEKDAY.pattern}|(?<![.!?:]\s)(?<!^)\b(?!I\b)(?-i:[A-Z][a-zà-ÿ]+)")
+
+
+def _correction(text: str) -> str | None:
+    """The clauses of ``text`` from a word of correcting oneself to the value it gives (``stated_correction``)."""
+    parts = clauses(text)
+    if not parts or gives_a_task(parts[0]) or _WORK_EVENT.search(text):
+        return None
+    for i, part in enumerate(parts):
+        cue = _CORRECTING.search(part)
+        if cue is None or asks(part) or _FAR.search(part) or _OTHER_PERSON.search(part[: cue.start()]):
+            continue
+        for j in (i, i + 1):
+            if j < len(parts) and not asks(parts[j]) and _A_VALUE.search(stated(parts[j])):
+                return _memory_text(" ".join(parts[i : j + 1]))
+    return None
+
+
 def _first_clause(text: str, *, changes: bool) -> str | None:
     """The first clause of ``text`` that states a fact by the plain rules (or, with ``changes``, a new value)."""
     parts = clauses(text)

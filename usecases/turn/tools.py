@@ -58,8 +58,10 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
                 "content": {"type": "string"},
                 "importance": {"type": "integer", "minimum": 1, "maximum": 5},
                 "kind": {"type": "string", "enum": list(MemoryKind.values)},
-                # The offline model's: a change said in passing is kept only if it replaces a memory.
+                # The offline model's: a change said in passing is kept only if it replaces a memory,
+                # a correction only if it corrects one drawn from this conversation.
                 "only_if_it_replaces": {"type": "boolean"},
+                "only_if_it_corrects": {"type": "boolean"},
             },
             "required": ["content"],
         },
@@ -116,7 +118,7 @@ DEFINITIONS: dict[str, dict[str, Any]] = {
 
 # A real model sees the memories in its context and judges a change itself; the offline model
 # reads a change's shape only, and leaves to the memory service whether it replaces anything.
-OFFLINE_ONLY = {"remember_fact": ("only_if_it_replaces",)}
+OFFLINE_ONLY = {"remember_fact": ("only_if_it_replaces", "only_if_it_corrects")}
 
 
 class ApprovalRequired(Exception):
@@ -226,6 +228,7 @@ def _remember_fact(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             source_message=ctx.run.request_message,
             source_run=ctx.run,
             only_if_it_replaces=args.get("only_if_it_replaces", False),
+            only_if_it_corrects=args.get("only_if_it_corrects", False),
         )
     except MemoryWriteRefused as refused:
         return refused.as_tool_result()
