@@ -130,6 +130,18 @@ def test_quiet_run_script_parses_and_refuses_a_busy_machine():
     assert text.index("not below 1") < text.index("manage.py migrate")
 
 
+def test_quiet_run_builds_the_engine_before_measuring_and_runs_the_soak_alone_if_asked():
+    """Every figure is the current kernel's (a checkout without its build measured the package's
+    engine), and ``SOAK_ONLY=1`` runs the soak without the other benchmarks."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "bench" / "quiet_run.sh").read_text()
+    assert text.index("liamemory.e5_build") < text.index("-m bench.overhead")
+    others = text[text.index('if [ -z "${SOAK_ONLY:-}" ]') : text.index('if [ -z "${NO_SOAK:-}" ]')]
+    assert all(name in others for name in ("bench.overhead", "bench.vectors", "bench.throughput"))
+    assert "bench.footprint" not in others
+
+
 def test_stack_starts_one_process_per_turn_worker_on_the_turn_queue():
 
     stack = Stack.production(turn_workers=4, concurrency=16)
