@@ -348,14 +348,19 @@ def _embed_all() -> None:
     message_embeddings_update(message_ids=list(Message.objects.values_list("id", flat=True)))
 
 
+def _thread_with_an_old_locker_code(owner):
+    """A thread opening with a line sharing one word ("code") with the locker code after it."""
+    thread = thread_create(owner=owner)
+    _say(thread, [("user", "The code review of the billing module went fine."), ("assistant", "Good to hear.")])
+    _say(thread, [("user", "My gym locker code is K-7731."), ("assistant", "Noted.")])
+    return thread, thread.next_sequence - 2
+
+
 def test_history_on_a_thread_longer_than_the_lexical_window(alice, settings):
     """Past ``HISTORY_LEXICAL_WINDOW`` messages, the lexical statement reads the newest ones
     in full and, before them, only those holding every query word: an old locker code is
     still found by its words, an old message sharing one common word with the question is not."""
-    thread = thread_create(owner=alice)
-    _say(thread, [("user", "The code review of the billing module went fine."), ("assistant", "Good to hear.")])
-    _say(thread, [("user", "My gym locker code is K-7731."), ("assistant", "Noted.")])
-    code_seq = thread.next_sequence - 2
+    thread, code_seq = _thread_with_an_old_locker_code(alice)
     for _ in range(6):
         _say(thread, CHITCHAT)
     assert thread.next_sequence > 40
@@ -378,10 +383,7 @@ def test_history_scores_the_window_back_to_its_newest_hits_only(alice, settings,
     ("gym") no longer makes it score the whole window. Before that row, as before the window,
     only what holds every query word: the old locker code is still found by its words, an old
     line sharing one word is not. With fewer hits than that, it ranks as without the bound."""
-    thread = thread_create(owner=alice)
-    _say(thread, [("user", "The code review of the billing module went fine."), ("assistant", "Good to hear.")])
-    _say(thread, [("user", "My gym locker code is K-7731."), ("assistant", "Noted.")])
-    code_seq = thread.next_sequence - 2
+    thread, code_seq = _thread_with_an_old_locker_code(alice)
     for _ in range(6):
         _say(thread, CHITCHAT)
         _say(thread, [("user", "Went to the gym again, my legs are sore."), ("assistant", "Stretch tonight.")])
