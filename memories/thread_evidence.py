@@ -7,13 +7,14 @@ this same conversation, and the person knows what they said there. So a statemen
 in the thread a memory was drawn from replaces that memory when all of these hold:
 
 1. it says it corrects or updates something (a change cue, a word of correcting oneself,
-   or the memory's own value denied: "not 47");
+   a thing moved to a value: "pushed me to 9:15", or the memory's own value denied: "not 47");
 2. it gives a value of the kind the memory holds (a number or code, a day, a name) that
    the memory does not;
 3. it is about that memory: they share a word that names a thing, or the new code is the
    old one with a character or two changed, or the old value is denied — and of the
    thread's memories it is the one the statement is most about (``about``);
-4. nothing says it is supposed, asked, one more item, someone else's news, or how things were.
+4. nothing says it is supposed, asked, one more item (an additive word before the new value),
+   someone else's news, or how things were.
 
 A wrong supersession costs more than a missed one, so every test is required; the
 memory's history says that the conversation was the evidence.
@@ -35,6 +36,8 @@ def _pattern(name: str) -> re.Pattern[str]:
 
 
 _FUNCTION_WORDS = language.union("FUNCTION_WORDS")
+# "cinque anni" and "cinque minuti" share a count, not a thing.
+_NUMBER_WORDS = language.union("NUMBER_WORDS")
 _WEEKDAY = re.compile(rf"\b(?:{language.word_alternatives('WEEKDAYS', 'WEEKDAY_SPELLINGS')})s?\b", re.I)
 _MONTH = re.compile(rf"\b(?:{language.word_alternatives('MONTHS')})\b", re.I)
 _CODE = re.compile(r"[\w/-]*\d[\w/:.,-]*\w|\d")
@@ -44,7 +47,7 @@ _DENIAL = rf"(?:{language.alternation('DENIALS')})\s+(?:(?:{language.alternation
 
 
 def _words(text: str) -> set[str]:
-    """Content words that can name a thing: no numbers, cues, days or names."""
+    """Content words that can name a thing: no numbers (in figures or words), cues, days or names."""
     values = _days(text) | _names(text, opening=False)
     found = re.findall(r"[^\W\d_][\w'’-]*", text.lower())
     return {
@@ -52,6 +55,7 @@ def _words(text: str) -> set[str]:
         for w in found
         if len(w) > 3
         and w not in _FUNCTION_WORDS
+        and w not in _NUMBER_WORDS
         and w not in values
         and w.rstrip("s") not in values
         and not _pattern("CHANGE_CUES").fullmatch(w)
@@ -80,7 +84,7 @@ def _codes(text: str) -> set[str]:
 def _names(text: str, *, opening: bool) -> set[str]:
     """Capitalised words; with ``opening``, the text's first word too (a memory opens on a name as
     often as not: "Pepper, our rescue greyhound")."""
-    found = {m.group(0).lower() for m in _NAME.finditer(text)}
+    found = {re.sub(r"['’]s$", "", m.group(0).lower()) for m in _NAME.finditer(text)}
     first = re.match(r"\W*([A-Z][^\W\d_]*[a-zà-ÿ][^\W\d_]*)\b", text)
     if opening and first and first.group(1).lower() not in _FUNCTION_WORDS:
         found.add(first.group(1).lower())
@@ -136,17 +140,29 @@ def _denied(old: str, new: str) -> str | None:
 
 def _says_a_correction(old: str, new: str) -> str | None:
     """What in ``new`` says it corrects or updates something: a change cue that is more than a marker
-    of time or certainty ("now", "actually", "adesso"), or a word of correcting oneself."""
+    of time or certainty ("now", "actually", "adesso"), a word of correcting oneself, or a thing moved
+    to a new value ("pushed me to 9:15")."""
     cue = cue_in(new, old)
     if cue and not _pattern("MARKERS").fullmatch(cue):
         return cue
-    found = _pattern("SELF_CORRECTION").search(new)
+    found = _pattern("SELF_CORRECTION").search(new) or _pattern("MOVED_TO").search(new)
     return found.group(0).lower() if found else None
 
 
 def _tentative(new: str) -> bool:
-    """Supposed, wished, asked, or one more item: nothing of the memory changed yet."""
-    return bool(_pattern("TENTATIVE").search(new) or _pattern("ADDITIVE").search(new) or new.rstrip().endswith("?"))
+    """Supposed, wished or asked: nothing of the memory changed yet."""
+    return bool(_pattern("TENTATIVE").search(new) or new.rstrip().endswith("?"))
+
+
+def _one_more(new: str, fresh: set[str]) -> bool:
+    """One more item ("another dog, Rex"): an additive word before the new value; one after it is
+    about something else ("moved to 15 May, clash with another course")."""
+    additive = _pattern("ADDITIVE").search(new)
+    if additive is None:
+        return False
+    lowered = new.lower()
+    first = min((i for v in fresh if (i := lowered.find(v)) >= 0), default=len(new))
+    return additive.start() < first
 
 
 def _someone_elses(old: str, new: str) -> bool:
@@ -173,7 +189,7 @@ def corrects(old: str, new: str) -> str | None:
     old_values, new_values = _values(old, opening=True), _values(new, opening=False)
     fresh = {kind: found - old_values.get(kind, set()) for kind, found in new_values.items()}
     kinds = [kind for kind in fresh if fresh[kind] and old_values.get(kind)]
-    if not kinds:
+    if not kinds or _one_more(new, {v for kind in kinds for v in fresh[kind]}):
         return None
     named = _names(old, opening=True)
     if kinds != ["name"] and named and new_values["name"] and not named & _names(new, opening=True):
@@ -192,9 +208,14 @@ def corrects(old: str, new: str) -> str | None:
 def corrected_text(old: str, new: str) -> str | None:
     """``old`` with its one number or code that ``new`` corrects put right ("My bib number came through,
     41772." and "wait no, misread the email. it's 41782": "My bib number came through, 41782."), when
-    the correction gives one value of that shape and the memory holds one; else None."""
-    old_values, new_values = _values(old, opening=True), _values(new, opening=False)
+    the correction gives one value of that shape and the memory holds one; else None.
+
+    Only a mistake is put right in the memory's words (a word of correcting oneself, or the old value
+    denied); a change ("exam got moved to 15 May") is news, kept in the person's own words."""
     denied = _denied(old, new)
+    if not (denied or _pattern("SELF_CORRECTION").search(new)):
+        return None
+    old_values, new_values = _values(old, opening=True), _values(new, opening=False)
     swaps = []
     for kind, found in new_values.items():
         fresh = found - old_values.get(kind, set())

@@ -933,6 +933,9 @@ SELF_CORRECTION = (
     r"wrong|wait|hold on|oops|sorry|misread|mistyped|mistake|typo|i meant|flipped|the other way round"
     r"|update|reset"
 )
+# A thing moved to its new value ("they've pushed me to 9:15", "moving my inspection to April 10",
+# "change the winter code to WINTER20"): the value must follow, of the kind the memory holds.
+MOVED_TO = r"(?:pushed|moving|moved|changing|change|changed|switching|shifted|bumped)(?: [\w'’]+){0,3} to"
 # A change only supposed, asked or wished: nothing happened yet.
 TENTATIVE = r"if|should i|thinking (?:about|of)|considering|might|maybe|planning|would|could|hoping|want to"
 # Change cues that only say when or how sure ("now", "actually"): no correction on their own.

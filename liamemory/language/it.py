@@ -692,6 +692,9 @@ KINDS = {
 
 # --- Corrections in the conversation a memory came from (``memories.thread_evidence``) ---
 SELF_CORRECTION = r"sbagliat\w|aspetta|scusa|scusi|errore|cioè|ho invertito|invertit\w|ricontrollato|aggiornamento"
+MOVED_TO = (
+    r"(?:spostat\w|spost(?:are|ano|a)|cambiat\w|rimandat\w|anticipat\w)(?: [\w'’]+){0,3} (?:a|al|alla|alle|allo|ad)"
+)
 TENTATIVE = (
     r"se(?! (?:ne|lo|la|li|le)\b)|forse|magari|penso di|pensavo di|vorrei|dovrei|potrei|sto pensando|sto valutando"
 )

@@ -13,10 +13,13 @@ from memories.thread_evidence import SAID_HERE
 from tests.api.chat import api_as, ask
 
 
+def _conversation(user) -> str:
+    return api_as(user).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
+
+
 @pytest.mark.worker
 def test_a_correction_in_the_chat_retires_the_memory_it_corrects(worker, alice):
-    client = api_as(alice)
-    thread = client.post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
+    thread = _conversation(alice)
     ask(alice, thread, "oh and my bib number came through, 41772. I'll need it for the tracking app")
     ask(alice, thread, "lovely sunny morning here, off for a walk")
     reply, _run = ask(alice, thread, "wait no, misread the email. it's 41782")
@@ -26,18 +29,62 @@ def test_a_correction_in_the_chat_retires_the_memory_it_corrects(worker, alice):
     old = Memory.objects.get(user=alice, status=MemoryStatus.SUPERSEDED)
     assert SAID_HERE in old.history.first().history_change_reason and old.superseded_by.content == active[0]
 
-    listed = client.get("/api/me/memories").json()["results"]  # what the person sees remembered
+    listed = api_as(alice).get("/api/me/memories").json()["results"]  # what the person sees remembered
     assert [m["content"] for m in listed if m["status"] == MemoryStatus.ACTIVE] == active
     assert [m["superseded_by"] for m in listed if "41772" in m["content"]] == [old.superseded_by_id]
 
 
 @pytest.mark.worker
 def test_a_correction_said_in_another_conversation_is_not_kept(worker, alice):
-    client = api_as(alice)
-    first = client.post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
+    first = _conversation(alice)
     ask(alice, first, "oh and my bib number came through, 41772. I'll need it for the tracking app")
-    other = client.post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
+    other = _conversation(alice)
     ask(alice, other, "wait no, misread the email. it's 41782")
     assert list(Memory.objects.filter(user=alice).values_list("content", "status")) == [
         ("My bib number came through, 41772.", MemoryStatus.ACTIVE)
     ]
+
+
+def _active(user) -> list[str]:
+    return list(Memory.objects.filter(user=user, status=MemoryStatus.ACTIVE).values_list("content", flat=True))
+
+
+@pytest.mark.worker
+def test_a_correction_whose_number_comes_a_sentence_later_puts_the_memory_right(worker, alice):
+    thread = _conversation(alice)
+    ask(alice, thread, "Before I forget, I should keep numbers in here. My bus pass number is 6330 1147 2289.")
+    ask(alice, thread, "It's a grey old day here, I might bake scones.")
+    ask(
+        alice,
+        thread,
+        "I've just got my bus pass out to check and I told you the number wrong before, I'm sorry. "
+        "The last figure is a 0, not a 9. So it's 6330 1147 2280.",
+    )
+    assert _active(alice) == ["My bus pass number is 6330 1147 2280."]
+    old = Memory.objects.get(user=alice, status=MemoryStatus.SUPERSEDED)
+    assert "2289" in old.content and SAID_HERE in old.history.first().history_change_reason
+
+
+@pytest.mark.worker
+def test_a_change_said_in_the_chat_retires_the_old_date_and_is_kept_as_said(worker, alice):
+    thread = _conversation(alice)
+    ask(alice, thread, "Econometrics exam is on 12 May, and I'm already panicking")
+    ask(alice, thread, "the library is packed today, no seats anywhere")
+    ask(alice, thread, "exam got moved to 15 May, clash with another course apparently. 3 more days to study")
+    assert [m for m in _active(alice) if "May" in m] == [
+        "Exam got moved to 15 May, clash with another course apparently."
+    ]
+    assert Memory.objects.get(user=alice, status=MemoryStatus.SUPERSEDED).content.startswith("Econometrics exam")
+
+
+@pytest.mark.worker
+def test_a_date_moved_in_the_chat_retires_the_old_one(worker, alice):
+    thread = _conversation(alice)
+    ask(alice, thread, "remember that the fire inspection is April 3 at 2pm, I have to clear out the back corridor")
+    ask(alice, thread, "rainy again, the dog refuses to go out")
+    ask(alice, thread, "fire marshal's office called, they're moving my inspection to April 10 at 2pm. thank god")
+    assert [m for m in _active(alice) if "inspection" in m] == [
+        "Fire marshal's office called, they're moving my inspection to April 10 at 2pm."
+    ]
+    old = Memory.objects.get(user=alice, status=MemoryStatus.SUPERSEDED)
+    assert "April 3" in old.content and SAID_HERE in old.history.first().history_change_reason

@@ -19,6 +19,19 @@ CORRECTIONS = [
         "La mia coinquilina si chiama Marta, fa medicina",
         "cambio coinquilina: Marta si è trasferita a Padova, da settembre con me c'è Sara",
     ),
+    (  # the name said with its possessive, the value a sentence later
+        "Our granddaughter Chloe is turning eight on the 4th of June and she is mad about horses",
+        "Dear, I told you wrong about Chloe's birthday. It's the 14th of June, not the 4th.",
+    ),
+    (  # a thing moved to its new value
+        "the fire inspection is April 3 at 2pm, I have to clear out the back corridor",
+        "Fire marshal's office called, they're moving my inspection to April 10 at 2pm.",
+    ),
+    # "another" after the new value is about something else
+    (
+        "Econometrics exam is on 12 May, and I'm already panicking",
+        "Exam got moved to 15 May, clash with another course",
+    ),
 ]
 
 NOT_CORRECTIONS = [
@@ -34,6 +47,15 @@ NOT_CORRECTIONS = [
     (  # how things were
         "il sabato mi hanno messo fisso 14-22 in negozio",
         "meglio cmq xké il martedì sera ero sempre morto dal negozio",
+    ),
+    ("Econometrics exam is on 12 May", "I moved my other exam to 15 May"),
+    (
+        "the fire inspection is April 3 at 2pm",
+        "should I ask them about moving the inspection to April 10?",
+    ),  # asked  # one more: "other" before the value
+    (  # a count in words is no thing both are about
+        "mia moglie Bonaria dice che parlo troppo col telefono e sono tipo cinque minuti",
+        "e poi il piccolo Matteo che ha cinque anni ed è un terremoto cioè non sta fermo un secondo",
     ),
 ]
 
@@ -55,6 +77,8 @@ def test_the_memory_is_put_right_in_its_own_words():
     assert corrected_text("Plate FG 482 KL, the Audi A4.", "it's FG 483 KL, not 482") == "Plate FG 483 KL, the Audi A4."
     # Two values changed: which goes where is not said, so the correction is kept as said.
     assert corrected_text("Dentist at 9:15 on 3 May", "moved: 10:30 on 5 May") is None
+    # A change is news, kept as the person said it; only a mistake is put right in the memory's words.
+    assert corrected_text("Econometrics exam is on 12 May", "Exam got moved to 15 May") is None
 
 
 @pytest.mark.django_db

@@ -168,7 +168,8 @@ def stated_change(text: str) -> str | None:
 def stated_correction(text: str) -> str | None:
     """A value given as a correction or an update of something said before, when no clause is a fact
     or a change: the cue in one clause and the value in the same or the next ("wait no, misread the
-    email. it's 41782", "update: guests are now at 118"), the clauses from the cue to the value.
+    email. it's 41782", "update: guests are now at 118"), the clauses from the cue to the value — and
+    one more when that value is no whole number ("… not a 9. So it's 6330 1147 2280.").
 
     It is kept only as the correction of a memory drawn from the same conversation
     (``memory_remember``'s ``only_if_it_corrects``, ``memories.thread_evidence``).
@@ -192,9 +193,23 @@ def _correction(text: str) -> str | None:
         if cue is None or asks(part) or _FAR.search(part) or _OTHER_PERSON.search(part[: cue.start()]):
             continue
         for j in (i, i + 1):
-            if j < len(parts) and not asks(parts[j]) and _A_VALUE.search(stated(parts[j])):
-                return _memory_text(" ".join(parts[i : j + 1]))
+            if j < len(parts) and _gives_a_value(parts[j]):
+                # The value often comes a clause after what it is of ("I told you wrong about Chloe's
+                # birthday. It's the 14th of June, not the 4th."; "The last figure is a 0, not a 9.
+                # So it's 6330 1147 2280."): a clause without a whole number takes the next that has one.
+                whole = re.search(r"\d\w", stated(parts[j]))
+                more = not whole and j + 1 < len(parts) and j + 1 <= i + 2 and _gives_a_number(parts[j + 1])
+                end = j + 1 if more else j
+                return _memory_text(" ".join(parts[i : end + 1]))
     return None
+
+
+def _gives_a_value(part: str) -> bool:
+    return not asks(part) and bool(_A_VALUE.search(stated(part)))
+
+
+def _gives_a_number(part: str) -> bool:
+    return not asks(part) and bool(re.search(r"\d", stated(part)))
 
 
 def _first_clause(text: str, *, changes: bool) -> str | None:
