@@ -211,13 +211,33 @@ def _modifiers(text: str, stem: str) -> set[str]:
     return found
 
 
+def _class_letter(text: str, stem: str) -> set[str]:
+    """The one letter right after a common noun of ``stem`` that names its class ("la patente B",
+    "la patente a per la moto"): a letter, then no word of the noun phrase ("patente a 18 anni"
+    gives an age, not a class)."""
+    tokens = re.findall(r"[\w'-]+|[^\w\s]", text)
+    found = set()
+    for i in range(1, len(tokens) - 1):
+        word, after = tokens[i], tokens[i + 1]
+        if word.lower()[:5] != stem or not word.islower() or tokens[i - 1].lower() not in _DETERMINERS:
+            continue
+        following = tokens[i + 2].lower() if i + 2 < len(tokens) else ""
+        if len(after) == 1 and after.isascii() and after.isalpha() and not following.isdigit():
+            found.add(after.lower())
+    return found
+
+
 def _another_of_its_kind(old: str, new: str) -> bool:
     """ "I quit the book club" after "a member of the local chess club": the thing both name, with
-    another word before it that the other statement never says, is another of its kind."""
+    another word before it that the other statement never says, is another of its kind; so is the
+    same thing with another class letter after it ("la patente A" after "la patente B")."""
     old_words, new_words = _content(old), _content(new)
     for stem in old_words & new_words:
         before_old, before_new = _modifiers(old, stem), _modifiers(new, stem)
         if before_old and before_new and not (before_new & old_words) and not (before_old & new_words):
+            return True
+        class_old, class_new = _class_letter(old, stem), _class_letter(new, stem)
+        if class_old and class_new and not class_old & class_new:
             return True
     return False
 
