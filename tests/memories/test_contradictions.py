@@ -156,6 +156,21 @@ def test_look_alikes_of_a_change_leave_the_older_memory_alone(alice, old, new):
     assert Memory.objects.filter(user=alice, status="active").count() == 2
 
 
+def test_a_licence_of_another_class_leaves_the_memory_active_and_its_history_without_a_supersession(alice, bob):
+    first = remember(alice, "Ho la patente B").memory
+    out = remember(alice, "ho iniziato le guide per la patente A per la moto, l'esame è a novembre")
+    assert out.action == "created" and out.memory.pk != first.pk
+    first.refresh_from_db()
+    assert (first.status, first.superseded_by_id) == (MemoryStatus.ACTIVE, None)
+    assert not any("superseded by" in (h.history_change_reason or "") for h in first.history.all())
+    # The same licence taken away is a change of it, and its history says by which memory and why.
+    licence = remember(bob, "Ho la patente B").memory
+    gone = remember(bob, "mi hanno ritirato la patente B per sei mesi, l'avevo presa a 18 anni")
+    licence.refresh_from_db()
+    assert (gone.action, licence.status, licence.superseded_by_id) == ("superseded", "superseded", gone.memory.pk)
+    assert f"superseded by #{gone.memory.pk}" in licence.history.order_by("-history_id").first().history_change_reason
+
+
 def test_among_many_memories_only_the_changed_one_goes(alice):
     facts = [
         "I live in Leeds",
@@ -382,6 +397,14 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("My father lives alone in Rovigo.", "Dad moved in with us in January", "supersedes"),
         ("I genitori dell'utente vivono a Napoli.", "mamma e papà si sono trasferiti a Salerno", "supersedes"),
         ("My father lives alone in Rovigo.", "my brother moved in with us in January", "compatible"),
+        # Another class letter after the thing both name is another of its kind; a letter that is a
+        # preposition before a number ("la patente a 18 anni") or none at all leaves the change.
+        ("Ho la patente B", "ho iniziato le guide per la patente a per la moto l'esame è a novembre", "compatible"),
+        ("Ho la patente B", "mi hanno ritirato la patente B, l'avevo presa a 18 anni", "supersedes"),
+        ("Ho l'assemblea dei genitori a scuola il 3 febbraio.", "l'assemblea dei genitori è stata annullata", "supersedes"),
+        # "oltre alle lezioni" is "oltre a" with its article: one more thing beside the older one.
+        ("La tutor di spagnolo dell'utente si chiama Lucía.", "Oltre alle lezioni con Lucía ho iniziato il tandem", "compatible"),
+        ("La tutor di spagnolo dell'utente si chiama Lucía.", "Con Lucía ho iniziato il tandem il giovedì", "supersedes"),
     ],
 )
 def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
