@@ -341,8 +341,8 @@ PRESENT_CUES = r"ora|adesso|ormai|oramai"
 SPAN_SO_FAR = r"da (?:(?:tanti |molti |diversi |\d+ )?(?:anni|mesi|settimane)|tempo|un po'|una vita|parecchio)"
 ACQUIRING = r"(?<!di )nuov[oaie]|ho trovato|ho preso|ho comprato"
 ADDITIVE = (
-    r"anche|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|secondo|seconda|a parte|in più|oltre (?:a|al|allo|alla|ai|agli|alle)"
-    r"|per una conferenza|in visita"
+    r"anche|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|secondo|seconda|a parte|in più"
+    r"|oltre (?:a|al|allo|alla|ai|agli|alle)|per una conferenza|in visita"
 )
 DENIALS = r"non|mai"
 DENIED_ARTICLES = r"il|la"

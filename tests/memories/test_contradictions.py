@@ -401,10 +401,10 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         # preposition before a number ("la patente a 18 anni") or none at all leaves the change.
         ("Ho la patente B", "ho iniziato le guide per la patente a per la moto l'esame è a novembre", "compatible"),
         ("Ho la patente B", "mi hanno ritirato la patente B, l'avevo presa a 18 anni", "supersedes"),
-        ("Ho l'assemblea dei genitori a scuola il 3 febbraio.", "l'assemblea dei genitori è stata annullata", "supersedes"),
+        ("Ho l'assemblea dei genitori a scuola il 3 febbraio.", "l'assemblea dei genitori è annullata", "supersedes"),
         # "oltre alle lezioni" is "oltre a" with its article: one more thing beside the older one.
-        ("La tutor di spagnolo dell'utente si chiama Lucía.", "Oltre alle lezioni con Lucía ho iniziato il tandem", "compatible"),
-        ("La tutor di spagnolo dell'utente si chiama Lucía.", "Con Lucía ho iniziato il tandem il giovedì", "supersedes"),
+        ("La tutor di spagnolo è Lucía.", "Oltre alle lezioni con Lucía ho iniziato il tandem", "compatible"),
+        ("La tutor di spagnolo è Lucía.", "Ho cambiato tutor di spagnolo, ora è Marta", "supersedes"),
     ],
 )
 def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
