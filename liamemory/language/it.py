@@ -278,7 +278,7 @@ ASKING_WORDS = frozenset(
 
 # What a new statement says happened to an older fact (see ``en.CHANGE_CUES``).
 CHANGE_CUES = (
-    r"(?:non|nn) \S+ pi[uù]|(?:non|nn) \S+ \S+ pi[uù]|pi[uù]|ormai|d'ora in poi|da ora in poi|da oggi|adesso|ora|mo"
+    r"(?:non|nn) \S+ pi[uù]|(?:non|nn) \S+ \S+ pi[uù]|(?<!in )pi[uù]|ormai|d'ora in poi|da ora in poi|da oggi|adesso|ora|mo"
     r"|invece|in realtà|anzi|basta|addio",
     r"(?:mi sono |si è |ci siamo |ho |ha |abbiamo )?(?:trasferit\w|spostat\w|cambiat\w|sostituit\w|aggiornat\w)",
     r"spostano|spostiamo",
@@ -341,7 +341,9 @@ PRESENT_CUES = r"ora|adesso|ormai|oramai"
 SPAN_SO_FAR = r"da (?:(?:tanti |molti |diversi |\d+ )?(?:anni|mesi|settimane)|tempo|un po'|una vita|parecchio)"
 ACQUIRING = r"(?<!di )nuov[oaie]|ho trovato|ho preso|ho comprato"
 ADDITIVE = (
-    r"anche|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|secondo|seconda|a parte|in più"
+    # "anche se" concedes ("even though"); "due settimane in più" are what a change brings (``en``'s "extra days")
+    r"anche(?! se\b)|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|secondo|seconda|a parte"
+    r"|(?<!giorni )(?<!giorno )(?<!settimane )(?<!settimana )(?<!mesi )(?<!ore )(?<!minuti )in più"
     r"|oltre (?:a|al|allo|alla|ai|agli|alle)|per una conferenza|in visita"
 )
 DENIALS = r"non|mai"
