@@ -438,7 +438,9 @@ OTHER_PEOPLE = (
 )
 # "too" only where it closes a clause ("at Acme too."), not "too expensive".
 ADDITIVE = (
-    r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|(?:my|our) other|second|separate|in addition|besides|plus"
+    r"also|too(?=\s*(?:[,.;:!?)]|$))|as well|another|(?:my|our) other|separate|in addition|besides|plus"
+    # "second year", "the second half": a place in a sequence of time, not one more item
+    r"|second(?! (?:year|half|term|semester|quarter|round|week|month|day)s?\b)"
     # "3 extra days" are what a change brings, not an item
     r"|extra(?! (?:days?|weeks?|months?|hours?|minutes?|nights?|time))"
     r"|for a conference|for a trip|visiting"

@@ -342,7 +342,10 @@ SPAN_SO_FAR = r"da (?:(?:tanti |molti |diversi |\d+ )?(?:anni|mesi|settimane)|te
 ACQUIRING = r"(?<!di )nuov[oaie]|ho trovato|ho preso|ho comprato"
 ADDITIVE = (
     # "anche se" concedes ("even though"); "due settimane in più" are what a change brings (``en``'s "extra days")
-    r"anche(?! se\b)|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|secondo|seconda|a parte"
+    r"anche(?! se\b)|pure|inoltre|un altro|un'altra|l'altr[oa] mi[oa]|altr[oa] mi[oa]|a parte"
+    # "secondo anno", "la seconda metà": a place in a sequence of time (see ``en``)
+    r"|secondo(?! (?:anno|semestre|quadrimestre|trimestre|tempo|mese|giorno)\b)"
+    r"|seconda(?! (?:metà|parte|settimana)\b)"
     r"|(?<!giorni )(?<!giorno )(?<!settimane )(?<!settimana )(?<!mesi )(?<!ore )(?<!minuti )in più"
     r"|oltre (?:a|al|allo|alla|ai|agli|alle)|per una conferenza|in visita"
 )
