@@ -469,7 +469,7 @@ ACQUIRING = r"(?:got|found|started|landed|took|have|bought) (?:a |an )?new|new"
 # else it says changed is another thing ("checkup's still Tuesday though", "thinking of moving").
 STILL_HOLDS = (
     r"(?:is|are) still|still (?:is|are|the same|on|\w+day)|unchanged|stays|remains|as before|same as (?:before|always)"
-    r"|hasn't changed|has not changed|nothing's changed|nothing has changed"
+    r"|hasn't changed|has not changed|nothing's changed|nothing has changed|as planned|as expected|(?:is|are) confirmed"
     r"|for now,? (?:i'm|i am|we're|we are|i'll|we'll) (?:staying|stay|keeping)",
     r"thinking (?:about|of)|considering|might|maybe|haven't decided|not decided yet|nothing's decided",
 )

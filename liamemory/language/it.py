@@ -309,7 +309,7 @@ KIN_SENSES = {
 }
 STILL_HOLDS = (
     r"(?:è|sono) ancora|ancora (?:lì|li|uguale)|resta uguale|restano uguali|rimane|rimangono|come prima|come sempre"
-    r"|non è toccat\w|non cambia|per (?:ora|adesso|il momento) (?:resto|rimango|restiamo|rimaniamo)",
+    r"|non è toccat\w|non cambia|come previsto|come da programma|(?:è|sono) confermat[oaie]|per (?:ora|adesso|il momento) (?:resto|rimango|restiamo|rimaniamo)",
     r"sto valutando|valutando|sto pensando|pensando di|forse|magari|non ho ancora deciso|non so se",
 )
 # A routine and one occasion of it (see ``en``); "il giovedì" recurs, "giovedì" is one day.
