@@ -421,7 +421,7 @@ CHANGE_CUES = (
     r"from next \w+|starting (?:next|from) \w+",
     r"postponed|rescheduled|pushed back|brought forward|delayed|got moved|was moved|been moved",
     # "turned it down" refuses an offer: nothing changed.
-    r"turned(?! (?:\w+ )?down)|became|become|is over|ended|closed|expired|dropped|ditched|fired|laid off",
+    r"turned(?! (?:\w+ )?down)|became|become|is over|ended|closed|expired|dropped(?! (?:\S+ ){0,3}off\b)|ditched|fired|laid off",
     r"handed in (?:my |our )?notice|gave (?:my |our )?notice|promoted|promotion|downgraded|killed|scrapped|dumped",
     r"ported|withdrew|withdrawn|refunded|disconnected|put to sleep|put down|went back|gone back|back to",
     r"(?:is|are) (?:gone|done)|started|starting|began|first day|from (?:this|next) (?:week|month|year)|as of \w+day",
