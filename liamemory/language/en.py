@@ -421,7 +421,9 @@ CHANGE_CUES = (
     r"from next \w+|starting (?:next|from) \w+",
     r"postponed|rescheduled|pushed back|brought forward|delayed|got moved|was moved|been moved",
     # "turned it down" refuses an offer: nothing changed.
-    r"turned(?! (?:\w+ )?down)|became|become|is over|ended|closed|expired|dropped(?! (?:\S+ ){0,3}off\b)|ditched|fired|laid off",
+    # "dropped the car off at the garage" takes it somewhere, it does not drop it
+    r"turned(?! (?:\w+ )?down)|became|become|is over|ended|closed|expired|dropped(?! (?:\S+ ){0,3}off\b)",
+    r"ditched|fired|laid off",
     r"handed in (?:my |our )?notice|gave (?:my |our )?notice|promoted|promotion|downgraded|killed|scrapped|dumped",
     r"ported|withdrew|withdrawn|refunded|disconnected|put to sleep|put down|went back|gone back|back to",
     r"(?:is|are) (?:gone|done)|started|starting|began|first day|from (?:this|next) (?:week|month|year)|as of \w+day",
@@ -445,6 +447,9 @@ ADDITIVE = (
     r"|extra(?! (?:days?|weeks?|months?|hours?|minutes?|nights?|time))"
     r"|for a conference|for a trip|visiting"
 )
+# Relations a person's own news does not end ("my best friend is Rachel": Rachel getting engaged
+# or moving away leaves her my best friend; a manager who moves away is no longer one).
+LASTING_RELATIONS = r"friend|ex|ex-wife|ex-husband|divorced|sister|brother|cousin"
 # One person said with another word ("Dad" for "my father", "Mum" among "my parents"): the
 # people each word names, so news of them is not someone else's (``memories.matching.change``).
 KIN_SENSES = {

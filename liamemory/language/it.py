@@ -278,8 +278,9 @@ ASKING_WORDS = frozenset(
 
 # What a new statement says happened to an older fact (see ``en.CHANGE_CUES``).
 CHANGE_CUES = (
-    r"(?:non|nn) \S+ pi[uù]|(?:non|nn) \S+ \S+ pi[uù]|(?<!in )pi[uù]|ormai|d'ora in poi|da ora in poi|da oggi|adesso|ora|mo"
-    r"|invece|in realtà|anzi|basta|addio",
+    # "in più" is one more, never "no longer"
+    r"(?:non|nn) \S+ pi[uù]|(?:non|nn) \S+ \S+ pi[uù]|(?<!in )pi[uù]|ormai|d'ora in poi|da ora in poi|da oggi"
+    r"|adesso|ora|mo|invece|in realtà|anzi|basta|addio",
     r"(?:mi sono |si è |ci siamo |ho |ha |abbiamo )?(?:trasferit\w|spostat\w|cambiat\w|sostituit\w|aggiornat\w)",
     r"spostano|spostiamo",
     r"(?<!di )nuov[oaie]|ho trovato|ho iniziato|ho preso",
@@ -298,6 +299,7 @@ OTHER_PEOPLE = (
     r"moglie|marito|fratello|sorella|madre|padre|mamma|papà|genitori|figlio|figlia|amico|amica|collega"
     r"|capo|vicin\w|cugin\w|zio|zia|nonn\w|suocer\w|nipot\w|cognat\w|ex"
 )
+LASTING_RELATIONS = r"amic[oa]|ex|divorziat\w|sorella|fratello|cugin[oa]"
 KIN_SENSES = {
     "madre": ("mother", "parents"),
     "mamma": ("mother", "parents"),
@@ -309,7 +311,8 @@ KIN_SENSES = {
 }
 STILL_HOLDS = (
     r"(?:è|sono) ancora|ancora (?:lì|li|uguale)|resta uguale|restano uguali|rimane|rimangono|come prima|come sempre"
-    r"|non è toccat\w|non cambia|come previsto|come da programma|(?:è|sono) confermat[oaie]|per (?:ora|adesso|il momento) (?:resto|rimango|restiamo|rimaniamo)",
+    r"|non è toccat\w|non cambia|come previsto|come da programma|(?:è|sono) confermat[oaie]"
+    r"|per (?:ora|adesso|il momento) (?:resto|rimango|restiamo|rimaniamo)",
     r"sto valutando|valutando|sto pensando|pensando di|forse|magari|non ho ancora deciso|non so se",
 )
 # A routine and one occasion of it (see ``en``); "il giovedì" recurs, "giovedì" is one day.

@@ -303,6 +303,32 @@ def _about_someone_else(old: str, new: str) -> bool:
     return cue is None or others[0].start() < cue.start()
 
 
+# The relation, up to three uncapitalised words, then the person's name closing the statement ("my
+# best friend is Rachel", "l'ex moglie si chiama Karen", "divorced from Mark"; not "mia sorella Marta
+# vive a Torino", whose value is a place).
+_RELATION_THEN_NAME = re.compile(
+    rf"(?i:(?<![\w'])(?:{language.alternation('LASTING_RELATIONS')})(?![\w']))(?:\s+[^\sA-Z]\S*){{1,3}}?\s+(?P<name>[A-Z][\w'-]*)$"
+)
+
+
+def _news_of_the_person(old: str, new: str, cue: str, shared: set[str]) -> bool:
+    """ "Rachel's just got engaged … I'm maid of honour" after "my best friend is Rachel", "giulia si è
+    trasferita … ci sentiamo" after "la mia migliore amica è Giulia": the older statement names a
+    relation a person's own news does not end (a friend, an ex, a sibling) and its value is that
+    person's name, and the new statement tells of that person (the name a few words before the cue,
+    no first person between), whatever the rest of the message says of me. An end ("Tom moved to
+    Manchester" still reads as one) is left to the rest of the test."""
+    stated = old.rstrip(" .!")
+    relation = _RELATION_THEN_NAME.search(stated)
+    if relation is None or relation.group("name").lower()[:5] not in shared or _pattern("END_CUES").search(new.lower()):
+        return False
+    lowered = new.lower()
+    at = lowered.find(cue)
+    before = _words(lowered[:at])[-4:] if at >= 0 else []
+    name = relation.group("name").lower()[:5]
+    return any(w[:5] == name and not any(_SELF.fullmatch(x) for x in before[i + 1 :]) for i, w in enumerate(before))
+
+
 def _speaks_of_self(text: str) -> bool:
     """First person, or the user named in the third ("the user", "l'utente"), or no subject at all
     before what happened ("killed netflix yesterday", "sold the Vespa"): the speaker's own news."""
@@ -424,6 +450,9 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
     # word, capitalised as a memory's text is): "from next week we're shut tuesdays" names no one.
     named = shared or re.search(r"(?<=\s)[A-Z][\w'-]+", new)
     about_a_name = bool(named) and shared <= names and not _speaks_of_self(new)
+    if cue and _news_of_the_person(old, new, cue, shared):
+        why = "news of the person the older statement names, not of the relation"
+        return Verdict("compatible", why, verdict.similarity)
     if cue and about_a_name and not _pattern("END_CUES").search(new.lower()):
         # "Sarah started a new job" changes Sarah's job, not "my girlfriend is Sarah";
         # only an end ("Max died", "il corso è stato cancellato") or a new number carries over.

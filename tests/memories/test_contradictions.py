@@ -171,6 +171,14 @@ def test_a_licence_of_another_class_leaves_the_memory_active_and_its_history_wit
     assert f"superseded by #{gone.memory.pk}" in licence.history.order_by("-history_id").first().history_change_reason
 
 
+def test_a_friends_own_news_leaves_the_memory_of_the_friend_active(alice):
+    friend = remember(alice, "My best friend is Rachel.").memory
+    out = remember(alice, "Rachel's just got engaged to her girlfriend! I'm maid of honour")
+    friend.refresh_from_db()
+    assert (out.action, friend.status, friend.superseded_by_id) == ("created", MemoryStatus.ACTIVE, None)
+    assert out.as_tool_result().get("superseded", []) == []
+
+
 def test_among_many_memories_only_the_changed_one_goes(alice):
     facts = [
         "I live in Leeds",
@@ -405,6 +413,12 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         # "oltre alle lezioni" is "oltre a" with its article: one more thing beside the older one.
         ("La tutor di spagnolo è Lucía.", "Oltre alle lezioni con Lucía ho iniziato il tandem", "compatible"),
         ("La tutor di spagnolo è Lucía.", "Ho cambiato tutor di spagnolo, ora è Marta", "supersedes"),
+        # A friend's, an ex's own news leaves the relation; the relation ended, or a role's holder gone, do not.
+        ("My best friend is Rachel.", "Rachel just got engaged! I'm maid of honour", "compatible"),
+        ("La mia migliore amica è Giulia.", "giulia si è trasferita a milano, ci sentiamo ogni giorno", "compatible"),
+        ("My best friend is Tom.", "Tom and I fell out for good, we're not friends any more", "supersedes"),
+        ("My manager is Greg.", "Greg left in the reorg and my new boss is Ana", "supersedes"),
+        ("Mia sorella Marta vive a Torino.", "ho aiutato marta a traslocare, torino ormai è un ricordo", "supersedes"),
     ],
 )
 def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
