@@ -377,6 +377,9 @@ TOKENS_RESERVED_FOR_ANSWER = env.int("TOKENS_RESERVED_FOR_ANSWER", default=1_500
 TOKEN_BUDGET_MARGIN = env.float("TOKEN_BUDGET_MARGIN", default=0.15)
 RUN_STALE_AFTER = timedelta(seconds=env.int("RUN_STALE_AFTER_SECONDS", default=300))
 RUN_MAX_ATTEMPTS = env.int("RUN_MAX_ATTEMPTS", default=3)
+# The longest wait between two tries of a run's task in a database outage (1, 2, 4 … s,
+# full jitter): how soon after the database's return its runs go on.
+RUN_RETRY_BACKOFF_MAX = env.int("RUN_RETRY_BACKOFF_MAX_SECONDS", default=30)
 # A run still queued this long was never picked up (its task was lost, e.g. to a database
 # outage): the reaper sends it again once, then fails it, saying why.
 RUN_QUEUED_STALE_AFTER = timedelta(seconds=env.int("RUN_QUEUED_STALE_AFTER_SECONDS", default=180))

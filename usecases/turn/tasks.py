@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 from celery import Task, shared_task
 from celery.utils.time import get_exponential_backoff_interval
+from django.conf import settings
 
 from agents.run_lifecycle import DATABASE_UNAVAILABLE_ERRORS, run_reap_stale
 from usecases.turn import runner
@@ -24,7 +25,7 @@ _RUN_TASK_OPTIONS: dict[str, Any] = {
     "time_limit": 300,
     "autoretry_for": DATABASE_UNAVAILABLE_ERRORS,
     "retry_backoff": 1,
-    "retry_backoff_max": 30,
+    "retry_backoff_max": settings.RUN_RETRY_BACKOFF_MAX,
     "max_retries": 12,
 }
 

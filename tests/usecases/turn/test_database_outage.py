@@ -44,6 +44,8 @@ print(Token.objects.create(user=User.objects.create_user("outage-user")).key)
 AFTER_THE_OUTAGE = 75
 # How long PostgreSQL refuses connections (the task: a short outage, 10–30 s).
 OUTAGE_SECONDS = 15
+# Longer than the task's twelve tries at most 1 s apart (RUN_RETRY_BACKOFF_MAX_SECONDS=1).
+LONG_OUTAGE_SECONDS = 25
 START = """
 import sys
 from pathlib import Path
@@ -130,10 +132,20 @@ class Stack:
 
 @pytest.fixture
 def stack(fake_anthropic_server):
+    yield from _stack(fake_anthropic_server)
+
+
+@pytest.fixture
+def stack_with_short_backoff(fake_anthropic_server):
+    yield from _stack(fake_anthropic_server, RUN_RETRY_BACKOFF_MAX_SECONDS="1")
+
+
+def _stack(fake_anthropic_server, **env: str):
     root = Path(tempfile.mkdtemp(prefix="lm-outage-"))  # short: a Unix socket path has a length limit
     root.chmod(0o755)  # the server runs as its own OS user when the tests run as root
     fake_anthropic_server.reset()
     stack = Stack(root, fake_anthropic_server.url)
+    stack.env.update(env)
     try:
         stack.start_database()
         stack.start_services()
@@ -153,6 +165,25 @@ def _timed(http: httpx.Client, method: str, path: str, **kw) -> tuple[float, int
 
 
 def test_a_database_outage_leaves_no_run_queued_and_requests_fail_fast(stack, fake_anthropic_server):
+    during, health = _outage(stack, fake_anthropic_server, OUTAGE_SECONDS)
+    # During the outage: a 503 within the pool's timeout (2 s; it was 30), not a hang;
+    # /healthz says why. The margin is for a loaded machine.
+    for name, (seconds, status) in during.items():
+        assert status == 503 and seconds < 3.5, (name, seconds, status, during)
+    assert health["status"] == "error" and health["checks"]["database"] not in ("ok", "no answer in 5 s"), health
+
+
+def test_an_outage_longer_than_the_tasks_retries_leaves_no_run_to_the_reaper(
+    stack_with_short_backoff, fake_anthropic_server
+):
+    """Twelve tries 1, 2, 4 … 30 s apart covered 2–4 minutes of outage; a longer one left the
+    runs cut off mid-turn ``running`` and the waiting ones ``queued``, for the reaper (5 and
+    3 minutes). Here the tries are at most 1 s apart (the same twelve cover about 6 s), and
+    the outage lasts 25 s: every run still ends soon after the database is back."""
+    _outage(stack_with_short_backoff, fake_anthropic_server, LONG_OUTAGE_SECONDS)
+
+
+def _outage(stack: Stack, fake_anthropic_server, outage_seconds: float) -> tuple[dict, dict]:
     token = stack.python(SETUP)
     base = f"http://127.0.0.1:{stack.port}"
     with httpx.Client(base_url=base, headers={"Authorization": f"Token {token}"}, timeout=10) as http:
@@ -190,7 +221,7 @@ def test_a_database_outage_leaves_no_run_queued_and_requests_fail_fast(stack, fa
             health: dict = http.get("/healthz", timeout=5).json()
         except httpx.TimeoutException:
             health = {"status": "", "checks": {"database": "no answer in 5 s"}}
-        time.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - outage_started)))
+        time.sleep(max(0.0, outage_seconds - (time.monotonic() - outage_started)))
         stack.start_database()
 
         # Every run ends soon after, without the reaper (whose RUN_STALE_AFTER is 5 minutes):
@@ -221,9 +252,4 @@ def test_a_database_outage_leaves_no_run_queued_and_requests_fail_fast(stack, fa
             while http.get(f"/api/runs/{run_id}").json()["status"] in ("queued", "running"):
                 assert time.monotonic() < deadline, stack.output()
                 time.sleep(0.5)
-
-    # During the outage: a 503 within the pool's timeout (2 s; it was 30), not a hang;
-    # /healthz says why. The margin is for a loaded machine.
-    for name, (seconds, status) in during.items():
-        assert status == 503 and seconds < 3.5, (name, seconds, status, during)
-    assert health["status"] == "error" and health["checks"]["database"] not in ("ok", "no answer in 5 s"), health
+    return during, health
