@@ -79,8 +79,14 @@ def test_a_run_the_database_failed_mid_turn_goes_back_to_the_queue(alice, monkey
     assert run.status == "completed"
 
 
-def test_the_turn_task_is_retried_when_the_database_is_unavailable():
+def test_the_turn_task_gives_up_to_the_reaper_only_past_its_window(settings):
+    """Retried for as long as the outage lasts (no count of tries), until RUN_STALE_AFTER: the
+    retry itself is shown by a real worker in ``test_database_outage.py``."""
     from django.db import OperationalError
 
-    assert OperationalError in execute_run.autoretry_for
-    assert execute_run.max_retries and execute_run.retry_backoff
+    from usecases.turn.tasks import _retry_in_outage
+
+    assert execute_run.max_retries is None
+    started = timezone.now() - settings.RUN_STALE_AFTER
+    with pytest.raises(OperationalError, match="still down"):
+        _retry_in_outage(execute_run, OperationalError("still down"), outage_since=started.isoformat(), run_id="r")

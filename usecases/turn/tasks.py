@@ -13,56 +13,66 @@ from typing import Any, NoReturn
 from celery import Task, shared_task
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
+from django.utils import timezone
 
 from agents.run_lifecycle import DATABASE_UNAVAILABLE_ERRORS, run_reap_stale
 from usecases.turn import runner
 
-# Both run tasks: the database unreachable (an outage, a restart, a busy pool) sent the run
-# back to the queue, so try again later rather than drop the task and leave it queued. A
-# retry is safe: only one claim goes through, and a resume continues from the staff decision.
-_RUN_TASK_OPTIONS: dict[str, Any] = {
-    "soft_time_limit": 240,
-    "time_limit": 300,
-    "autoretry_for": DATABASE_UNAVAILABLE_ERRORS,
-    "retry_backoff": 1,
-    "retry_backoff_max": settings.RUN_RETRY_BACKOFF_MAX,
-    "max_retries": 12,
-}
+# Both run tasks: the database unreachable (an outage, a restart, a busy pool) left the run
+# queued, or running under this task's claim, so try again later rather than drop the task.
+# A retry is safe: only one claim goes through, and a resume continues from the staff decision.
+# The tries go on for as long as the outage lasts, up to the reaper's RUN_STALE_AFTER: a count
+# of tries (twelve, until session 16) covered 2–4 minutes, and a longer outage left its runs to
+# the reaper for 5 more.
+_RUN_TASK_OPTIONS: dict[str, Any] = {"soft_time_limit": 240, "time_limit": 300, "max_retries": None}
 
 
 @shared_task(name="agents.execute_run", bind=True, **_RUN_TASK_OPTIONS)
-def execute_run(self: Task, run_id: str, left_running: str | None = None) -> None:
+def execute_run(self: Task, run_id: str, left_running: str | None = None, outage_since: str | None = None) -> None:
     """Run one chat turn. Safe to deliver twice: the claim lets only one through."""
     try:
         runner.run_execute(run_id=run_id, left_running=_when(left_running))
-    except runner.RunLeftRunning as exc:
-        _retry_taking_back(self, exc, run_id=run_id)
+    except (runner.RunLeftRunning, *DATABASE_UNAVAILABLE_ERRORS) as exc:
+        _retry_in_outage(self, exc, run_id=run_id, left_running=left_running, outage_since=outage_since)
 
 
 @shared_task(name="agents.resume_run", bind=True, **_RUN_TASK_OPTIONS)
-def resume_run(self: Task, run_id: str, decision: dict[str, Any], left_running: str | None = None) -> None:
+def resume_run(
+    self: Task,
+    run_id: str,
+    decision: dict[str, Any],
+    left_running: str | None = None,
+    outage_since: str | None = None,
+) -> None:
     """Continue a run after a staff decision. Safe to deliver twice: the run's state lets one through."""
     try:
         runner.run_resume(run_id=run_id, decision=decision, left_running=_when(left_running))
-    except runner.RunLeftRunning as exc:
-        _retry_taking_back(self, exc, run_id=run_id, decision=decision)
+    except (runner.RunLeftRunning, *DATABASE_UNAVAILABLE_ERRORS) as exc:
+        _retry_in_outage(
+            self, exc, run_id=run_id, decision=decision, left_running=left_running, outage_since=outage_since
+        )
 
 
 def _when(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-def _retry_taking_back(task: Task, exc: runner.RunLeftRunning, **kwargs: Any) -> NoReturn:
-    """The retry of a task whose run the outage left ``running``: with the claim to give back
-    (``left_running``), on the same backoff as ``autoretry_for``'s."""
+def _retry_in_outage(task: Task, exc: Exception, *, outage_since: str | None, **kwargs: Any) -> NoReturn:
+    """Try the run again 1, 2, 4 … ``RUN_RETRY_BACKOFF_MAX`` s later (full jitter) while the
+    database is away, with the claim to give back when the outage left the run ``running``
+    (``left_running``). Past ``RUN_STALE_AFTER`` since the outage's first failure the task
+    gives up, and the reaper (which sees the run stale by then) takes it over."""
+    now = timezone.now()
+    since = _when(outage_since) or now
+    if isinstance(exc, runner.RunLeftRunning):
+        kwargs["left_running"] = exc.claimed_at.isoformat()
+    cause = exc.__cause__ if isinstance(exc, runner.RunLeftRunning) and isinstance(exc.__cause__, Exception) else exc
+    if now - since >= settings.RUN_STALE_AFTER:
+        raise cause
     countdown = get_exponential_backoff_interval(
-        factor=_RUN_TASK_OPTIONS["retry_backoff"],
-        retries=task.request.retries,
-        maximum=_RUN_TASK_OPTIONS["retry_backoff_max"],
-        full_jitter=True,
+        factor=1, retries=task.request.retries, maximum=settings.RUN_RETRY_BACKOFF_MAX, full_jitter=True
     )
-    cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
-    raise task.retry(kwargs={**kwargs, "left_running": exc.claimed_at.isoformat()}, exc=cause, countdown=countdown)
+    raise task.retry(kwargs={**kwargs, "outage_since": since.isoformat()}, exc=cause, countdown=countdown)
 
 
 @shared_task(name="agents.reap_stale_runs", soft_time_limit=60, time_limit=90)
