@@ -45,7 +45,7 @@ AFTER_THE_OUTAGE = 75
 # How long PostgreSQL refuses connections (the task: a short outage, 10–30 s).
 OUTAGE_SECONDS = 15
 # Longer than the task's twelve tries at most 1 s apart (RUN_RETRY_BACKOFF_MAX_SECONDS=1), each
-# of which also waits up to the pool's 2 s: about 30 s in all.
+# waiting 0.5 s for the pool (DB_POOL_TIMEOUT) and for one of the worker's two threads: 20–30 s.
 LONG_OUTAGE_SECONDS = 60
 START = """
 import sys
@@ -138,7 +138,7 @@ def stack(fake_anthropic_server):
 
 @pytest.fixture
 def stack_with_short_backoff(fake_anthropic_server):
-    yield from _stack(fake_anthropic_server, RUN_RETRY_BACKOFF_MAX_SECONDS="1")
+    yield from _stack(fake_anthropic_server, RUN_RETRY_BACKOFF_MAX_SECONDS="1", DB_POOL_TIMEOUT="0.5")
 
 
 def _stack(fake_anthropic_server, **env: str):
@@ -180,7 +180,7 @@ def test_an_outage_longer_than_the_tasks_retries_leaves_no_run_to_the_reaper(
     """Twelve tries 1, 2, 4 … 30 s apart covered 2–4 minutes of outage; a longer one left the
     runs cut off mid-turn ``running`` and the waiting ones ``queued``, for the reaper (5 and
     3 minutes). Here the tries are at most 1 s apart (the same twelve, each waiting for the pool's
-    2 s, cover about 30 s), and the outage lasts 60 s: every run still ends soon after the
+    0.5 s and a thread, cover 20–30 s), and the outage lasts 60 s: every run still ends soon after the
     database is back (before the change: the runs left in flight, for the reaper)."""
     _outage(stack_with_short_backoff, fake_anthropic_server, LONG_OUTAGE_SECONDS)
 
