@@ -92,7 +92,11 @@ class MessageQuerySet(models.QuerySet["Message"]):
 
 
 class Message(models.Model):
-    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="messages")
+    # No index of its own: ``message_thread_sequence_uniq`` (thread, sequence) serves every look-up by
+    # thread. With a second one the planner read a whole 10,000-message thread by it and sorted it for
+    # the history search's newest 3,000 (it takes ``sequence < n`` for a fraction of the whole table),
+    # a third of the lexical statement's database CPU (bench/README.md, "One index for a thread's messages").
+    thread = models.ForeignKey(Thread, on_delete=models.CASCADE, related_name="messages", db_index=False)
     sequence = models.PositiveIntegerField()
     role = models.CharField(max_length=16, choices=MessageRole.choices)
     # Content blocks in the Anthropic shape: [{"type": "text", "text": ...}, {"type": "tool_use", ...}].
