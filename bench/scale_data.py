@@ -261,9 +261,10 @@ _FILLS = {"conversations_messageembedding": message_vectors.message_int8_copies_
 
 def _upgrade(spec: Spec, fingerprint: str) -> bool:
     """Bring a data set built before a migration up to today's tables in place: add the
-    nullable columns and the indexes its copies lack, fill them as the migration filled the
-    product's tables, and mark it current. False (nothing changed) when the copies differ
-    otherwise: the spec or the product changed in a way only a rebuild follows.
+    nullable columns and the indexes its copies lack, drop the indexes the product dropped, fill
+    them as the migration filled the product's tables, and mark it current. False (nothing
+    changed) when the copies differ otherwise: the spec or the product changed in a way only a
+    rebuild follows.
 
     A rebuild of ``bench_v10k`` embeds 10,000 messages again (20+ minutes); adding the int8
     copies of its vectors takes seconds.
@@ -295,6 +296,14 @@ def _upgrade(spec: Spec, fingerprint: str) -> bool:
         )
         for (indexdef,) in cur.fetchall():
             cur.execute(indexdef)
+        # And without the indexes a migration dropped (else the data set keeps the old plans).
+        cur.execute(
+            "SELECT q.indexname FROM pg_indexes q WHERE q.schemaname = %s AND q.tablename = ANY (%s) AND NOT EXISTS "
+            "(SELECT 1 FROM pg_indexes p WHERE p.schemaname = 'public' AND p.indexname = q.indexname)",
+            [s, tables],
+        )
+        for (indexname,) in cur.fetchall():
+            cur.execute(f'DROP INDEX {s}."{indexname}"')
     with using(s):
         for table in sorted({table for table, *_ in added}):
             if table in _FILLS:
@@ -308,7 +317,7 @@ def _upgrade(spec: Spec, fingerprint: str) -> bool:
 
 def ensure(spec: Spec) -> float:
     """Build the schema if missing or stale (or bring it up to today's tables in place, when a
-    migration only added nullable columns or indexes); returns the seconds spent (0 when reused)."""
+    migration only added nullable columns or added or dropped indexes); returns the seconds spent (0 when reused)."""
     fingerprint = _fingerprint(spec)
     if _current(spec, fingerprint):
         return 0.0

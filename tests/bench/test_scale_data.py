@@ -59,3 +59,34 @@ def test_a_data_set_built_before_the_int8_copies_gets_them_in_place_not_rebuilt(
     assert {i: bytes(c) for i, c in copies.items()} == {
         i: embeddings.to_int8_bytes(embeddings.from_bytes([bytes(v)])[0]) for i, v in vectors.items()
     }
+
+
+def _indexes(schema: str) -> set[str]:
+    with connection.cursor() as cur:
+        cur.execute("SELECT indexname FROM pg_indexes WHERE schemaname = %s", [schema])
+        return {name for (name,) in cur.fetchall()}
+
+
+def test_a_data_set_built_before_an_index_was_dropped_loses_it_in_place(data_set):
+    """Else the benchmarks measure the plans of the index the product no longer has."""
+    scale_data.ensure(data_set)
+    written, _, _ = _rows()
+    # As it was built before migration conversations.0011: the thread's own index, its fingerprint.
+    with connection.cursor() as cur:
+        cur.execute(
+            f'CREATE INDEX "conversations_message_thread_id_2e6e7032" '
+            f"ON {data_set.name}.conversations_message (thread_id)"
+        )
+        cur.execute(
+            f"UPDATE {data_set.name}.bench_marker SET fingerprint = %s",
+            [scale_data._fingerprint(data_set, schema=data_set.name)],
+        )
+    assert not scale_data.current(data_set)
+
+    scale_data.ensure(data_set)
+
+    assert scale_data.current(data_set)
+    # Its copies' tables and indexes are the product's again.
+    assert scale_data._fingerprint(data_set, schema=data_set.name) == scale_data._fingerprint(data_set)
+    assert "conversations_message_thread_id_2e6e7032" not in _indexes(data_set.name)
+    assert _rows()[0] == written  # the same rows, not generated again
