@@ -86,8 +86,16 @@ class Run(models.Model):
 
     class Meta:
         indexes = [
-            # "Is a run of this thread in flight?" and a thread's runs newest first.
+            # A thread's runs newest first.
             models.Index(fields=["thread", "-created_at"], name="run_thread_created_idx"),
+            # "Is a run of this thread queued, running or waiting for staff?" (every POST of a
+            # turn): the unique index below leaves out ``interrupted``, so without this one the
+            # check read every run the thread ever had (208 pages at 1,280 runs).
+            models.Index(
+                fields=["thread"],
+                name="run_unfinished_thread_idx",
+                condition=Q(status__in=["queued", "running", "interrupted"]),
+            ),
             # The reaper: runs stuck in running since before a cut-off.
             models.Index(fields=["started_at"], name="run_running_started_idx", condition=Q(status="running")),
             # The reaper: runs left queued since before a cut-off.

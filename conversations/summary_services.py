@@ -18,7 +18,7 @@ from conversations.extractive import ChangeJudge
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.selectors import summary_current
 from conversations.summarizer import SummaryText, model_configured, summarize, summary_cut
-from conversations.summary_policy import SummaryDecision, summary_decide
+from conversations.summary_policy import SummaryDecision, finished_thread_lengths, summary_decide
 from conversations.tokens import estimate_text
 
 logger = logging.getLogger(__name__)
@@ -138,14 +138,22 @@ def _plan(thread: Thread, *, use_model: bool, force: bool) -> _Plan | SummaryOut
     if cut is None or cut <= covered:
         return SummaryOutcome("up_to_date")
     aged = [m for m in tail if m.sequence <= cut]
+    lengths = finished_thread_lengths()
+    # Only whether a finished thread ran longer than this one matters (``expected_remaining_turns``):
+    # counting the turns past the longest one changes no decision, and a count of the whole
+    # thread read every message it holds, on every summary task (364 pages at 3,584 messages).
+    longest = max(lengths, default=0)
+    turns = Message.objects.filter(thread=thread, role=MessageRole.USER)[:longest].count() if longest else 0
     decision = summary_decide(
         model_call=use_model,
         previous_summary_tokens=previous.token_estimate if previous else 0,
         aged_out_tokens=sum(m.token_estimate for m in aged),
         window_tokens=sum(m.token_estimate for m in tail if m.sequence > cut),
-        turns_so_far=Message.objects.filter(thread=thread, role=MessageRole.USER).count(),
+        turns_so_far=turns,
+        lengths=lengths,
     )
     payload: dict[str, Any] = {"decision": decision.reason, "forced": force and not decision.compress}
+    payload["turns_counted_up_to"] = longest
     payload.update(decision.figures)
     if not (decision.compress or force):
         payload.update(outcome="waited", uncovered_messages=len(aged))

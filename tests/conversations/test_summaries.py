@@ -432,6 +432,32 @@ def test_expected_remaining_turns_come_from_finished_threads(alice):
 
 
 @pytest.mark.django_db
+def test_a_thread_longer_than_every_finished_one_is_decided_as_if_counted_to_its_end(alice, settings):
+    """The turns are counted up to the longest finished thread's: past it no finished thread
+    ran longer either way, so the decision is the whole count's, read in a bounded statement."""
+    settings.MEMORY_WINDOW = 4
+    for _ in range(3):
+        chat(thread_create(owner=alice), 5)
+    Thread.objects.update(last_activity_at=timezone.now() - timedelta(days=3))
+    thread = thread_create(owner=alice)
+    chat(thread, 12)
+    run = RunFactory(thread=thread, status="completed")
+
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        thread_summarize(thread_id=thread.id, run_id=run.id)
+
+    event = TraceEvent.objects.get(run=run, kind="summary")
+    assert event.payload["turns_so_far"] == 5 and event.payload["turns_counted_up_to"] == 5
+    # The same remaining turns as the thread's 12: no finished thread is longer than either.
+    assert expected_remaining_turns(turns_so_far=12, lengths=[5, 5, 5]) == (PRIOR_REMAINING_TURNS, 0)
+    assert event.payload["expected_remaining_turns"] == PRIOR_REMAINING_TURNS
+    counts = [q["sql"] for q in queries if "COUNT(*)" in q["sql"] and "conversations_message" in q["sql"]]
+    assert counts and all("LIMIT 5" in sql for sql in counts)
+
+
+@pytest.mark.django_db
 def test_a_small_aged_out_span_behind_a_large_summary_waits_when_the_model_would_be_paid(
     alice, settings, fake_anthropic
 ):
