@@ -293,3 +293,40 @@ def test_a_turn_posts_and_ends_its_stream_in_fewer_round_trips_and_a_corrected_r
     message_correct(message=Message.objects.get(pk=final["reply"]["id"]), right_value="hi")
     assert _final_event(client, body["run"]["id"])["reply"]["corrected"] is True
     assert client.get(f"/api/runs/{body['run']['id']}").json()["reply"]["corrected"] is True
+
+
+@pytest.mark.django_db
+def test_the_answers_written_by_hand_are_what_their_declared_fields_render(alice):
+    """The message and run answers (``api.turn_serializers.message_out``, ``run_out``) have
+    exactly the schema's fields, each stored value rendered as DRF's field renders it."""
+    from rest_framework import serializers
+
+    from api.turn_serializers import MessageOutSerializer, RunOutSerializer, RunRefSerializer, TurnOutSerializer
+
+    client = api(alice)
+    thread = thread_create(owner=alice)
+    body = client.post(f"/api/threads/{thread.id}/messages", {"content": "hello"}, format="json").json()
+    run_execute(run_id=body["run"]["id"])
+    reply = Message.objects.get(thread=thread, role="assistant")
+    note = message_correct(message=reply, right_value="hi")
+    run = Run.objects.get(pk=body["run"]["id"])
+
+    def stored_values_as_drf_renders_them(serializer, instance, answer):
+        assert list(answer) == list(serializer.fields)
+        for name, field in serializer.fields.items():
+            if isinstance(field, serializers.SerializerMethodField):
+                continue
+            value = field.get_attribute(instance)
+            assert answer[name] == (None if value is None else field.to_representation(value)), name
+
+    for message in (Message.objects.get(pk=body["message"]["id"]), reply, note):
+        answer = MessageOutSerializer(message).data
+        stored_values_as_drf_renders_them(MessageOutSerializer(), message, answer)
+    assert MessageOutSerializer(note).data["correction"]["right_value"] == "hi"
+    assert MessageOutSerializer(reply).data["corrected"] is True
+    answer = RunOutSerializer(run, context={"reply": reply}).data
+    stored_values_as_drf_renders_them(RunOutSerializer(), run, answer)
+    assert answer["reply"]["id"] == reply.id and answer["url"] == f"/api/runs/{run.id}"
+    stored_values_as_drf_renders_them(RunRefSerializer(), run, RunRefSerializer(run).data)
+    turn = TurnOutSerializer({"message": reply, "run": run}).data
+    assert list(turn) == ["message", "run"] and turn["run"] == RunRefSerializer(run).data
