@@ -5,10 +5,12 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from rest_framework import serializers
 from rest_framework.test import APIClient
 
 from agents.models import Run, TraceEvent
 from agents.run_lifecycle import run_claim, run_stream_append
+from api.turn_serializers import MessageOutSerializer, RunOutSerializer, RunRefSerializer, TurnOutSerializer
 from conversations.models import Message
 from conversations.services import message_correct, thread_create
 from memories.models import Memory
@@ -299,10 +301,6 @@ def test_a_turn_posts_and_ends_its_stream_in_fewer_round_trips_and_a_corrected_r
 def test_the_answers_written_by_hand_are_what_their_declared_fields_render(alice):
     """The message and run answers (``api.turn_serializers.message_out``, ``run_out``) have
     exactly the schema's fields, each stored value rendered as DRF's field renders it."""
-    from rest_framework import serializers
-
-    from api.turn_serializers import MessageOutSerializer, RunOutSerializer, RunRefSerializer, TurnOutSerializer
-
     client = api(alice)
     thread = thread_create(owner=alice)
     body = client.post(f"/api/threads/{thread.id}/messages", {"content": "hello"}, format="json").json()

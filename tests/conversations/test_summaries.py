@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents.models import TraceEvent
@@ -442,8 +443,6 @@ def test_a_thread_longer_than_every_finished_one_is_decided_as_if_counted_to_its
     thread = thread_create(owner=alice)
     chat(thread, 12)
     run = RunFactory(thread=thread, status="completed")
-
-    from django.test.utils import CaptureQueriesContext
 
     with CaptureQueriesContext(connection) as queries:
         thread_summarize(thread_id=thread.id, run_id=run.id)
