@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import OperationalError
 from django.utils import timezone
 
 from agents.models import Run
@@ -12,7 +13,7 @@ from agents.run_lifecycle import run_reap_stale
 from conversations.services import thread_create
 from tests.factories import RunFactory
 from usecases.turn import runner
-from usecases.turn.tasks import execute_run
+from usecases.turn.tasks import _retry_in_outage, execute_run
 from usecases.turns import turn_submit
 
 pytestmark = pytest.mark.django_db
@@ -82,10 +83,6 @@ def test_a_run_the_database_failed_mid_turn_goes_back_to_the_queue(alice, monkey
 def test_the_turn_task_gives_up_to_the_reaper_only_past_its_window(settings):
     """Retried for as long as the outage lasts (no count of tries), until RUN_STALE_AFTER: the
     retry itself is shown by a real worker in ``test_database_outage.py``."""
-    from django.db import OperationalError
-
-    from usecases.turn.tasks import _retry_in_outage
-
     assert execute_run.max_retries is None
     started = timezone.now() - settings.RUN_STALE_AFTER
     with pytest.raises(OperationalError, match="still down"):
