@@ -56,12 +56,13 @@ from conversations import vector_search
 from conversations.informative import carries_nothing, near_identical
 from conversations.models import MessageRole, Thread
 from conversations.selectors import TOOL_USE_CONTENT, asked_before, hit_rows, said_rows_at
-from liamemory import embeddings
+from liamemory import embeddings, language
 from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, kind_terms, query_terms, tsquery_text
 
 __all__ = [
     "RELEVANCE_COSINE_FLOOR",
     "HistoryHit",
+    "cosine_floor",
     "hits_beside",
     "informative_hits",
     "search_history",
@@ -90,6 +91,9 @@ LEXICAL_OLDER = 200
 # message of LoCoMo conv-26 for a question naming a speaker (each turn opens with their name); at
 # 400 that question's ranking moved and one context of 197 lost its evidence (bench/README.md).
 LEXICAL_WINDOW_HITS = 500
+# The messages nearest in meaning that no query word matched, read to see whether another language
+# is why (``_across_languages``).
+ACROSS_LANGUAGES_POOL = 20
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,9 @@ class HistoryHit:
     # For a reply, the person's message it answers ("" for other rows), read with the
     # hit's own row; None when not read (``informative_hits`` reads it then).
     asked: str | None = field(default=None, compare=False)
+    # Written in another language than the query: no query word could match it, so it was
+    # ranked by its meaning alone (``_across_languages``).
+    other_language: bool = field(default=False, compare=False)
 
 
 # --- history ----------------------------------------------------------------------
@@ -291,11 +298,53 @@ def _excerpt(text: str, terms: Iterable[str], limit: int = 300) -> str:
     return ("…" if start > 0 else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
+def _across_languages(
+    scores: _Scores, ranked: list[tuple[_Candidate, float, dict]], rows: dict, *, query: str, limit: int
+) -> tuple[list[tuple[_Candidate, float, dict]], set[int]]:
+    """``ranked`` with the messages nearest in meaning that are written in another language than
+    ``query`` scored by their meaning for both signals, and which those are.
+
+    In a chat that switches between English and Italian, "what franchise did I choose for next
+    year?" shares no word with "alzo la franchigia a 2500 dal prossimo anno": its lexical score is
+    nothing because of the language, not because it is unrelated, and the same-language chatter the
+    words matched ranked above it. Such a message counts its cosine's standard score in the
+    lexical one's place; in a chat of one language nothing moves.
+    """
+    asked_in = language.detect(query)
+    other = {
+        c.id
+        for c in scores.candidates.values()
+        if c.id in rows and c.lexical <= 0 and language.detect(rows[c.id].text) != asked_in
+    }
+    if not other:
+        return ranked, other
+    kept = [r for r in ranked if r[0].id not in other]
+    for c in scores.candidates.values():
+        if c.id in other:
+            z = _standard(c.cosine, scores.cosine_mean, scores.cosine_std)
+            if z > 0:
+                kept.append((c, sum(HISTORY_WEIGHTS.values()) * z, {"cosine": round(z, 2)}))
+    kept.sort(key=lambda r: (-r[1], -r[0].lexical, -(r[0].cosine or 0.0), -r[0].sequence))
+    return kept[:limit], other
+
+
+def _nearest_unmatched(scores: _Scores, ranked: list[tuple[_Candidate, float, dict]]) -> list[int]:
+    """The ``ACROSS_LANGUAGES_POOL`` candidates nearest in meaning that no query word matched, not in ``ranked``."""
+    listed = {c.id for c, _, _ in ranked}
+    unmatched = [
+        c for c in scores.candidates.values() if c.cosine is not None and c.lexical <= 0 and c.id not in listed
+    ]
+    unmatched.sort(key=lambda c: -(c.cosine or 0.0))
+    return [c.id for c in unmatched[:ACROSS_LANGUAGES_POOL]]
+
+
 def _history_hits(
-    scores: _Scores, terms: list[str], limit: int, *, own_only: bool, also: list[str]
+    scores: _Scores, terms: list[str], limit: int, *, own_only: bool, also: list[str], query: str
 ) -> list[HistoryHit]:
     ranked = _rank_history(scores, limit, own_only=own_only)
-    rows = hit_rows(message_ids=[c.id for c, _, _ in ranked])
+    # The rows of the nearest unmatched messages are read with the hits' (one query): their language.
+    rows = hit_rows(message_ids=[c.id for c, _, _ in ranked] + _nearest_unmatched(scores, ranked))
+    ranked, other = _across_languages(scores, ranked, rows, query=query, limit=limit)
     return [
         HistoryHit(
             message_id=c.id,
@@ -309,6 +358,7 @@ def _history_hits(
             word_share=min(1.0, c.coverage / max(1, len(terms))),
             cosine_margin=None if c.cosine is None else c.cosine - c.unrelated,
             asked=rows[c.id].asked,
+            other_language=c.id in other,
         )
         for c, score, signals in ranked
         if c.id in rows
@@ -342,7 +392,7 @@ def _search_scope(
         also=also,
     )
     _vector_candidates(question=question, scores=scores, scope_sql=scope_sql, scope_params=scope_params, before=before)
-    return _history_hits(scores, terms, limit, own_only=own_only, also=also)
+    return _history_hits(scores, terms, limit, own_only=own_only, also=also, query=query)
 
 
 # What was said in a thread: the person's messages, the replies, correction notes. Tool
@@ -443,6 +493,16 @@ _PEOPLES_MESSAGES = """({t}.thread_id, {t}.sequence) IN (
 THREAD_SEARCH_COSINE_FLOOR = 0.07
 # The same floor serves the context's excerpts (``usecases.turn.context``): relevant in itself.
 RELEVANCE_COSINE_FLOOR = THREAD_SEARCH_COSINE_FLOOR
+# Across languages e5-small's cosines sit lower: on the development chats that switch between
+# English and Italian (w53), the person's facts asked in the other language stood 0.047-0.066 above
+# unrelated statements, where paraphrases in one language stand 0.08 and more. A message written in
+# another language than the question (``HistoryHit.other_language``) needs this much.
+ACROSS_LANGUAGES_COSINE_FLOOR = 0.04
+
+
+def cosine_floor(hit: HistoryHit) -> float:
+    """How far above unrelated statements ``hit``'s meaning must stand to be relevant in itself."""
+    return ACROSS_LANGUAGES_COSINE_FLOOR if hit.other_language else RELEVANCE_COSINE_FLOOR
 
 
 def search_threads(
@@ -524,10 +584,11 @@ def search_other_threads(*, user: AbstractBaseUser, thread: Thread, query: str, 
         own_only=True,
         kinds=True,
     )
-    return informative_hits([h for h in hits if _relevant_to_a_person(h)], query=query, limit=limit)
+    relevant = [h for h in hits if _relevant_to_a_person(h, floor=cosine_floor(h))]
+    return informative_hits(relevant, query=query, limit=limit)
 
 
-def _relevant_to_a_person(hit: HistoryHit) -> bool:
+def _relevant_to_a_person(hit: HistoryHit, *, floor: float = THREAD_SEARCH_COSINE_FLOOR) -> bool:
     """The floor of a person's search: a query word of its own, or a meaning well above chit-chat's.
 
     A hit by meaning alone must also carry something (``conversations.informative``): a
@@ -542,7 +603,7 @@ def _relevant_to_a_person(hit: HistoryHit) -> bool:
         return True
     if hit.role != MessageRole.USER:
         return False
-    if hit.cosine_margin is None or hit.cosine_margin < THREAD_SEARCH_COSINE_FLOOR:
+    if hit.cosine_margin is None or hit.cosine_margin < floor:
         return False
     return not carries_nothing(hit.excerpt, role=hit.role, asked=hit.asked or "")
 

@@ -31,6 +31,9 @@ FIRST_PERSON = (
 THE_USER = ("the user", "user's", "the user's")
 # Possessives of the speaker ("my dog's name?" asks about the speaker's own things).
 POSSESSIVES = ("my", "our")
+# What a question names its thing with when the sentence before it said the thing ("The chemist
+# wants my Seniors Card number again. What is it?"): ``usecases.turn.context``.
+REFERRING_PRONOUNS = ("it", "that", "this", "they", "them", "those", "these")
 
 # Questions: the words that open one, and the verbs that open a yes/no question.
 QUESTION_WORDS = ("who", "whom", "whose", "what", "when", "where", "which", "why", "how")
@@ -797,7 +800,7 @@ ASKED_AGAIN = ("again", "now", "still", "currently", "anymore")
 # ... and a question passed on from someone else ("a mum is asking what the cap per student is").
 ASKING_FOR = (
     r"please|pls|i need|i'll need|give me|tell me|send me|can i have|one more time"
-    r"|(?:is|are|'s|’s) asking (?:me )?(?:what|when|where|which|how|for)|wants? to know"
+    r"|(?:(?:is|are|'s|’s) asking|asks|asked) (?:me )?(?:what|when|where|which|how|for)|wants? to know"
     # ... and what a question just asked meant ("the pediatrician's name, I mean").
     r"|i mean(?=\W*$)"
 )

@@ -22,6 +22,7 @@ FIRST_PERSON = (
 )  # fmt: skip
 THE_USER = ("l'utente", "utente")
 POSSESSIVES = ("mio", "mia", "miei", "mie", "nostro", "nostra", "nostri", "nostre")
+REFERRING_PRONOUNS = ("lo", "la", "li", "quello", "quella", "quelli", "quelle", "questo", "questa")
 
 QUESTION_WORDS = (
     "chi", "cosa", "che cosa", "quando", "dove", "quale", "quali", "qual", "perché", "perche", "come", "quanto",
