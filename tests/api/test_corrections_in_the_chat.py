@@ -65,26 +65,29 @@ def test_a_correction_whose_number_comes_a_sentence_later_puts_the_memory_right(
     assert "2289" in old.content and SAID_HERE in old.history.first().history_change_reason
 
 
-@pytest.mark.worker
-def test_a_change_said_in_the_chat_retires_the_old_date_and_is_kept_as_said(worker, alice):
-    thread = _conversation(alice)
-    ask(alice, thread, "Econometrics exam is on 12 May, and I'm already panicking")
-    ask(alice, thread, "the library is packed today, no seats anywhere")
-    ask(alice, thread, "exam got moved to 15 May, clash with another course apparently. 3 more days to study")
-    assert [m for m in _active(alice) if "May" in m] == [
-        "Exam got moved to 15 May, clash with another course apparently."
-    ]
-    assert Memory.objects.get(user=alice, status=MemoryStatus.SUPERSEDED).content.startswith("Econometrics exam")
+MOVED = [
+    (  # "another" after the new date is about another thing
+        "Econometrics exam is on 12 May, and I'm already panicking",
+        "exam got moved to 15 May, clash with another course apparently. 3 more days to study",
+        "Exam got moved to 15 May, clash with another course apparently.",
+        "12 May",
+    ),
+    (  # a thing moved to its new value
+        "remember that the fire inspection is April 3 at 2pm, I have to clear out the back corridor",
+        "fire marshal's office called, they're moving my inspection to April 10 at 2pm. thank god",
+        "Fire marshal's office called, they're moving my inspection to April 10 at 2pm.",
+        "April 3",
+    ),
+]
 
 
 @pytest.mark.worker
-def test_a_date_moved_in_the_chat_retires_the_old_one(worker, alice):
+@pytest.mark.parametrize(("told", "moved", "kept", "was"), MOVED)
+def test_a_date_moved_in_the_chat_retires_the_old_one_and_is_kept_as_said(worker, alice, told, moved, kept, was):
     thread = _conversation(alice)
-    ask(alice, thread, "remember that the fire inspection is April 3 at 2pm, I have to clear out the back corridor")
+    ask(alice, thread, told)
     ask(alice, thread, "rainy again, the dog refuses to go out")
-    ask(alice, thread, "fire marshal's office called, they're moving my inspection to April 10 at 2pm. thank god")
-    assert [m for m in _active(alice) if "inspection" in m] == [
-        "Fire marshal's office called, they're moving my inspection to April 10 at 2pm."
-    ]
+    ask(alice, thread, moved)
+    assert kept in _active(alice)
     old = Memory.objects.get(user=alice, status=MemoryStatus.SUPERSEDED)
-    assert "April 3" in old.content and SAID_HERE in old.history.first().history_change_reason
+    assert was in old.content and SAID_HERE in old.history.first().history_change_reason
