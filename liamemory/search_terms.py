@@ -85,16 +85,20 @@ def kind_terms(query: str) -> list[str]:
     return sorted(extra - words - STOP_WORDS)
 
 
-def kinds_linked(query: str) -> Callable[[str], bool] | None:
+def kinds_linked(query: str, *, naming: bool = False) -> Callable[[str], bool] | None:
     """A test of whether a text shows one of the kinds ``query`` names, or names a kind ``query`` shows
-    one of ("which blood pressure pill am I on?" / "I'm on Ramipril 5mg"); None when it has none."""
+    one of ("which blood pressure pill am I on?" / "I'm on Ramipril 5mg"); None when it has none.
+
+    ``naming``: a text that names a kind the query names by another word links too: another language's
+    ("my cat" / "il mio gatto", "la padrona di casa" / "our landlady") or a synonym ("tablet" / "pill"),
+    which no shared word finds. Within one word the two share it, so this adds only those."""
     q_named, q_shown = _kinds(_words(query), query)
     if not (q_named or q_shown):
         return None
 
     def linked(text: str) -> bool:
         named, shown = _kinds(_words(text), text)
-        return bool(q_named & shown or q_shown & named)
+        return bool(q_named & shown or q_shown & named or (naming and q_named & named))
 
     return linked
 

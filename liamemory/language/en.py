@@ -179,6 +179,14 @@ FUNCTION_WORDS = frozenset(
     thanks thank also really sure right well got noted note asked ask asking question said say tell told
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
+# Words that stand for no one in particular: a capitalised one opening a sentence ("Everything takes a
+# year") names nothing (``usecases.turn.offline_context``).
+INDEFINITE_PRONOUNS = frozenset(
+    """
+    everything everyone everybody everywhere something someone somebody somewhere anything anyone anybody
+    anywhere nothing nobody nowhere none each either neither whatever whoever
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
 
 # A stable personal fact said in passing: the offline model stores the sentence with
 # its remember tool, as the real model is instructed to (``usecases.turn.offline_facts``).
@@ -406,7 +414,7 @@ ASKING_WORDS = frozenset(
     """
     name names called call remind remember recall again tell know said say mentioned mention exactly already
     anyway quick one quickly actually before forget forgot think wait gonna want need much many far asks asking
-    currently still anymore
+    currently still anymore sure
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
@@ -527,6 +535,8 @@ DENIED_CHANGE_CUES = r"any ?more|any longer"
 # "43, not 42": the words that deny a value, and the articles between them and it.
 DENIALS = r"not|no|never"
 DENIED_ARTICLES = r"the"
+# Which of a month's weekdays ("the third Tuesday of the month", "not the second"): a day's value.
+ORDINAL_DAYS = r"first|second|third|fourth|fifth|last"
 
 # Words a memory does not need: the talk around the fact (``memories.text``).
 MEMORY_FILLER_PREFIXES = (
@@ -813,6 +823,8 @@ ASKING_CLAUSE = (
     r"what(?:'s|’s|s)|what\s+(?:is|was|are|were|did|do|does|time|day|date|night|number|code|name)"
     r"|(?:when|where|who)(?:'s|’s|s)|which\s+\w+\s+(?:is|are|was|were|did|do|does|am|have|had)"
     r"|how\s+(?:much|many|long|old|often)"
+    # "…, remind me what I'm allergic to so I tell him": a request to be told, not a fact.
+    r"|(?:remind|tell)\s+me\s+(?:what|which|when|where|who|how)"
 )
 ASKING_SENTENCE = r"(?:when|where|who|how)\s+(?:is|are|was|were|did|do|does|can|should)"
 # Question words contracted with "is" ("what's a good walk near here"), and question
@@ -935,6 +947,13 @@ KINDS = {
         ("evri", "hermes", "dpd", "dhl", "fedex", "yodel", "parcelforce", "gls"),
         "",
     ),
+    # Named only (no word or pattern shows one): a line naming one in another language or by another
+    # word answers a question naming it ("my mum's name" / "mia mamma Roberta"; ``kinds_linked``'s naming).
+    "mother": (("mum", "mom", "mother", "mummy", "mam"), (), ""),
+    "father": (("dad", "father", "daddy"), (), ""),
+    "rent": (("rent", "rents"), (), ""),
+    "alarm": (("alarm", "alarms"), (), ""),
+    "birthday": (("birthday", "birthdays", "bday"), (), ""),
 }  # fmt: skip
 
 # --- Corrections in the conversation a memory came from (``memories.thread_evidence``) ---

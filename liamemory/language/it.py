@@ -121,6 +121,11 @@ FUNCTION_WORDS = frozenset(
     grazie sì si no ok beh certo bene va chiesto chiedi domanda detto dire
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
+INDEFINITE_PRONOUNS = frozenset(
+    """
+    tutto tutti tutte qualcosa qualcuno qualcuna niente nulla nessuno nessuna ognuno ognuna ovunque chiunque
+    """.split()  # noqa: SIM905 (a word list reads better as text)
+)
 
 MONEY = r"(?:[€$£]\s?\d|\d[\d.,]*\s?(?:€|euro|eur)\b)"
 _PETS = r"cane|gatt[oa]|cagnolin[oa]|segugio|bastardin[oa]|labrador|bassott[oa]|meticci[oa]|certosino|criceto|coniglio"
@@ -274,6 +279,7 @@ ASKING_WORDS = frozenset(
     nome chiama chiamava chiamato ricordi ricordami ricorda ricordare dimmi detto dire sai sapere già di nuovo
     ancora esattamente scusa veloce prima dimenticato te avevo avevi dato chiede chiedono
     adesso ora attualmente
+    devo deve devi dobbiamo voglio vuole vuoi vogliamo posso puoi può serve servono bisogno
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
@@ -355,6 +361,7 @@ ADDITIVE = (
 )
 DENIALS = r"non|mai"
 DENIED_ARTICLES = r"il|la"
+ORDINAL_DAYS = r"primo|prima|secondo|seconda|terzo|terza|quarto|quarta|quinto|quinta|ultimo|ultima"
 
 MEMORY_FILLER_PREFIXES = (
     r"(?:per favore |ti prego di )?(?:ricorda(?:ti)?|tieni a mente|nota|non dimenticare|per la cronaca)"
@@ -597,6 +604,7 @@ ASKING_FOR = (
 ASKING_CLAUSE = (
     r"qual(?:e|i|\s+è|\s+e'|'è|è)|come\s+si\s+chiam\w*|che\s+(?:ora|giorno|numero|codice)"
     r"|quant[oaie]\s+(?:è|e'|costa|costano|era|devo|fa)|ti\s+ricordi"
+    r"|(?:ricordami|dimmi)\s+(?:(?:a|di|da|in|con|per)\s+)?(?:qual\w*|come|quando|dove|chi|che|cosa|quant\w*)"
 )
 ASKING_SENTENCE = r"(?:quando|dove)\s+(?:è|e'|sono|era|ho|abbiamo|devo)|chi\s+(?:è|e'|era)"
 QUESTION_CONTRACTIONS: tuple[str, ...] = ()
@@ -697,6 +705,11 @@ KINDS = {
         r"\bfaccio (?:il|la|l') ?\w+(?:ista|iere|iera|tore|trice|ente|ante)\b",
     ),
     "courier": (("corriere", "corrieri", "spedizioni", "spedizione"), ("bartolini", "brt", "sda"), ""),
+    "mother": (("mamma", "madre"), (), ""),
+    "father": (("papà", "papa", "babbo", "padre"), (), ""),
+    "rent": (("affitto", "affitti"), (), ""),
+    "alarm": (("allarme", "antifurto"), (), ""),
+    "birthday": (("compleanno", "compleanni"), (), ""),
 }  # fmt: skip
 
 # --- Corrections in the conversation a memory came from (``memories.thread_evidence``) ---

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -26,7 +27,7 @@ from conversations.informative import asks, near_identical, only_asks, says_noth
 from liamemory import embeddings, language
 from liamemory.search_terms import kind_words, kinds_linked
 from memories.matching.change import about, cue_in, judge, statement_changes
-from usecases.turn.offline_facts import change_cue, stated, without_quoted
+from usecases.turn.offline_facts import change_cue, corrects_itself, stated, without_quoted
 from usecases.turn.offline_words import content_words, fold
 
 LABEL = "(offline model)"
@@ -158,9 +159,21 @@ def _quoted(reply: str) -> str:
 _POSSESSIVE = re.compile(language.any_word("POSSESSIVES"), re.I)
 
 
+# Where a reply of the offline model says its quote came from (``where``): "” (message #115, 2026-12-07)",
+# "” (conversation “…”, 2026-12-07)", "” (what I remember about you)"; every language's labels.
+_SOURCE_LABEL = re.compile(
+    r"” \((?:[^()]*#\d+|[^()]*\d{4}-\d{2}-\d{2}|"
+    + "|".join(re.escape(str(language.words(lang).REPLIES["from_memory"])) for lang in language.LANGUAGES)
+    + r")"
+)
+
+
 def _quotable(line: Line) -> bool:
-    """Not the model's own replies, nor replies that say nothing, nor a question about the person's own things."""
+    """Not the model's own replies (an excerpt of one shortened loses its label, not the quote's source),
+    nor replies that say nothing, nor a question about the person's own things."""
     if line.text.startswith(LABEL) or only_asks(line.text) or says_nothing(line.text):
+        return False
+    if line.role == "assistant" and _SOURCE_LABEL.search(line.text):
         return False
     return not any(asks(x) and _POSSESSIVE.search(x) for x in _SENTENCES.split(line.text))
 
@@ -248,9 +261,16 @@ def _stated_part(sentence: str) -> str:
 
 
 def _asked(question: str) -> str:
-    """The sentences of a message that ask ("… lol. quick test, do you remember her name?")."""
-    asking = [_asking_part(x) for x in _SENTENCES.split(question) if asks(x)]
-    return " ".join(asking) or question
+    """The sentences of a message that ask ("… lol. quick test, do you remember her name?"); of a question
+    that names nothing itself ("… non si ricorda il codice dell'allarme. qual è?", "… wanted my reference
+    number. What was it?") the sentence before it too, which names what it asks about."""
+    sentences = _SENTENCES.split(question)
+    asking = [i for i, x in enumerate(sentences) if asks(x)]
+    parts = [_asking_part(sentences[i]) for i in asking]
+    if asking and not any(_question_words(x) for x in parts):
+        # "…, but tell me what I said anyway, my head is like a sieve": the clauses around say how, not what.
+        parts = [sentences[asking[0] - 1], *parts] if asking[0] else [sentences[i] for i in asking]
+    return " ".join(parts) or question
 
 
 _CLAUSES = re.compile(r",\s+|;\s+|\s[-–]\s")
@@ -260,15 +280,15 @@ def _asking_part(sentence: str) -> str:
     """``sentence`` up to its asking clause: a remark or task said after it ("which market do I do
     now, putting it in the insta bio", "what's the childminder's name, I need to add her to the
     pickup list") says what the answer is for, not what is asked; a clause before it often names
-    the thing ("Jordan's van - what's the reg?") and stays."""
+    the thing ("Jordan's van - what's the reg?") and stays. It may name nothing ("tell me what I said
+    anyway"): ``_asked`` then reads the sentence around it."""
     clauses = _CLAUSES.split(sentence)
     opens = [bool(asks(x) or _ASKS_OPENING.match(x)) for x in clauses]
     if True not in opens:
         return sentence
     first = opens.index(True)
     kept = clauses[: first + 1] + [x for x, o in zip(clauses[first + 1 :], opens[first + 1 :], strict=True) if o]
-    part = ", ".join(kept)
-    return part if _question_words(part) else sentence
+    return ", ".join(kept)
 
 
 # The words of the sentences around the asking one ("the cat knocked my phone off. do you
@@ -313,8 +333,9 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     vocabulary = lower_case_words([question, *(line.text for line in lines)])
     have = [{fold(w).removesuffix("'s") for w in content_words(_statements(line.text))} for line in lines]
     # A line that shows one of the kinds the question names answers that word ("what's my diet?" / "I am
-    # vegetarian", "l'indirizzo dello studio" / "in via San Nazaro 41"), as recall and the excerpts read it.
-    if linked := kinds_linked(_asked(question)):
+    # vegetarian", "l'indirizzo dello studio" / "in via San Nazaro 41"), as recall and the excerpts read it,
+    # and so does a line naming the kind in another language or word ("my cat" / "il mio gatto").
+    if linked := kinds_linked(_asked(question), naming=True):
         kind = {fold(w) for w in kind_words(_asked(question))} & set(wanted)
         have = [h | kind if linked(_statements(line.text)) else h for h, line in zip(have, lines, strict=True)]
     df = {w: sum(1 for h in have if _matches(w, h)) for w in wanted}
@@ -334,6 +355,8 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     best = max(scores)
     if best <= 0:
         return []
+    # What each line says about the question, before the bonus below.
+    said_about = {line: x / best for line, x in zip(lines, scores, strict=True)}
     # Of lines about the same thing, one that holds a value (a name, a number) states it.
     value = _value_kind(_asked(question))
     scores = [
@@ -386,16 +409,30 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     for line in same:
         if said_after(line, first):
             first = line
+
     # A correction that names neither the question's words nor the thing ("switched to the 10mg ones",
     # "changed our minds, going for Cossham instead") stands in for the line it corrects.
-    corrected = _corrections(first, lines, value, question, vocabulary)
+    # It must be about the question too, or name what the corrected line names: on a context of a dozen
+    # lines the change test tied "Brian at number 12 has a spare key" to "the worst pothole is outside
+    # number 84, … lost a hubcap".
+    def may_correct(x: Line, current: Line) -> bool:
+        own = (_subject_words(x.text) & _subject_words(current.text)) - _GENERAL
+        return said_about[x] >= NEWER_SHARE or any(len(w) > 3 and spread[w] <= OWN_WORD_LINES for w in own)
+
+    corrected = _corrections(first, lines, value, question, vocabulary, may_correct)
     corrected += _restated(corrected[-1], [x for x, v in scored.items() if v >= NEWER_SHARE * top_score], wanted, value)
     first = corrected[-1]
     rest = sorted(
         (line for line in scored if line is not first and not any(_copies(line, x) for x in corrected)),
         key=lambda x: -scored[x],
     )
-    rest = [line for line in rest if not ((line is best_line or line in same) and replaced(line, first))]
+    # Nor is a line the first one says it corrected ("sorry I gave you the wrong staff number, it's 40863").
+    rest = [
+        line
+        for line in rest
+        if not ((line is best_line or line in same) and replaced(line, first))
+        and not (_listed_after(first, line) and _changes(line, first, wanted))
+    ]
     return [first, *(line for line in rest if scored[line] >= NEAR_BEST * top_score)][:MAX_QUOTES]
 
 
@@ -446,11 +483,12 @@ _NAMED = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I['’])[A-Z][\w'-]+")
 
 def _changes(old: Line, new: Line, wanted: dict[str, float]) -> bool:
     """Whether ``new`` says that ``old``'s value changed: it denies it ("1200 now, not 900"), or it says a
-    change ("spostato", "moved"; not only "now" or "più") of the same thing: a word the question asks both
-    hold, or a value both name ("got rid of the octavia", "sempre 7-14")."""
+    change ("spostato", "moved"; not only "now" or "più") or that it corrects what was said ("I gave you
+    the wrong staff number, it's 40863", "I told you wrong about the meetings") of the same thing: a word
+    the question asks both hold, or a value both name ("got rid of the octavia", "sempre 7-14")."""
     if any(fold(m["value"]).rstrip(".,") in fold(old.text) for m in _DENIED.finditer(new.text)):
         return True
-    if not change_cue(_statements(new.text)):
+    if not (change_cue(_statements(new.text)) or corrects_itself(new.text)):
         return False
     return bool(_asked_in(wanted, old.text) & _asked_in(wanted, new.text)) or bool(
         _values(old.text) & _values(new.text)
@@ -474,8 +512,15 @@ def _asked_in(wanted: dict[str, float], text: str) -> set[str]:
 
 def _values(text: str) -> set[str]:
     """The names and the whole numbers of two characters or more ``text`` holds ("Octavia", "7-14"; not "2",
-    nor the "30" of "17:30")."""
-    return {fold(v) for v in (*_NAMED.findall(text), *_DIGITS.findall(text)) if len(v) > 1}
+    nor the "30" of "17:30", nor a title: "Dr Farah" and "Dr Lindgren" share no value)."""
+    return {
+        fold(v)
+        for v in (*_NAMED.findall(text), *_DIGITS.findall(text))
+        if len(v) > 1 and not _TITLE.fullmatch(v.rstrip("."))
+    }
+
+
+_TITLE = re.compile(language.alternation("TITLES"), re.I)
 
 
 # A code's form: its runs of letters and digits ("TP1361" and "TP1357": "A9"; "Halv-Guest-7731":
@@ -542,7 +587,12 @@ def _holds(value: re.Pattern[str], text: str, question: str, vocabulary: frozens
 # A capitalised word opening a sentence, after any punctuation; and the words that open
 # sentences without naming anyone (function words, openers, asking words) in every language.
 _OPENING_WORD = re.compile(r"^\W*([A-Z][\w'’-]{2,})\b")
-_NOT_NAMES = _ASKING | language.union("FUNCTION_WORDS") | language.union("SHORT_STOP_WORDS")
+_NOT_NAMES = (
+    _ASKING
+    | language.union("FUNCTION_WORDS")
+    | language.union("SHORT_STOP_WORDS")
+    | language.union("INDEFINITE_PRONOUNS")
+)
 
 
 def lower_case_words(texts: list[str]) -> frozenset[str]:
@@ -575,7 +625,7 @@ def _most_about(x: Line, other: Line, pool: list[Line], vectors: dict[Line, Any]
 # 22nd", "giovedì"), a time ("9:15", "4pm"), a code ("LOG-4478"), an amount ("£350", "10mg", "29"),
 # a name (a capitalised word inside a sentence).
 _DATE = re.compile(
-    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{language.alternation('WEEKDAYS_MONTHS')}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
+    rf"(?:(?:\d{{1,2}}(?:st|nd|rd|th)?|{language.alternation('ORDINAL_DAYS')})\s+)?{language.alternation('WEEKDAYS_MONTHS')}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?"
     rf"|\b\d{{1,2}}(?:st|nd|rd|th)\b|{language.alternation('RECURRING_DAYS')}",
     re.I,
 )
@@ -618,7 +668,7 @@ def _value_kinds(text: str, besides: str = "") -> set[str]:
 # A value a line says it is not ("419 non 418", "the 21st, not the 12th", "not Joanne").
 _DENIED = re.compile(
     rf"\b(?:{language.alternation('DENIALS')})\s+(?:(?:{language.alternation('DENIED_ARTICLES')})\s+)?"
-    r"(?P<value>\d[\w:./-]*|[A-Z][\w'-]+)"
+    rf"(?P<value>\d[\w:./-]*|[A-Z][\w'-]+|(?:{language.alternation('ORDINAL_DAYS')})\b)"
 )
 
 
@@ -634,7 +684,12 @@ MAX_CORRECTIONS = 3
 
 
 def _corrections(
-    line: Line, lines: list[Line], value: re.Pattern[str], question: str, vocabulary: frozenset[str]
+    line: Line,
+    lines: list[Line],
+    value: re.Pattern[str],
+    question: str,
+    vocabulary: frozenset[str],
+    may_correct: Callable[[Line, Line], bool],
 ) -> list[Line]:
     """``line`` and the lines said after it that corrected it, each the last one's correction.
 
@@ -643,7 +698,8 @@ def _corrections(
     after "amlodipine 5mg", "alla fine l'hanno spostato a giovedì"), so no shared word is needed.
     The two must be about each other above every other line of the context (``about``, as the change
     test picks the memory a change is about: one direction only let "il codice del cancello è 1957"
-    correct an order number), and it must hold a value of the kind asked.
+    correct an order number), and it must hold a value of the kind asked, and be one of the lines about
+    the question or name a rare word of the line it corrects (``may_correct``).
     """
     vectors = _passage_vectors(lines)
     chain = [line]
@@ -661,6 +717,7 @@ def _corrections(
             if x not in chain
             and not _copies(x, current)
             and said_after(x, current)
+            and may_correct(x, current)
             and _holds(value, _statements(x.text), question, vocabulary)
             and _value_kinds(x.text, current.text) & current_kinds
             and change_cue(_statements(x.text))
@@ -764,11 +821,16 @@ def _subject_words(text: str) -> set[str]:
 
 
 def _unique(lines: list[Line]) -> list[Line]:
-    """One line per thing said: of near-identical lines the newest stays."""
+    """One line per thing said: of near-identical lines the newest stays, or a memory holding a value the
+    other lacks (current: a memory corrected where it came from keeps the statement's words, "staff number
+    40863" for "… 40883")."""
     kept: list[Line] = []
     for line in sorted(lines, key=lambda x: x.order, reverse=True):
-        if not any(near_identical(line.text, k.text) for k in kept):
+        same = next((i for i, k in enumerate(kept) if near_identical(line.text, k.text)), None)
+        if same is None:
             kept.append(line)
+        elif line.source == "memory" and _values(line.text) - _values(kept[same].text):
+            kept[same] = line
     return kept
 
 

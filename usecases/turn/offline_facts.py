@@ -179,6 +179,14 @@ def stated_correction(text: str) -> str | None:
 
 # Words of a person correcting or updating what they said ("wait no", "misread", "scusa", "update").
 _CORRECTING = re.compile(rf"(?<![\w'’])(?:{language.alternation('SELF_CORRECTION')})(?!\w)", _FLAGS)
+
+
+def corrects_itself(text: str) -> bool:
+    """Whether ``text`` has a word of correcting or updating what was said ("I told you wrong", "sorry
+    … it's 40863", "scusa, l'ho scritto male"): a correction that says no change ("moved", "now")."""
+    return bool(_CORRECTING.search(text))
+
+
 # A value: a number or code, a day, a name past a sentence's first word.
 _A_VALUE = re.compile(rf"\d|{_WEEKDAY.pattern}|(?<![.!?:]\s)(?<!^)\b(?!I\b)(?-i:[A-Z][a-zà-ÿ]+)")
 
