@@ -279,7 +279,7 @@ ASKING_WORDS = frozenset(
     nome chiama chiamava chiamato ricordi ricordami ricorda ricordare dimmi detto dire sai sapere già di nuovo
     ancora esattamente scusa veloce prima dimenticato te avevo avevi dato chiede chiedono
     adesso ora attualmente
-    devo deve devi dobbiamo voglio vuole vuoi vogliamo posso puoi può serve servono bisogno
+    devo deve devi dobbiamo voglio vuole vuoi vogliamo posso puoi può
     """.split()  # noqa: SIM905 (a word list reads better as text)
 )
 
