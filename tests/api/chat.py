@@ -42,14 +42,20 @@ SMALL_TALK = [
 ]
 
 
-def chat_with_small_talk(user, statements: list[str], *, exchanges: int = 30) -> str:
+def chat_with_small_talk(
+    user,
+    statements: list[str],
+    *,
+    exchanges: int = 30,
+    noted: str = "Noted.",
+) -> str:
     """A conversation of ``user``: each statement followed by ``exchanges`` of small talk (written in
     one go, not replayed), so what was said is out of the window when asked about."""
     thread_id = api_as(user).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
     items = []
     for statement in statements:
         items.append({"role": "user", "content": [text_block(statement)]})
-        items.append({"role": "assistant", "content": [text_block("Noted.")]})
+        items.append({"role": "assistant", "content": [text_block(noted)]})
         for i in range(exchanges):
             said, answer = SMALL_TALK[i % len(SMALL_TALK)]
             items.append({"role": "user", "content": [text_block(f"{said} ({i})")]})

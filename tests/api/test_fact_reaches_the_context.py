@@ -10,33 +10,15 @@ import pytest
 
 from agents.context_report import context_report_read
 from agents.models import Run
-from conversations.content import text_block
-from conversations.models import Thread
-from conversations.services import messages_append
-from tests.api.chat import api_as, ask, quoted
+from tests.api.chat import api_as, ask, chat_with_small_talk, quoted
 
 STATEMENT = "Padel moved to Wednesday evenings, same time, one of the guys has his kids on Thursdays."
 QUESTION = "what day's padel now? trying to book a client call"
-CHATTER = [
-    ("Lovely sunny morning here, off for a walk by the river.", "Enjoy the walk!"),
-    ("How long do you boil an egg for a runny yolk?", "About six minutes in boiling water."),
-    ("That film last night was far too long.", "Long films can drag, yes."),
-]
 
 
 def _long_chat(user, *, exchanges: int = 40) -> str:
     """A conversation of ``user``: the statement, then ``exchanges`` of small talk and general questions."""
-    thread_id = api_as(user).post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
-    items = [
-        {"role": "user", "content": [text_block(STATEMENT)]},
-        {"role": "assistant", "content": [text_block("Noted, Wednesdays it is.")]},
-    ]
-    for i in range(exchanges):
-        said, answer = CHATTER[i % len(CHATTER)]
-        items.append({"role": "user", "content": [text_block(f"{said} ({i})")]})
-        items.append({"role": "assistant", "content": [text_block(f"{answer} ({i})")]})
-    messages_append(thread=Thread.objects.get(pk=thread_id), items=items)
-    return thread_id
+    return chat_with_small_talk(user, [STATEMENT], exchanges=exchanges, noted="Noted, Wednesdays it is.")
 
 
 def _ask(user, thread_id: str, text: str = QUESTION) -> tuple[str, Run]:

@@ -38,17 +38,23 @@ def _rows():
     return written, copies, vectors
 
 
+def _as_built_before(data_set, statement: str) -> None:
+    """The data set as an older schema left it: ``statement`` undoes a migration, and its marker
+    holds the fingerprint of those tables, as if built then."""
+    with connection.cursor() as cur:
+        cur.execute(statement)
+        cur.execute(
+            f"UPDATE {data_set.name}.bench_marker SET fingerprint = %s",
+            [scale_data._fingerprint(data_set, schema=data_set.name)],
+        )
+
+
 def test_a_data_set_built_before_the_int8_copies_gets_them_in_place_not_rebuilt(data_set):
     assert scale_data.ensure(data_set) > 0 and scale_data.current(data_set)
     written, _, vectors = _rows()
     assert len(written) == 30 and len(vectors) == 30
     # As it was built before migration 0010: no column, its fingerprint of those tables.
-    with connection.cursor() as cur:
-        cur.execute(f"ALTER TABLE {data_set.name}.conversations_messageembedding DROP COLUMN vector_int8")
-        cur.execute(
-            f"UPDATE {data_set.name}.bench_marker SET fingerprint = %s",
-            [scale_data._fingerprint(data_set, schema=data_set.name)],
-        )
+    _as_built_before(data_set, f"ALTER TABLE {data_set.name}.conversations_messageembedding DROP COLUMN vector_int8")
     assert not scale_data.current(data_set)
 
     scale_data.ensure(data_set)
@@ -72,15 +78,10 @@ def test_a_data_set_built_before_an_index_was_dropped_loses_it_in_place(data_set
     scale_data.ensure(data_set)
     written, _, _ = _rows()
     # As it was built before migration conversations.0011: the thread's own index, its fingerprint.
-    with connection.cursor() as cur:
-        cur.execute(
-            f'CREATE INDEX "conversations_message_thread_id_2e6e7032" '
-            f"ON {data_set.name}.conversations_message (thread_id)"
-        )
-        cur.execute(
-            f"UPDATE {data_set.name}.bench_marker SET fingerprint = %s",
-            [scale_data._fingerprint(data_set, schema=data_set.name)],
-        )
+    _as_built_before(
+        data_set,
+        f'CREATE INDEX "conversations_message_thread_id_2e6e7032" ON {data_set.name}.conversations_message (thread_id)',
+    )
     assert not scale_data.current(data_set)
 
     scale_data.ensure(data_set)
