@@ -13,7 +13,10 @@ were reached.
     .venv/bin/python -m bench.footprint --max-seconds 2400 --step 1000 --clients 16   # the 10,000-turn soak
 
 Each sample records the load average beside it: on a shared machine the latency follows
-the load as much as the product.
+the load as much as the product. It records the database pages the turns touched too, which
+do not depend on the load: what grows with the clients' threads. The database is kept as
+production's autovacuum keeps it (``bench.autovacuum``; this shared server runs without):
+``--statistics frozen`` measures it without, ``midpoint`` with one ``ANALYZE`` halfway.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ import statistics
 import sys
 import time
 
+from django.db import connection
+
+from bench.autovacuum import Autovacuum, database_pages, dsn
 from bench.common import percentile, write_result
 from bench.stack import SCRIPT, ChatClient, Stack, client_tokens, drive
 
@@ -47,6 +53,7 @@ def report(args, label: str, target: int, samples: list[dict], latency: list[dic
         {
             "quick": args.quick,
             "setup": label,
+            "statistics": args.statistics,
             "target_turns": target,
             "turns": last["turns"],
             "completed": completed,
@@ -68,15 +75,24 @@ def main() -> int:
     parser.add_argument(
         "--warm-up", type=int, help="turns per client before the first sample (default: the script once through)"
     )
+    parser.add_argument(
+        "--statistics",
+        choices=["autovacuum", "frozen", "midpoint"],
+        default="autovacuum",
+        help="autovacuum: its passes as production runs them (bench.autovacuum); frozen: the tables' "
+        "statistics as the run found them (before session 17); midpoint: frozen, one ANALYZE at half the turns",
+    )
     args = parser.parse_args()
 
     target = args.turns or (300 if args.quick else 10_000)
     cap = args.max_seconds or (90 if args.quick else 540)
     step = args.step or max(50, target // 20)
     tokens = client_tokens(args.clients)
+    # The first pass vacuums and analyses what the previous run left (its clients' threads just deleted).
+    vacuum = Autovacuum(dsn()).start() if args.statistics == "autovacuum" else None
     stack = (Stack.production() if args.setup == "production" else Stack()).start()
     follow = "stream" if args.setup == "production" else "poll"
-    print(f"{args.setup}: {stack.label}; clients {follow}")
+    print(f"{args.setup}: {stack.label}; clients {follow}; statistics: {args.statistics}")
     samples: list[dict] = []
     latency: list[dict] = []
     try:
@@ -89,7 +105,19 @@ def main() -> int:
         samples.append({"turns": 0, "seconds": 0, **stack.rss_mb()})
         print(f"after warm-up ({warm_up:,} turns): {samples[-1]}; load {os.getloadavg()[0]:.1f}")
         done, completed, started = 0, 0, time.monotonic()
+        pages_before, own_before, analysed_at = database_pages(), 0, None
         while done < target and time.monotonic() - started < cap:
+            if args.statistics == "midpoint" and analysed_at is None and done >= target // 2:
+                analysed_at = done
+                with connection.cursor() as cur:
+                    cur.execute(
+                        "SELECT format('%I.%I', schemaname, relname) FROM pg_stat_user_tables "
+                        "WHERE n_mod_since_analyze > 0"
+                    )
+                    for (table,) in cur.fetchall():
+                        cur.execute(f"ANALYZE {table}")
+                print(f"ANALYZE of every table written since its last one, after {done:,} turns", flush=True)
+                pages_before = database_pages()
             left = cap - (time.monotonic() - started)
             batch = drive(clients, turns=min(step, target - done), seconds=left)
             done += len(batch)
@@ -99,11 +127,18 @@ def main() -> int:
             p95 = round(percentile(latencies, 95), 1) if latencies else None
             samples.append({"turns": done, "seconds": round(time.monotonic() - started), **stack.rss_mb()})
             load = os.getloadavg()[0]
-            latency.append({"turns": done, "latency_median_ms": median, "latency_p95_ms": p95, "load": load})
+            # Pages the database touched for these turns (their tasks included), autovacuum's own left out:
+            # the reading that grows with a thread (pages do not depend on the machine's load).
+            pages_now, own_now = database_pages(), vacuum.pages if vacuum else 0
+            pages = round((pages_now - pages_before - (own_now - own_before)) / max(1, len(batch)))
+            pages_before, own_before = pages_now, own_now
+            block = {"turns": done, "latency_median_ms": median, "latency_p95_ms": p95, "pages_per_turn": pages}
+            latency.append({**block, "load": load})
             print(
                 f"after {done:>6,} turns ({samples[-1]['seconds']} s): "
                 + ", ".join(f"{k} {v} MB" for k, v in samples[-1].items() if k not in ("turns", "seconds"))
-                + f"; turn latency median {median} ms, p95 {p95} ms over the last {len(batch)}; load {load:.1f}",
+                + f"; turn latency median {median} ms, p95 {p95} ms, database pages {pages:,} a turn over the last "
+                f"{len(batch)}; load {load:.1f}",
                 flush=True,
             )
         detail = stack.rss_detail()
@@ -111,9 +146,13 @@ def main() -> int:
             c.close()
         # Reported before the servers stop: a worker finishing its last runs may take its
         # time to exit, and a time budget (bench/quiet_run.sh) must not cut the summary.
+        if vacuum:
+            print(f"statistics: {vacuum.label}", flush=True)
         report(args, stack.label, target, samples, latency, completed, detail)
     finally:
         stack.stop()
+        if vacuum:
+            vacuum.stop()
     return 0
 
 

@@ -42,6 +42,7 @@ import sys
 import time
 
 from agents.models import Run, RunStatus, TraceEvent, TraceKind
+from bench.autovacuum import Autovacuum, dsn
 from bench.common import load_average, percentile, write_result
 from bench.stack import CLIENT_PREFIX, ChatClient, FakeModelServer, Stack, client_tokens, database_cpu_seconds, drive
 
@@ -238,6 +239,8 @@ def main() -> int:
     levels = tuple(args.clients or (SLOW_LEVELS if slow else OFFLINE_LEVELS))
     poll_seconds = args.poll_seconds or (0.2 if slow else 0.02)
     tokens = client_tokens(max(levels))
+    # The database as production's autovacuum keeps it (this server runs without): bench.autovacuum.
+    vacuum = Autovacuum(dsn()).start()
     fake = FakeModelServer(delay=args.model_delay) if slow else None
     name = f"throughput_model{args.model_delay:g}s" if slow else "throughput"
     results: dict = {"quick": args.quick, "seconds_per_level": seconds, "model_delay_s": args.model_delay}
@@ -279,8 +282,11 @@ def main() -> int:
             results.setdefault(key, {})["web_503s"] = unavailable
             print(f"  web answered 503 to {unavailable} requests (warm-up included)", flush=True)
     finally:
+        vacuum.stop()
         if fake:
             fake.stop()
+    results["statistics"] = vacuum.label
+    print(f"statistics: {vacuum.label}", flush=True)
     write_result(name, results)
     return 0
 

@@ -30,6 +30,7 @@ MODULES = [
     "prepare_data",
     "context_stages",
     "stack",
+    "autovacuum",
     "common",
     "longchat.run",
     "longchat.data",
