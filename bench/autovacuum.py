@@ -57,6 +57,7 @@ class Autovacuum:
     pages: int = 0
     analyzed: int = 0
     vacuumed: int = 0
+    failed: int = 0
     server_runs_it: bool = False
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -124,7 +125,12 @@ class Autovacuum:
 
         def loop() -> None:
             while not self._stop.wait(nap):
-                self.run_once()
+                try:
+                    self.run_once()
+                except psycopg.Error as exc:  # a busy or restarting server: autovacuum tries again next time
+                    with self._lock:
+                        self.failed += 1
+                    print(f"autovacuum's pass failed ({exc.__class__.__name__}); the next in {nap:.0f} s", flush=True)
 
         self._thread = threading.Thread(target=loop, name="autovacuum", daemon=True)
         self._thread.start()
@@ -139,7 +145,8 @@ class Autovacuum:
     def label(self) -> str:
         if self.server_runs_it:
             return "the server's autovacuum"
-        return f"autovacuum's passes by the benchmark ({self.analyzed} analyze, {self.vacuumed} vacuum)"
+        failed = f", {self.failed} passes failed" if self.failed else ""
+        return f"autovacuum's passes by the benchmark ({self.analyzed} analyze, {self.vacuumed} vacuum{failed})"
 
 
 def database_pages() -> int:
