@@ -16,6 +16,7 @@ from conversations.tokens import estimate_message
 from liamemory import embeddings
 from liamemory.errors import ApplicationError
 from liamemory.retention import thread_expires_at
+from liamemory.task_sending import task_send_on_commit
 
 
 def thread_create(*, owner: User, agent: str = "assistant", title: str = "", incognito: bool = False) -> Thread:
@@ -184,8 +185,9 @@ def message_embeddings_schedule(*, messages: list[Message]) -> None:
     """Embed new messages for the history search, after commit, in a worker.
 
     The turn never waits for the model, and search treats a message without a
-    vector lexically until it has one.
+    vector lexically until it has one. In a broker outage the task is sent once the
+    broker is back (``liamemory.task_sending``) and the turn's own task after it.
     """
     ids = [m.pk for m in messages if m.text]
     if ids and embeddings.enabled():
-        embed_messages.delay_on_commit(ids)
+        task_send_on_commit(embed_messages, ids)

@@ -29,10 +29,15 @@ def runserver(port: int) -> list[str]:
 
 
 @contextmanager
-def served(cmd: list[str], port: int, log_path: Path) -> Iterator[str]:
+def served(cmd: list[str], port: int, log_path: Path, extra_env: dict[str, str] | None = None) -> Iterator[str]:
     """Start ``cmd`` (listening on ``port``), wait until it answers, yield its base URL;
     stop it on the way out. Its output (stdout and stderr) goes to ``log_path``."""
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": database_url_for_tests()}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": database_url_for_tests(),
+        **(extra_env or {}),
+    }
     base = f"http://127.0.0.1:{port}"
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -25,6 +25,7 @@ from conversations.selectors import thread_newest_empty
 from conversations.services import message_append, messages_append, thread_autotitle, thread_create
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import run_expires_at
+from liamemory.task_sending import task_send_on_commit
 from usecases.turn.registry import AGENTS, DEFAULT_AGENT
 from usecases.turn.tasks import execute_run, resume_run
 
@@ -32,7 +33,10 @@ logger = logging.getLogger(__name__)
 
 
 def _enqueue_run(run_id: str) -> None:
-    transaction.on_commit(lambda: execute_run.delay(run_id))
+    """The run's task, sent once the run is committed: in a broker outage the request still
+    answers with the queued run, and the task goes as soon as the broker is back
+    (``liamemory.task_sending``), so the person's message is kept and answered."""
+    task_send_on_commit(execute_run, run_id)
 
 
 def thread_start(*, owner: User, agent: str = DEFAULT_AGENT, title: str = "", incognito: bool = False) -> Thread:
@@ -175,12 +179,7 @@ def approval_decide(*, approval: Approval, approved: bool, actor: User, note: st
         if not run_lifecycle.approval_decide(approval=approval, approved=approved, actor=actor, note=note):
             raise Conflict("This run is not waiting for an approval.")
         decision = run_lifecycle.approval_resume_value(approval)
-        run_id = str(approval.run_id)
-
-        def _enqueue() -> None:
-            resume_run.delay(run_id, decision)
-
-        transaction.on_commit(_enqueue)
+        task_send_on_commit(resume_run, str(approval.run_id), decision)
     return approval
 
 
