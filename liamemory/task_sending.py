@@ -46,6 +46,9 @@ class _Waiting:
 
 class _Resender:
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.lock = threading.Lock()
         self.waiting: deque[_Waiting] = deque()
         self.thread: threading.Thread | None = None
@@ -100,7 +103,7 @@ class _Resender:
 _resender = _Resender()
 # A forked child (a prefork worker) starts with its own empty line and no thread: the parent's
 # waiting tasks are the parent's to send, and its lock may have been held at the fork.
-os.register_at_fork(after_in_child=_resender.__init__)
+os.register_at_fork(after_in_child=_resender.reset)
 
 
 def task_send(task: Task, *args: Any) -> None:
