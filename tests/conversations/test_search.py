@@ -12,6 +12,7 @@ from conversations import search
 from conversations.embedding_services import message_embeddings_update
 from conversations.models import Message
 from conversations.search import search_history, search_other_threads, search_threads
+from conversations.selectors import ASKED_NEAR, asked_before, hit_rows, said_rows_at
 from conversations.services import messages_append, thread_create
 from liamemory.search_terms import date_terms
 from memories.models import Memory, MemoryStatus
@@ -324,6 +325,34 @@ def test_thread_search_reads_what_people_wrote_and_the_replies_never_tool_steps(
         "What is my locker code? Please check the query.",
         "Your locker code is 4412.",
     }
+
+
+def test_a_reply_carries_the_question_it_answers_however_many_steps_came_between(alice):
+    """What a hit shows of a reply is the person's nearest earlier message: just before it, after
+    a turn of tool steps, or past more rows than the near look-up reads (``ASKED_NEAR``)."""
+    thread = thread_create(owner=alice)
+    _say(thread, [("user", "Where did I park the car?"), ("assistant", "On level 3, by the lift.")])
+    _exchange_with_tools(thread)
+    _say(thread, [("user", "What time is the train to Cork?")])
+    notes = [{"role": "system", "content": [{"type": "text", "text": f"Note {i}."}]} for i in range(ASKED_NEAR + 4)]
+    messages_append(thread=thread, items=notes)
+    _say(thread, [("assistant", "The train to Cork leaves at 9:40.")])
+    replies = {m.text: m for m in Message.objects.filter(thread=thread, role="assistant").exclude(text="")}
+    expected = {
+        "On level 3, by the lift.": "Where did I park the car?",
+        "Your locker code is 4412.": "What is my locker code? Please check the query.",
+        "The train to Cork leaves at 9:40.": "What time is the train to Cork?",
+    }
+    rows = hit_rows(message_ids=[replies[text].pk for text in expected])
+    said = said_rows_at(thread=thread, sequences=[replies[text].sequence for text in expected])
+    for text, question in expected.items():
+        assert rows[replies[text].pk].asked == question
+        assert said[replies[text].sequence].row.asked == question
+    assert asked_before(message_ids=[replies[t].pk for t in expected]) == {
+        replies[t].pk: q for t, q in expected.items()
+    }
+    first = Message.objects.get(thread=thread, sequence=1)
+    assert hit_rows(message_ids=[first.pk])[first.pk].asked == ""
 
 
 def test_thread_search_has_a_relevance_floor(alice, settings):
