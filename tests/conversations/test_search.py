@@ -431,7 +431,10 @@ def test_history_scores_the_window_back_to_its_newest_hits_only(alice, settings,
     assert scored & set(gym) == set(gym[-3:])  # the three newest
     assert 1 not in scored
     assert {1, *gym} <= {h.sequence for h in whole if "lexical" in h.signals}
-    assert [(h.message_id, h.score) for h in whole] == [(h.message_id, h.score) for h in unbounded]
+    # The same ranking; the scores to the last bits only up to the order the database sums them in
+    # (a hash aggregate's order follows the message ids, which other tests' rows move).
+    assert [h.message_id for h in whole] == [h.message_id for h in unbounded]
+    assert [h.score for h in whole] == pytest.approx([h.score for h in unbounded], rel=1e-12)
 
 
 def test_history_on_a_thread_within_the_lexical_window_ranks_as_without_it(alice, settings):
