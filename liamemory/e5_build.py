@@ -51,6 +51,18 @@ CALLS = (
         "        for (size_t i = 0; i < (size_t)T * FF; i++) mid[i] = gelu(mid[i]);",
         "e5_gelu(mid, (size_t)T * FF);",
     ),
+    # layer norm in vector lanes
+    (
+        "        float mean = 0.f;\n"
+        "        for (int i = 0; i < H; i++) { if (yy) r[i] += yy[i]; mean += r[i]; }\n"
+        "        mean /= H;\n"
+        "        float var = 0.f;\n"
+        "        for (int i = 0; i < H; i++) { float d = r[i] - mean; var += d * d; }\n"
+        "        var /= H;\n"
+        "        float inv = 1.f / sqrtf(var + eps);\n"
+        "        for (int i = 0; i < H; i++) r[i] = (r[i] - mean) * inv * w[i] + b[i];",
+        "        e5_layernorm(r, yy, w, b, H, eps);",
+    ),
     # the weights' AVX-512 layouts are freed with the model they were made from
     (
         "    if (m->map) munmap(m->map, m->map_size);",

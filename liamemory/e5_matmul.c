@@ -12,6 +12,7 @@
  *   together into one vector; with AVX-VNNI (256 bits) or plain AVX2, one block a row;
  * - the activations are quantized with vector instructions (the same int8 values and
  *   scales: the rounding is round-to-nearest-even, as `lrintf`'s);
+ * - layer norms sum in vector lanes;
  * - GELU's `erff` and softmax's `expf` are glibc's vector versions (libmvec, ~1 ulp) where
  *   the build links them, and the attention scores are vector dot products.
  * - with AVX-512 VNNI, the weights are laid out once per matrix (on its first product) so that
@@ -244,6 +245,10 @@ E5_AVX512 static void e5_matmul_layout(const e5_layout *lay, const float *bias, 
                     wg[b * 8 + k + 4] = _mm512_and_si512(_mm512_srli_epi16(v, 4), low);
                 }
             const float *dg = lay->d + (size_t)g * nb * 16;
+            /* the next group's nibbles are fetched while this one's tokens run (read
+             * cold from memory, they stalled the unpacking above) */
+            if (g + 1 < ng)
+                for (int c = 0; c < nb * 4; c++) _mm_prefetch((const char *)(src + nb * 4 + c), _MM_HINT_T0);
             int t = 0;
             for (; t + 8 <= L; t += 8) e5_tile16(wg, dg, aq, ad, as, bias, Y, t, 8, nin, nb, nout, g * 16);
             if (L - t >= 4) { e5_tile16(wg, dg, aq, ad, as, bias, Y, t, 4, nin, nb, nout, g * 16); t += 4; }
@@ -415,6 +420,43 @@ static float e5_exp_sum(float *p, int n, float mx) {
 #endif
     for (; i < n; i++) { float e = expf(p[i] - mx); p[i] = e; sum += e; }
     return sum;
+}
+
+/* One token's r = layernorm(r + y) (y may be NULL, then of r alone): the mean's and the
+ * variance's sums in 8 lanes (only their order differs from the scalar loops). */
+static void e5_layernorm(float *RESTRICT r, const float *RESTRICT y, const float *RESTRICT w,
+                         const float *RESTRICT b, int H, float eps) {
+#if defined(__AVX2__)
+    if (H % 8 == 0) {
+        __m256 sum = _mm256_setzero_ps();
+        for (int i = 0; i < H; i += 8) {
+            __m256 v = _mm256_loadu_ps(r + i);
+            if (y) v = _mm256_add_ps(v, _mm256_loadu_ps(y + i));
+            _mm256_storeu_ps(r + i, v);
+            sum = _mm256_add_ps(sum, v);
+        }
+        const __m256 mean = _mm256_set1_ps(hsum256(sum) / H);
+        __m256 sq = _mm256_setzero_ps();
+        for (int i = 0; i < H; i += 8) {
+            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(r + i), mean);
+            sq = _mm256_fmadd_ps(d, d, sq);
+        }
+        const __m256 inv = _mm256_set1_ps(1.f / sqrtf(hsum256(sq) / H + eps));
+        for (int i = 0; i < H; i += 8) {
+            __m256 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(r + i), mean), inv);
+            _mm256_storeu_ps(r + i, _mm256_fmadd_ps(d, _mm256_loadu_ps(w + i), _mm256_loadu_ps(b + i)));
+        }
+        return;
+    }
+#endif
+    float mean = 0.f;
+    for (int i = 0; i < H; i++) { if (y) r[i] += y[i]; mean += r[i]; }
+    mean /= H;
+    float var = 0.f;
+    for (int i = 0; i < H; i++) { float d = r[i] - mean; var += d * d; }
+    var /= H;
+    float inv = 1.f / sqrtf(var + eps);
+    for (int i = 0; i < H; i++) r[i] = (r[i] - mean) * inv * w[i] + b[i];
 }
 
 /* A head's query . key (hd values). */
