@@ -157,6 +157,7 @@ static void e5_forget(const void *map, size_t size) {
     pthread_mutex_unlock(&e5_layout_lock);
 }
 
+#if defined(E5_HAVE_VNNI)
 static const e5_layout *e5_layout_of(const block_q4_0 *W, int nout, int nin) {
     const e5_layout *found = NULL;
     pthread_mutex_lock(&e5_layout_lock);
@@ -192,6 +193,7 @@ static const e5_layout *e5_layout_of(const block_q4_0 *W, int nout, int nin) {
     pthread_mutex_unlock(&e5_layout_lock);
     return found;
 }
+#endif
 
 #if defined(E5_HAVE_VNNI)
 /* Tokens t0 .. t0+TB-1 times one 16-row group (wg: its unpacked weights, [nb][8] vectors;
