@@ -489,6 +489,12 @@ STILL_HOLDS = (
     r"|for now,? (?:i'm|i am|we're|we are|i'll|we'll) (?:staying|stay|keeping)",
     r"thinking (?:about|of)|considering|might|maybe|haven't decided|not decided yet|nothing's decided",
 )
+# A change proposed, wished or not signed yet ("they suggested moving it", "just an idea"): nothing happened.
+NOT_DECIDED = (
+    r"(?:proposed|suggested) (?:that|to|we|moving|changing|switching)|would (?:like|love|prefer)"
+    r"|we're (?:discussing|talking about)|just an idea|not sure yet|(?:haven't|have not|not) signed"
+    r"|if they (?:accept|say yes|agree)"
+)
 # A routine (the older fact recurs) and one occasion of it (the new statement speaks of one):
 # "Thursday yoga is cancelled next week" skips one class, it does not end the Thursdays. An
 # occasion said from when on ("from next week", "as of this month") is a change, not one occasion.
@@ -514,6 +520,12 @@ KEPT = r"still"
 # back to bristol"): the words before what resumes, and the words that name the usual itself.
 RESUMES = r"back to|come back to|comes back to|coming back to|go back to|going back to|carry on as|as normal"
 USUAL = r"usual|normal|the same|how it was"
+# The older fact said to hold as it always did ("half five like usual").
+AS_USUAL = r"(?:like|as) (?:usual|always|normal|before)"
+# The older statement's person or place said to come back after a while ("Sara comes back in spring").
+COMES_BACK = r"comes? back|coming back|will be back|is back|returns|gets back|reopens"
+# Closed as a state at a time, not as an event ("was closed for holidays"; not "closed down", "has closed").
+CLOSED_STATE = r"(?:is|was|were|are|'s) (?:closed|shut)(?! down| for good| permanently| now)"
 # Words that deny the change cue right after them ("haven't started", "never left").
 CUE_DENIALS = (
     r"not|never|didn't|haven't|hasn't|won't|wasn't|isn't|aren't|don't|doesn't"
@@ -535,6 +547,8 @@ DENIED_CHANGE_CUES = r"any ?more|any longer"
 # "43, not 42": the words that deny a value, and the articles between them and it.
 DENIALS = r"not|no|never"
 DENIED_ARTICLES = r"the"
+# "one sugar, not two": the denial that corrects a value said just before it (not "no sugar", a value itself).
+CORRECTING_DENIALS = r"not"
 # Which of a month's weekdays ("the third Tuesday of the month", "not the second"): a day's value.
 ORDINAL_DAYS = r"first|second|third|fourth|fifth|last"
 

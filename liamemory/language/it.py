@@ -322,6 +322,10 @@ STILL_HOLDS = (
     r"|per (?:ora|adesso|il momento) (?:resto|rimango|restiamo|rimaniamo)",
     r"sto valutando|valutando|sto pensando|pensando di|forse|magari|non ho ancora deciso|non so se",
 )
+NOT_DECIDED = (
+    r"propost\w|piacerebbe|stiamo parlando|solo un'idea|non ho firmato|non abbiamo firmato"
+    r"|se (?:lo |la |li )?accettano|non so ancora"
+)
 # A routine and one occasion of it (see ``en``); "il giovedì" recurs, "giovedì" is one day.
 _DAYS = "|".join((*WEEKDAYS, *WEEKDAY_SPELLINGS))
 ROUTINE = (
@@ -341,6 +345,9 @@ NEAR_MISS = r"quasi|a un passo da\w*|per poco"
 KEPT = r"sempre"
 RESUMES = r"torno al|torno a|torna al|torna a|tornare al|tornare a|poi torn\w+|riprende il suo|riprendo il mio"
 USUAL = r"solito|solita|normale|come prima|posto"
+AS_USUAL = r"come (?:al solito|sempre|prima|d'abitudine)"
+COMES_BACK = r"torna|ritorna|tornerà|rientra|rientrerà|riapre|riaprirà"
+CLOSED_STATE = r"(?:è|era|sono|erano) chius[oaie](?! definitivamente| per sempre)"
 CUE_DENIALS = r"non|nn|mai|se(?! n'| ne\b)"
 # "mio marito invece la carne la mangia", "il gas invece l'abbiamo lasciato con Eni": a fact set
 # beside another (a clause's subject, then "invece"), not a change of it.
@@ -361,6 +368,7 @@ ADDITIVE = (
 )
 DENIALS = r"non|mai"
 DENIED_ARTICLES = r"il|la"
+CORRECTING_DENIALS = r"non"
 ORDINAL_DAYS = r"primo|prima|secondo|seconda|terzo|terza|quarto|quarta|quinto|quinta|ultimo|ultima"
 
 MEMORY_FILLER_PREFIXES = (

@@ -104,9 +104,12 @@ def _denies_another(cue: str, old: str) -> bool:
 
 def _still_holds(old: str, new: str) -> bool:
     """The new statement says something still holds or has not happened yet ("still Tuesday though",
-    "sto valutando"): what it says changed is another thing, or nothing yet."""
-    still = _pattern("STILL_HOLDS")
-    return bool(still.search(new.lower())) and not still.search(old.lower())
+    "half five like usual", "sto valutando", "ci ha proposto di …, ne stiamo parlando"): what it says
+    changed is another thing, or nothing yet (a proposal, a plan not signed)."""
+    return any(
+        bool(_pattern(name).search(new.lower())) and not _pattern(name).search(old.lower())
+        for name in ("STILL_HOLDS", "AS_USUAL", "NOT_DECIDED")
+    )
 
 
 # "from next week": an occasion that starts a change, not one occasion of a routine.
@@ -163,6 +166,31 @@ def _resumes(old: str, new: str) -> bool:
         if any(_pattern("USUAL").match(" ".join(after[i:])) or w[:5] in old_words for i, w in enumerate(after)):
             return True
     return False
+
+
+def _comes_back(old: str, new: str) -> bool:
+    """ "Sara is in maternity … Sara comes back in spring", "Tony was closed for holidays … I can't wait that
+    Tony comes back": the older statement's own name is said to come back, so its absence is a while, not
+    an end."""
+    names = {w.lower()[:5] for w in re.findall(r"\b[A-Z][\w'-]+", old)}
+    lowered = new.lower()
+    for m in _pattern("COMES_BACK").finditer(lowered):
+        before = _words(lowered[: m.start()])[-2:]
+        if any(w[:5] in names for w in before):
+            return True
+    return False
+
+
+def _closed_for_a_while(new: str) -> bool:
+    """ "Dr Conti was closed so we went to the emergency vet", "the pool is closed for maintenance": a place
+    said to be closed (a state at a time) is shut for a while; an end is said as an event ("closed down",
+    "has closed", "chiude per sempre")."""
+    lowered = new.lower()
+    closed = list(_pattern("CLOSED_STATE").finditer(lowered))
+    if not closed:
+        return False
+    # Another cue beside it ("is closed now", "closed, so we moved to Elm") says what changed.
+    return all(any(c.start() <= m.start() < c.end() for c in closed) for m in _pattern("CHANGE_CUES").finditer(lowered))
 
 
 def _near_miss(new: str) -> bool:
@@ -341,7 +369,13 @@ _ORDINAL = rf"(?:{language.alternation('ORDINAL_SUFFIXES')})?"
 
 
 def _denies_old_value(old: str, new: str) -> str | None:
-    """ "43, not 42", "the 21st, not the 12th": the new statement negates a number or name the old one gave."""
+    """ "43, not 42", "the 21st, not the 12th", "ad aprile, non febbraio": the new statement negates a
+    number, name or word the old one gave."""
+    # "scade ad aprile, non febbraio", "one sugar, not two": a word of the older statement denied
+    # right after the value that replaces it.
+    for m in _NOT_AFTER_COMMA.finditer(new.lower()):
+        if m.group(1)[:5] in _content(old):
+            return m.group(1)
     for value in sorted(_values(old)):
         if re.search(rf"{_DENIAL}{re.escape(value)}{_ORDINAL}(?!\w)", new.lower()):
             return value
@@ -350,6 +384,12 @@ def _denies_old_value(old: str, new: str) -> str | None:
         if any(len(number) > len(denied) and number.endswith(denied) for number in _numbers(old)):
             return denied
     return None
+
+
+_NOT_AFTER_COMMA = re.compile(
+    rf"[,;]\s*(?:{language.alternation('CORRECTING_DENIALS')})\s+"
+    rf"(?:(?:{language.alternation('DENIED_ARTICLES')})\s+)?([^\W\d_][\w'-]*)"
+)
 
 
 def _number_corrected(old: str, new: str, denied: str | None) -> bool:
@@ -429,11 +469,14 @@ def rules_judge(old: str, new: str, *, closeness: float | None = None, **thresho
         return verdict
     if not denied and (_still_holds(old, new) or (_identifiers_restated(old, new) and not ended)):
         return verdict
-    # What did not happen now, or not to the older fact: a near miss, one occasion of a
+    # What did not happen now, or not to the older fact: a near miss, a while away (the older
+    # statement's name comes back, a place closed for a time), one occasion of a
     # routine, a past state, a change beside a fact that is kept, another of its kind, one
     # more thing acquired.
     if not denied and (
         _near_miss(new)
+        or _comes_back(old, new)
+        or _closed_for_a_while(new)
         or _one_occasion(old, new)
         or _history(old, new)
         or _keeps_the_old(old, new)

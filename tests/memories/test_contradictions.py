@@ -419,6 +419,31 @@ def test_a_fitted_change_score_adds_changes_the_rules_leave_and_says_why():
         ("My best friend is Tom.", "Tom and I fell out for good, we're not friends any more", "supersedes"),
         ("My manager is Greg.", "Greg left in the reorg and my new boss is Ana", "supersedes"),
         ("Mia sorella Marta vive a Torino.", "ho aiutato marta a traslocare, torino ormai è un ricordo", "supersedes"),
+        # A place closed for a time, a person who comes back: a while away, not an end; an end said as one is.
+        ("My GP is Dr Ward.", "Dr Ward was closed on Friday so I saw the locum at the walk-in", "compatible"),
+        ("My GP is Dr Ward.", "Dr Ward closed his practice for good, my new GP is Dr Hale", "supersedes"),
+        ("My hairdresser is Mia at Studio 5.", "for now Jo does my hair, but Mia comes back in May", "compatible"),
+        (
+            "La palestra dell'utente è il Palazzetto.",
+            "il Palazzetto è chiuso per lavori, vado alla Cozzi",
+            "compatible",
+        ),
+        # A word of the older statement denied right after the value that replaces it.
+        ("La visita dell'utente è a marzo.", "scusa, la visita è ad aprile, non marzo", "supersedes"),
+        ("I take two sugars in my tea.", "sorry, it's one sugar, not two", "supersedes"),
+        ("I take my tea black.", "black tea, no sugar, no milk, same as ever", "compatible"),
+        # Proposed, wished, not signed: nothing happened yet.
+        (
+            "Il negozio è in via Roma 3.",
+            "mi hanno proposto un locale nuovo in via Po, ne stiamo parlando",
+            "compatible",
+        ),
+        (
+            "Our office is at 12 Mill Lane.",
+            "the landlord suggested that we move to Dock Street now",
+            "compatible",
+        ),
+        ("Our office is at 12 Mill Lane.", "we moved the office to the new block on Dock Street", "supersedes"),
     ],
 )
 def test_the_change_test_reads_what_happened_and_to_whom(old, new, relation):
@@ -465,3 +490,29 @@ def test_a_memory_sharing_no_word_is_changed_only_when_clearly_the_nearest():
     assert [(pk, v.relation) for pk, v in choose(new, clearly)] == [(1, "supersedes")]
     unclear = [(1, "I drive a 2015 Honda Civic", 0.835), (2, "I live in Leeds", 0.83), (3, "I like jazz", 0.80)]
     assert choose(new, unclear) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user's vet is Dr. Conti.", "Dr Conti was closed on Sunday night so we went to the emergency vet"),
+        (
+            "The shop closes at 5:30 on Saturdays.",
+            "the board says saturday closing is half five as usual, someone thought we'd changed it",
+        ),
+        ("La bottega è in via Garibaldi 12.", "mi hanno proposto un locale nuovo in via Po, ne stiamo parlando"),
+    ],
+)
+def test_a_while_away_as_usual_or_only_proposed_leaves_the_memory_active(alice, old, new):
+    first = remember(alice, old).memory
+    assert remember(alice, new).action != "superseded"
+    first.refresh_from_db()
+    assert first.status == MemoryStatus.ACTIVE
+
+
+def test_a_value_corrected_with_not_retires_the_older_memory(alice):
+    first = remember(alice, "L'assicurazione della mia macchina scade a febbraio.").memory
+    out = remember(alice, "scusa, l'assicurazione della macchina scade ad aprile, non febbraio")
+    assert out.action == "superseded"
+    first.refresh_from_db()
+    assert (first.status, first.superseded_by_id) == (MemoryStatus.SUPERSEDED, out.memory.pk)
