@@ -390,6 +390,15 @@ NOT_A_FACT = (
     r"|underrated|if i|would you|should i|i wish|i wonder|i might|maybe|perhaps|i hope|hopefully|anyone who|whoever"
     r"|the most|the worst|the best)\b"
 )
+# A comma part that opens on a premise ("if bowling is £160, how much is left …"): a number given to
+# work something out with, not the person's fact.
+PREMISE = r"if"
+# The chat itself as what a clause is about ("my grandson Liam has put this on my phone", "my son
+# suggested I try one of these AI assistants"): how the person came to the assistant, small talk.
+ABOUT_THE_ASSISTANT = (
+    r"\b(?:set|put|installed|downloaded|got)\s+(?:this|it)\s+(?:up\b|on\b|for\b)|\b(?:use|try|using|trying|talk to|type to)"
+    r"\s+(?:this|it|one of these)\b|\bthis\s+(?:app|assistant|chatbot|ai)\b|\bthese\s+(?:ai\s+)?(?:assistants|apps|chatbots)\b"
+)
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"
 # What a question asks for (``usecases.turn.offline_context``): a name or a place, a time, a number.

@@ -256,6 +256,14 @@ POLITE_OPENERS = r"(?:mi )?(?:puoi|potresti|riesci a)|per favore|mi"
 CLOCK = r"\balle\s\d{1,2}(?:[:.]\d{2})?\b|\b\d{1,2}:\d{2}\b"
 CLOCK_SUFFIXES = ""
 CODE_ARTICLES = r"la\s|il\s|l'"
+# A comma part that opens on a premise ("se il noleggio costa 160 euro, …"); "se" before a clitic is
+# the pronoun ("se lo merita").
+PREMISE = r"se(?!\s+(?:lo|la|le|li|ne|l['’]))"
+# The chat itself as what a clause is about ("mio nipote mi ha installato questa app").
+ABOUT_THE_ASSISTANT = (
+    r"\b(?:installato|messo|scaricato|configurato|impostato)\s+(?:questa|questo|quest['’])|\b(?:usare|provare|parlare con)"
+    r"\s+(?:questa|questo|quest['’])|\bquest[ao]\s+(?:app|applicazione|assistente|chatbot|programma)\b"
+)
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
     r"|se io|dovrei|vorrei|chissà|forse|magari|spero|speriamo|chiunque)\b"

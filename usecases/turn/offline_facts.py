@@ -56,6 +56,12 @@ _SENTENCES = re.compile(
 )
 # The parts of a clause an opinion or a wish is read in ("the dentist Tuesday at 5:30, and I already hate it").
 _COMMA_PARTS = re.compile(r",\s+|\s+-\s+")
+# A part that opens on a premise ("if bowling is £160"): a number to work something out with.
+_PREMISE = re.compile(rf"^\W*(?:{language.alternation('PREMISE')})\s", _FLAGS)
+# The chat itself as a clause's subject ("my daughter Karen set this up for me on the iPad").
+_ABOUT_THE_ASSISTANT = re.compile(language.alternation("ABOUT_THE_ASSISTANT"), _FLAGS)
+# The first stretch of a clause, up to a comma or a conjunction: what its subject does.
+_FIRST_STRETCH = re.compile(r"^[^,;]*?(?=,|;|\s(?:and|but|so|e|ma|quindi)\s|$)", _FLAGS)
 # A code right after the word that names it ("booking reference QX7RM2", "codice di conferma
 # BK-5531902", "car reg: LK19 XFD"): at most two lowercase words between, and letters with digits or
 # four digits at least, so a count ("order 2 more") is no code; typed lower case, a prefix joined by a hyphen
@@ -126,7 +132,12 @@ def stated(sentence: str) -> str:
         return sentence
     if gives_a_task(sentence):
         return ""
-    return ", ".join(x for x in _COMMA_PARTS.split(sentence) if x and not _NOT_A_FACT.search(x))
+    return ", ".join(x for x in _COMMA_PARTS.split(sentence) if x and not _no_fact_part(x))
+
+
+def _no_fact_part(part: str) -> bool:
+    """An opinion, a wish or a guess ("I think …", "maybe …"), or a premise ("if bowling is £160")."""
+    return bool(_NOT_A_FACT.search(part) or _PREMISE.match(part))
 
 
 def clauses(text: str) -> list[str]:
@@ -235,7 +246,13 @@ def _first_clause(text: str, *, changes: bool) -> str | None:
             continue
         # A request's words are the task's up to its question mark; what follows is the person's.
         request = request and not any(p.endswith("?") for p in parts[:i])
-        stated = [x for x in _COMMA_PARTS.split(part) if x and not _NOT_A_FACT.search(x)]
+        if _about_the_chat(part) or (i and _PRONOUN_FIRST.match(part) and asks(parts[i - 1])):
+            # How the person came to the assistant is small talk; "he's nine" after "how do I stop
+            # Biscuit pulling?" is the question's detail.
+            continue
+        if not changes and _premise_of_a_question(text, parts, i):
+            continue
+        stated = [x for x in _COMMA_PARTS.split(part) if x and not _no_fact_part(x)]
         if len(stated) < len(_COMMA_PARTS.split(part)):
             # An opinion or a guess beside a fact: the parts without it, together, state what there is
             # ("booked the dentist, Thursday the 14th at 9:30, which is maybe dumb").
@@ -244,6 +261,23 @@ def _first_clause(text: str, *, changes: bool) -> str | None:
             # "Tomás just got home. he's my partner": the memory keeps who "he" is.
             return _memory_text(f"{parts[i - 1]} {part}" if i and _PRONOUN_FIRST.match(part) else part)
     return None
+
+
+def _about_the_chat(part: str) -> bool:
+    """Whether the clause's first stretch is about this chat ("my grandson Liam has put this on my phone")."""
+    first = _FIRST_STRETCH.match(part)
+    return bool(first and _ABOUT_THE_ASSISTANT.search(first.group(0)))
+
+
+def _premise_of_a_question(text: str, parts: list[str], i: int) -> bool:
+    """A value that the same sentence goes on to ask about after a comma ("the job is 8,450 words,
+    what does that come to?"): what the question works with. A naming or a stable fact there is
+    still the person's ("I can't eat eggs, what cake …?")."""
+    if i + 1 >= len(parts) or not asks(parts[i + 1]):
+        return False
+    if not re.search(rf"{re.escape(parts[i])},\s+{re.escape(parts[i + 1][:12])}", text):
+        return False
+    return not (_names_someone_close(parts[i]) or _states_a_fact(parts[i]))
 
 
 def _fact_in(part: str, *, request: bool, work: bool) -> bool:
