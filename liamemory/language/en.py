@@ -399,6 +399,15 @@ ABOUT_THE_ASSISTANT = (
     r"\b(?:set|put|installed|downloaded|got)\s+(?:this|it)\s+(?:up\b|on\b|for\b)|\b(?:use|try|using|trying|talk to|type to)"
     r"\s+(?:this|it|one of these)\b|\bthis\s+(?:app|assistant|chatbot|ai)\b|\bthese\s+(?:ai\s+)?(?:assistants|apps|chatbots)\b"
 )
+# A clause that opens on a plan ("will test tomorrow", "I'll ask her if she can do Thursdays"): what
+# the person means to do, a fact only when it carries an identifier or names someone.
+PLAN = r"i['’]ll|i will|will|we['’]ll|we will|i['’]m going to|gonna"
+# Someone's habit in the past ("Ron would buy her a bun", "our daughter Lynn would only go in", a
+# clause opening on "she'd get …"): a memory told, not how things are.
+HABITUAL_PAST = (
+    r"(?:\b(?:we|he|she|they|(?-i:[A-Z][a-z]+))\s+would|^\W*(?:we|he|she|they)['’]d)\s+(?:not\s+|only\s+|always\s+|never\s+|often\s+)?"
+    r"(?!like\b|love\b|prefer\b|rather\b|be\b|have\b|you\b)[a-z]+"
+)
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"
 # What a question asks for (``usecases.turn.offline_context``): a name or a place, a time, a number.

@@ -264,6 +264,9 @@ ABOUT_THE_ASSISTANT = (
     r"\b(?:installato|messo|scaricato|configurato|impostato)\s+(?:questa|questo|quest['’])|\b(?:usare|provare|parlare con)"
     r"\s+(?:questa|questo|quest['’])|\bquest[ao]\s+(?:app|applicazione|assistente|chatbot|programma)\b"
 )
+# A plan said first, and a habit of the past: the Italian says them by the verb's ending, not a word.
+PLAN = ""
+HABITUAL_PAST = ""
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
     r"|se io|dovrei|vorrei|chissà|forse|magari|spero|speriamo|chiunque)\b"

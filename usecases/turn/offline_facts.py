@@ -60,6 +60,8 @@ _COMMA_PARTS = re.compile(r",\s+|\s+-\s+")
 _PREMISE = re.compile(rf"^\W*(?:{language.alternation('PREMISE')})\s", _FLAGS)
 # The chat itself as a clause's subject ("my daughter Karen set this up for me on the iPad").
 _ABOUT_THE_ASSISTANT = re.compile(language.alternation("ABOUT_THE_ASSISTANT"), _FLAGS)
+_PLAN = re.compile(rf"^(?:{language.alternation('PLAN')})\b", _FLAGS)
+_HABITUAL_PAST = re.compile(language.alternation("HABITUAL_PAST"), _FLAGS)
 # The first stretch of a clause, up to a comma or a conjunction: what its subject does.
 _FIRST_STRETCH = re.compile(r"^[^,;]*?(?=,|;|\s(?:and|but|so|e|ma|quindi)\s|$)", _FLAGS)
 # A code right after the word that names it ("booking reference QX7RM2", "codice di conferma
@@ -246,9 +248,11 @@ def _first_clause(text: str, *, changes: bool) -> str | None:
             continue
         # A request's words are the task's up to its question mark; what follows is the person's.
         request = request and not any(p.endswith("?") for p in parts[:i])
-        if _about_the_chat(part) or (i and _PRONOUN_FIRST.match(part) and asks(parts[i - 1])):
+        if _about_the_chat(part) or (
+            i and _PRONOUN_FIRST.match(part) and (asks(parts[i - 1]) or _remembered(parts[i - 1]))
+        ):
             # How the person came to the assistant is small talk; "he's nine" after "how do I stop
-            # Biscuit pulling?" is the question's detail.
+            # Biscuit pulling?" is the question's detail, "she'd get cream …" after a memory is the memory.
             continue
         if not changes and _premise_of_a_question(text, parts, i):
             continue
@@ -261,6 +265,19 @@ def _first_clause(text: str, *, changes: bool) -> str | None:
             # "Tomás just got home. he's my partner": the memory keeps who "he" is.
             return _memory_text(f"{parts[i - 1]} {part}" if i and _PRONOUN_FIRST.match(part) else part)
     return None
+
+
+def _plan(part: str) -> bool:
+    """A plan said first ("will test tomorrow", "I'll ask her if …") without an identifier: what the
+    person means to do, not how things are."""
+    said = _OPENER.sub("", part)
+    return bool(_PLAN.match(said)) and not _holds_an_identifier(said)
+
+
+def _remembered(part: str) -> bool:
+    """A habit of the past ("Ron would buy her a bun", "our daughter Lynn would only go in"), without an
+    identifier: a memory told, a naming in it included."""
+    return bool(_HABITUAL_PAST.search(part)) and not _holds_an_identifier(part)
 
 
 def _about_the_chat(part: str) -> bool:
@@ -283,9 +300,11 @@ def _premise_of_a_question(text: str, parts: list[str], i: int) -> bool:
 def _fact_in(part: str, *, request: bool, work: bool) -> bool:
     """A naming states a fact anywhere; the other shapes only outside a request to the assistant, and
     a date or a value only in a message that is not about work meetings or deadlines."""
+    if _remembered(part):
+        return False
     if _names_someone_close(part):
         return True
-    if request:
+    if request or _plan(part):
         return False
     return _states_a_fact(part) or (not work and (_on_the_calendar(part) or _valued(part)))
 
