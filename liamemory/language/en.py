@@ -396,8 +396,9 @@ PREMISE = r"if"
 # The chat itself as what a clause is about ("my grandson Liam has put this on my phone", "my son
 # suggested I try one of these AI assistants"): how the person came to the assistant, small talk.
 ABOUT_THE_ASSISTANT = (
-    r"\b(?:set|put|installed|downloaded|got)\s+(?:this|it)\s+(?:up\b|on\b|for\b)|\b(?:use|try|using|trying|talk to|type to)"
-    r"\s+(?:this|it|one of these)\b|\bthis\s+(?:app|assistant|chatbot|ai)\b|\bthese\s+(?:ai\s+)?(?:assistants|apps|chatbots)\b"
+    r"\b(?:set|put|installed|downloaded|got)\s+(?:this|it)\s+(?:up\b|on\b|for\b)",
+    r"\b(?:use|try|using|trying|talk to|type to)\s+(?:this|it|one of these)\b",
+    r"\bthis\s+(?:app|assistant|chatbot|ai)\b|\bthese\s+(?:ai\s+)?(?:assistants|apps|chatbots)\b",
 )
 # A clause that opens on a plan ("will test tomorrow", "I'll ask her if she can do Thursdays"): what
 # the person means to do, a fact only when it carries an identifier or names someone.

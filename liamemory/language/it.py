@@ -261,8 +261,9 @@ CODE_ARTICLES = r"la\s|il\s|l'"
 PREMISE = r"se(?!\s+(?:lo|la|le|li|ne|l['’]))"
 # The chat itself as what a clause is about ("mio nipote mi ha installato questa app").
 ABOUT_THE_ASSISTANT = (
-    r"\b(?:installato|messo|scaricato|configurato|impostato)\s+(?:questa|questo|quest['’])|\b(?:usare|provare|parlare con)"
-    r"\s+(?:questa|questo|quest['’])|\bquest[ao]\s+(?:app|applicazione|assistente|chatbot|programma)\b"
+    r"\b(?:installato|messo|scaricato|configurato|impostato)\s+(?:questa|questo|quest['’])",
+    r"\b(?:usare|provare|parlare con)\s+(?:questa|questo|quest['’])",
+    r"\bquest[ao]\s+(?:app|applicazione|assistente|chatbot|programma)\b",
 )
 # A plan said first, and a habit of the past: the Italian says them by the verb's ending, not a word.
 PLAN = ""

@@ -198,3 +198,43 @@ def test_a_pets_kind_said_after_its_name_keeps_the_name():
     assert stable_fact("brb Biscuit needs a wee. he's a beagle and he has opinions") == (
         "Brb Biscuit needs a wee. he's a beagle and he has opinions"
     )
+
+
+# Said beside a fact but no fact of the person's own: a number a question works with, a question's
+# detail, how the person came to the chat, a plan said first, a memory of a habit long past.
+NOT_STORED_ALONGSIDE = [
+    "the essay is 3,200 words, how long will it take to proofread?",
+    "if the hire is £90, what does that leave each of us for petrol",
+    "se il noleggio costa 160 euro, quanto resta a testa?",
+    "How do I get Milo to stop barking at the post? He's six, so maybe he's set in his ways.",
+    "Good morning. My nephew's wife set this up for me on the tablet.",
+    "Hello. My daughter Anne has put this on my phone and says I can ask it anything.",
+    "My son Peter suggested I try one of these AI assistants. I'm not much of a typist.",
+    "mio nipote Luca mi ha installato questa app sul telefono",
+    "will call the garage tomorrow",
+    "I'll ask him if he can swap to Fridays.",
+    "Our son Mark would only eat toast when he was small.",
+    "When the kids were young we went to Whitby every August and Jim would build sandcastles.",
+]
+# The same shapes holding the person's fact stay stored.
+STILL_STORED = [
+    "My daughter Karen helps me with most things but she works full time so I thought I would try this",
+    "my partner Dev does most of the cooking, so meal ideas need to be stuff he'd actually make",
+    "I'll drive to the airport, the parking site wants the car reg: LK19 XFD",
+    "I can't eat eggs, what cake can I bake for Sunday?",
+    "Mio fratello Davide ha 17 anni e mi ha scritto per chiedermi se ingegneria è difficile",
+]
+
+
+@pytest.mark.parametrize("text", NOT_STORED_ALONGSIDE)
+def test_a_premise_a_detail_the_chat_itself_a_plan_or_a_memory_is_not_stored(text):
+    assert stable_fact(text) is None and stated_change(text) is None
+
+
+@pytest.mark.parametrize("text", STILL_STORED)
+def test_a_fact_beside_them_is_still_stored(text):
+    assert stable_fact(text) is not None
+
+
+def test_a_premise_is_left_out_of_the_memory():
+    assert stable_fact("il mio numero cliente è PF-3308, se te lo chiedo") == "Il mio numero cliente è PF-3308"
