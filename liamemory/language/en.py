@@ -409,6 +409,11 @@ HABITUAL_PAST = (
     r"(?:\b(?:we|he|she|they|(?-i:[A-Z][a-z]+))\s+would|^\W*(?:we|he|she|they)['’]d)\s+(?:not\s+|only\s+|always\s+|never\s+|often\s+)?"
     r"(?!like\b|love\b|prefer\b|rather\b|be\b|have\b|you\b)[a-z]+"
 )
+# A closing question that asks by a pronoun for what the sentence before named ("… wants my Seniors Card
+# number again. What is it?"): the message is that question.
+ASKS_BY_A_PRONOUN = (
+    r"(?:what|which|when|where)(?:['’]s|\s+(?:is|was|are|were))\s+(?:it|that|they|those)(?:\s+again)?\s*\?"
+)
 # A day named: a weekday, a month ("may" left out: mostly the verb), or a day to come.
 WEEKDAYS_MONTHS = r"\b(?:" + "|".join((*WEEKDAYS, *(m for m in MONTHS if m != "may"), "tomorrow", "next week")) + r")\b"
 # What a question asks for (``usecases.turn.offline_context``): a name or a place, a time, a number.

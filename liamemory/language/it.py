@@ -268,6 +268,10 @@ ABOUT_THE_ASSISTANT = (
 # A plan said first, and a habit of the past: the Italian says them by the verb's ending, not a word.
 PLAN = ""
 HABITUAL_PAST = ""
+# "… mi chiede il numero della tessera. Qual è?"
+ASKS_BY_A_PRONOUN = (
+    r"(?:qual|quale|quali|quando|dove)(?:\s*['’]?\s*(?:è|e'|era|sono|erano))?(?:\s+(?:già|di nuovo))?\s*\?"
+)
 NOT_A_FACT = (
     r"\b(?:penso|credo|secondo me|mi piace|mi piacciono|odio|adoro|preferisco|sopravvalutat\w*|sottovalutat\w*"
     r"|se io|dovrei|vorrei|chissà|forse|magari|spero|speriamo|chiunque)\b"

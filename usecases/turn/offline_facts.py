@@ -60,6 +60,7 @@ _COMMA_PARTS = re.compile(r",\s+|\s+-\s+")
 _PREMISE = re.compile(rf"^\W*(?:{language.alternation('PREMISE')})\s", _FLAGS)
 # The chat itself as a clause's subject ("my daughter Karen set this up for me on the iPad").
 _ABOUT_THE_ASSISTANT = re.compile(language.alternation("ABOUT_THE_ASSISTANT"), _FLAGS)
+_ASKS_BY_A_PRONOUN = re.compile(language.alternation("ASKS_BY_A_PRONOUN"), _FLAGS)
 _PLAN = re.compile(rf"^(?:{language.alternation('PLAN')})\b", _FLAGS)
 _HABITUAL_PAST = re.compile(language.alternation("HABITUAL_PAST"), _FLAGS)
 # The first stretch of a clause, up to a comma or a conjunction: what its subject does.
@@ -160,8 +161,9 @@ def clauses(text: str) -> list[str]:
 def stable_fact(text: str) -> str | None:
     """The clause of ``text`` that states a stable personal fact, ready to store; else None.
 
-    A message that ends by asking about the person's own things ("… Qual è il mio piatto preferito?")
-    is a question, whatever it says before.
+    A message that ends by asking about the person's own things ("… Qual è il mio piatto preferito?"), or
+    by a pronoun for what it named ("… wants my Seniors Card number again. What is it?"), is a question,
+    whatever it says before.
     """
     return _first_clause(text, changes=False)
 
@@ -237,6 +239,8 @@ def _first_clause(text: str, *, changes: bool) -> str | None:
     """The first clause of ``text`` that states a fact by the plain rules (or, with ``changes``, a new value)."""
     parts = clauses(text)
     if parts and parts[-1].endswith("?") and _POSSESSIVE.search(parts[-1]) and not gives_a_task(parts[-1]):
+        return None
+    if len(parts) > 1 and _ASKS_BY_A_PRONOUN.fullmatch(_OPENER.sub("", parts[-1])):
         return None
     request = bool(parts) and bool(gives_a_task(parts[0]))
     work = bool(_WORK_EVENT.search(text))

@@ -214,6 +214,8 @@ NOT_STORED_ALONGSIDE = [
     "will call the garage tomorrow",
     "I'll ask him if he can swap to Fridays.",
     "Our son Mark would only eat toast when he was small.",
+    "The pharmacy wants my NHS number again and I've left the letter at home. What is it?",
+    "In farmacia mi chiedono il numero della mia tessera sanitaria. Qual è?",
     "When the kids were young we went to Whitby every August and Jim would build sandcastles.",
 ]
 # The same shapes holding the person's fact stay stored.
