@@ -175,7 +175,7 @@ def _quotable(line: Line) -> bool:
         return False
     if line.role == "assistant" and _SOURCE_LABEL.search(line.text):
         return False
-    return not any(asks(x) and _POSSESSIVE.search(x) for x in _SENTENCES.split(line.text))
+    return not any(asks(x) and _POSSESSIVE.search(x) and not _stated_part(x) for x in _SENTENCES.split(line.text))
 
 
 def _question_words(question: str) -> set[str]:
@@ -221,9 +221,20 @@ def _matches(word: str, have: set[str]) -> bool:
             return True
         if len(word) >= 5 and len(h) >= 5 and (h.startswith(word[:5]) or word.startswith(h[:5])):
             return True
+        if _one_stem(word, h):
+            return True
         if len(word) >= 4 and word in h and not h.startswith(word):  # "name" in "renamed"
             return True
     return False
+
+
+_VOWELS = frozenset("aeiouàèéìòù")
+
+
+def _one_stem(word: str, other: str) -> bool:
+    """Two forms of one word that differ in their last vowel only, as Italian inflects ("firmo" /
+    "firma", "alunno" / "alunni"); five letters at least, so "caso" is no "casa"."""
+    return len(word) == len(other) >= 5 and word[:-1] == other[:-1] and word[-1] in _VOWELS and other[-1] in _VOWELS
 
 
 # A sentence that opens with a question word asks, with or without its "?" ("what's a good
@@ -240,7 +251,20 @@ def _statements(text: str) -> str:
     it quotes for a task: a line is matched, and its meaning weighed, on what the person states.
 
     Cached: a reply reads the same lines several times (matching, value kinds, corrections)."""
-    return " ".join(stated(x) for x in map(_stated_part, _SENTENCES.split(without_quoted(text))) if x)
+    return " ".join(x for x in map(_stated_sentence, _SENTENCES.split(without_quoted(text))) if x)
+
+
+def _stated_sentence(sentence: str) -> str:
+    """What ``sentence`` states (``stated``, ``_stated_part``); of a task whose colon introduces what
+    the person states ("Rifai la comunicazione sul welfare: il CdA ha approvato l'aumento, saranno 750
+    euro a testa", "update the turnover slide: we're 218 at 31 December") the statement, with the task's
+    words that name what it is about."""
+    said = stated(_stated_part(sentence))
+    if said:
+        return said
+    head, colon, tail = sentence.partition(": ")
+    told = stated(_stated_part(tail)) if colon else ""
+    return f"{head}: {told}" if told and _VALUE.search(told) else ""
 
 
 # A question asked after a comma, about what the sentence has just said ("i charge £380 a day for
@@ -250,11 +274,20 @@ _QUESTION_AFTER_COMMA = re.compile(
 )
 
 
+_COMMA = re.compile(r",\s+")
+
+
 def _stated_part(sentence: str) -> str:
     """``sentence``, or of one that asks the part before its question when that part states a value."""
     if not asks(sentence) and not _ASKS_OPENING.match(sentence):
         return sentence
     head = _QUESTION_AFTER_COMMA.split(sentence, maxsplit=1)[0]
+    if head == sentence:
+        # A value said in the clauses before a question about something else ("nel nostro gestionale
+        # HR, Zucchetti, c'è un modo per esportare le ferie?"): those clauses up to the one that asks.
+        clauses = _COMMA.split(sentence)
+        opens = [bool(asks(x) or _ASKS_OPENING.match(x)) for x in clauses]
+        head = ", ".join(clauses[: opens.index(True)]) if True in opens else sentence
     if head == sentence or asks(head) or _ASKS_OPENING.match(head) or not _VALUE.search(head):
         return ""
     return head
@@ -433,7 +466,36 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
         if not ((line is best_line or line in same) and replaced(line, first))
         and not (_listed_after(first, line) and _changes(line, first, wanted))
     ]
-    return [first, *(line for line in rest if scored[line] >= NEAR_BEST * top_score)][:MAX_QUOTES]
+    quoted = [first, *(line for line in rest if scored[line] >= NEAR_BEST * top_score)][:MAX_QUOTES]
+    return _one_value(quoted, lines, wanted, value)
+
+
+def _one_value(quoted: list[Line], lines: list[Line], wanted: dict[str, float], value: re.Pattern[str]) -> list[Line]:
+    """The quotes; of two that give the thing asked two values, the newer alone ("The landlord's a Sr.
+    Duarte" and, later, "the new landlady is Dona Fátima"): the person asked for one value, and the
+    older one beside it read as an answer too (the older value in the reply).
+
+    The two must be about one thing: the same words of the question ("the ferry booking" and "the TAP
+    booking reference" are two bookings), or each the line the other is most about."""
+    if len(quoted) < 2:
+        return quoted
+    first, second = quoted[:2]
+    if _listed_after(second, first):
+        newer = second
+    elif _listed_after(first, second):
+        newer = first
+    else:
+        return quoted
+    asked = _kinds_asked(value)
+    kinds = [{k for k, _ in _value_shapes(x.text)} for x in (first, second)]
+    if asked is not None:
+        kinds = [k & asked for k in kinds]
+    if not kinds[0] & kinds[1]:
+        return quoted
+    words = [_asked_in(wanted, x.text) for x in (first, second)]
+    if (words[0] and words[0] == words[1]) or _about_each_other(first, second, lines):
+        return [newer]
+    return quoted
 
 
 def _restated(line: Line, candidates: list[Line], wanted: dict[str, float], value: re.Pattern[str]) -> list[Line]:
@@ -779,9 +841,12 @@ def replaced(line: Line, newer: Line) -> bool:
 
 
 def _newer(x: Line, line: Line) -> bool:
-    """Later in the context, or an active memory (current) beside what an older conversation held."""
-    older = ("summary", "excerpt", "other")
-    return x.order > line.order or ((x.source == "memory" or x.replaces) and line.source in older)
+    """Later in the context where its order says (``_placed_after``: a summary line's place among the
+    excerpts of its day is unknown, so "First week at Monzo done" is no newer than the summary's "My new
+    manager at Monzo is called Fiona"), or an active memory (current) beside what an older conversation held."""
+    if (placed := _placed_after(x, line)) is not None:
+        return placed
+    return (x.source == "memory" or x.replaces) and line.source in ("summary", "excerpt", "other")
 
 
 def _current(line: Line, lines: list[Line]) -> Line:

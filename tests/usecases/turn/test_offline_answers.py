@@ -265,3 +265,30 @@ def test_a_newer_line_that_names_the_same_office_is_no_new_amount():
     ]
     answer = answer_lines("quanto era il nostro ISEE? mi serve per la domanda del centro estivo", lines)
     assert "ISEE" in answer[0].text  # not the CAF's call about an appointment
+
+
+def test_a_value_a_task_introduces_after_its_colon_is_read_and_the_newer_value_stands_alone():
+    first = _line(
+        "Devo comunicare ai dipendenti il piano welfare 2025: 600 euro a testa sulla piattaforma. "
+        "Mi scrivi una comunicazione chiara?",
+        10,
+    )
+    raised = _line(
+        "Rifai la comunicazione sul welfare: il CdA ha approvato l'aumento, saranno 750 euro a testa invece di 600. "
+        "Evidenzia la novità",
+        40,
+    )
+    assert answer_lines("quanto è il welfare per dipendente, alla fine?", [first, raised]) == [raised]
+
+
+def test_a_name_said_before_a_question_about_something_else_answers():
+    said = _line("nel nostro gestionale HR, Zucchetti, c'è un modo per esportare le ferie residue per reparto?", 12)
+    other = _line("le cene aziendali sono il momento più bello e più temuto dell'anno per chi fa HR", 30)
+    found = answer_lines("come si chiama il gestionale HR che usiamo?", [said, other])
+    assert found[0] == said
+
+
+def test_of_two_values_of_one_thing_the_reply_quotes_the_newer_alone():
+    old = _line("The landlord's a Sr. Duarte, seems nice, writes very formal English emails", 10)
+    new = _line("the new landlady is Dona Fátima, she only speaks Portuguese so you'll be translating for me", 20)
+    assert answer_lines("what's the landlady's name again, I want to write her a card", [old, new]) == [new]
