@@ -475,8 +475,9 @@ def _one_value(quoted: list[Line], lines: list[Line], wanted: dict[str, float], 
     Duarte" and, later, "the new landlady is Dona Fátima"): the person asked for one value, and the
     older one beside it read as an answer too (the older value in the reply).
 
-    The two must be about one thing: the same words of the question ("the ferry booking" and "the TAP
-    booking reference" are two bookings), or each the line the other is most about."""
+    The two must be about one thing: each holds every word the question asks with ("the Brittany Ferries
+    booking ref": "the ferry, booking is BF-3390274" and "the TAP booking reference" are two bookings),
+    or each is the line the other is most about."""
     if len(quoted) < 2:
         return quoted
     first, second = quoted[:2]
@@ -492,8 +493,9 @@ def _one_value(quoted: list[Line], lines: list[Line], wanted: dict[str, float], 
         kinds = [k & asked for k in kinds]
     if not kinds[0] & kinds[1]:
         return quoted
+    asking = {w for w, weight in wanted.items() if weight >= 1.0}
     words = [_asked_in(wanted, x.text) for x in (first, second)]
-    if (words[0] and words[0] == words[1]) or _about_each_other(first, second, lines):
+    if (asking and words[0] == words[1] == asking) or _about_each_other(first, second, lines):
         return [newer]
     return quoted
 
