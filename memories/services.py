@@ -10,7 +10,7 @@ actor, record the writer's name as the reason.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -292,6 +292,7 @@ def memory_remember(
     actor: User | None = None,
     only_if_it_replaces: bool = False,
     only_if_it_corrects: bool = False,
+    supersedes_if: Callable[[str, str], bool] | None = None,
 ) -> RememberOutcome:
     """Store one short fact about ``user``, or say precisely why not.
 
@@ -304,7 +305,9 @@ def memory_remember(
     supersedes; otherwise it is plans or someone else's news, and is refused.
     ``only_if_it_corrects``: a correction said in passing ("wait no, misread the email, it's 41782")
     is kept only as the correction of a memory drawn from ``source_thread``
-    (``memories.thread_evidence``); the pair test is not asked.
+    (``memories.thread_evidence``); the pair test is not asked. ``supersedes_if(said, memory's text)``:
+    a further test each memory the statement would supersede must pass (the change check after a
+    turn, ``usecases.memory_changes``).
     """
     # Judged as said ("actually", "now" tell a change), stored as a fact (``memory_text``).
     said = clean_content(content)
@@ -330,6 +333,8 @@ def memory_remember(
             source_thread=source_thread,
             only_corrections=only_if_it_corrects,
         )
+        if supersedes_if is not None:
+            judged = [(m, v) for m, v in judged if v.relation != "supersedes" or supersedes_if(said, m.content)]
         if only_if_it_replaces and not by_model and all(v.relation != "supersedes" for _, v in judged):
             raise MemoryWriteRefused(
                 "It replaces no stored fact, and a change on its own is not one to keep.",

@@ -18,6 +18,7 @@ from governance.models import ErasureRequest
 from liamemory.llm import RETRYABLE_CODES, ModelError
 from usecases import purge
 from usecases.erasure_execution import AUTOMATIC_ATTEMPTS, erasure_execute, erasures_reap_interrupted
+from usecases.memory_changes import message_changes_memory
 from usecases.thread_summary import thread_summarize
 
 logger = logging.getLogger(__name__)
@@ -69,6 +70,13 @@ def execute_erasure(request_id: str) -> dict[str, str]:
     a redelivered task continues where the dead worker stopped, or does nothing."""
     request = erasure_execute(request_id=request_id)
     return {"request_id": str(request.pk), "status": request.status}
+
+
+@shared_task(name="memories.message_changes_memory", soft_time_limit=60, time_limit=90, ignore_result=True)
+def check_message_changes(message_id: int) -> dict[str, object]:
+    """Background, after a turn: whether the person's message changed a memory the turn left active."""
+    outcome = message_changes_memory(message_id=message_id)
+    return {"action": outcome.action if outcome else "none"}
 
 
 # Periodic (django-celery-beat, governance migration 0006).

@@ -260,6 +260,7 @@ def persist(state: TurnState, runtime: Runtime[TurnRuntime]) -> TurnState:
         tokens_full_resend=state.get("full_resend", 0),
         error_code=state.get("error_code", ""),
         error_message=STEP_LIMIT_ERROR.format(steps=rt.agent.max_steps) if state.get("error_code") else "",
+        memory_allowed=rt.memory_allowed,
     )
     return {}
 

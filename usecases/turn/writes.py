@@ -18,7 +18,7 @@ from agents.models import Run
 from agents.run_lifecycle import RunId, run_finish, run_lock_active
 from conversations.services import messages_append
 from memories.services import memory_touch_used
-from usecases.tasks import summarize_thread
+from usecases.tasks import check_message_changes, summarize_thread
 
 
 def turn_lock(*, run_id: RunId) -> Run:
@@ -44,13 +44,15 @@ def turn_complete(
     tokens_full_resend: int,
     error_code: str = "",
     error_message: str = "",
+    memory_allowed: bool = False,
 ) -> None:
     """Persist the turn's new messages and finish the run, in one atomic write.
 
     The run row is locked and must still be ``running``: a run cancelled or erased
     meanwhile writes nothing. Thread totals are bumped incrementally. With an
     ``error_code`` (the step cap) the run ends ``failed`` with its messages kept, so
-    the conversation has no tool call left without its answer.
+    the conversation has no tool call left without its answer. With ``memory_allowed`` the person's
+    message is then put to the change check (``usecases.memory_changes``), at commit.
     """
     with transaction.atomic():
         run = turn_lock(run_id=run_id)
@@ -71,5 +73,7 @@ def turn_complete(
         )
         if report and report.memory_ids:
             memory_touch_used(memory_ids=list(report.memory_ids))
+        if memory_allowed and not error_code and run.request_message_id is not None:
+            check_message_changes.delay_on_commit(run.request_message_id)
         if settings.MEMORY_SUMMARY_ENABLED:
             summarize_thread.delay_on_commit(str(run.thread_id), str(run.pk))
