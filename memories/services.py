@@ -306,8 +306,8 @@ def memory_remember(
     ``only_if_it_corrects``: a correction said in passing ("wait no, misread the email, it's 41782")
     is kept only as the correction of a memory drawn from ``source_thread``
     (``memories.thread_evidence``); the pair test is not asked. ``supersedes_if(said, memory's text)``:
-    a further test each memory the statement would supersede must pass (the change check after a
-    turn, ``usecases.memory_changes``).
+    only the memory nearest to the statement in meaning may be superseded, and only if it passes this
+    further test (the change check after a turn, ``usecases.memory_changes``).
     """
     # Judged as said ("actually", "now" tell a change), stored as a fact (``memory_text``).
     said = clean_content(content)
@@ -334,7 +334,13 @@ def memory_remember(
             only_corrections=only_if_it_corrects,
         )
         if supersedes_if is not None:
-            judged = [(m, v) for m, v in judged if v.relation != "supersedes" or supersedes_if(said, m.content)]
+            # Only the memory nearest in meaning, and only if the further test holds.
+            nearest = max(close.cosines, key=close.cosines.__getitem__, default=None)
+            judged = [
+                (m, v)
+                for m, v in judged
+                if v.relation != "supersedes" or (m.pk == nearest and supersedes_if(said, m.content))
+            ]
         if only_if_it_replaces and not by_model and all(v.relation != "supersedes" for _, v in judged):
             raise MemoryWriteRefused(
                 "It replaces no stored fact, and a change on its own is not one to keep.",

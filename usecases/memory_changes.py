@@ -74,8 +74,10 @@ _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]+|[\w:./-]*\d[\w:./-]*")
 
 
 def new_value_for(piece: str, memory: str) -> bool:
-    """Whether ``piece`` gives ``memory`` a new value: it names a value the memory does not, and shares
-    a value with it (the thing changed: "Monzo asked if I could start on 17 March instead").
+    """Whether ``piece`` gives ``memory`` a new value in place of one: each names a value the other does
+    not, and they share one (the thing changed: "Monzo asked if I could start on 17 March instead" for
+    "… Monzo …, starting 3 March"; not "Dr. Okafor said he's doing great" for "our pediatrician is
+    Dr. Okafor").
 
     Said after a turn that stored nothing, most sentences are plans, feelings or another thing's
     news ("first day tomorrow. nervous!", "un nuovo AD a dicembre"); the change test's cue words
@@ -83,4 +85,4 @@ def new_value_for(piece: str, memory: str) -> bool:
     """
     mine, theirs = set(_VALUE.findall(piece)), set(_VALUE.findall(memory))
     mine_any, theirs_any = set(_CAPITALISED.findall(piece)), set(_CAPITALISED.findall(memory))
-    return bool(mine - theirs_any) and bool(mine & theirs_any or mine_any & theirs)
+    return bool(mine - theirs_any) and bool(theirs - mine_any) and bool(mine & theirs_any or mine_any & theirs)
