@@ -9,7 +9,7 @@ from tests.utils import wait_for
 from usecases.memory_changes import change_pieces, new_value_for
 
 SAID = [
-    "Got the offer from Monzo last week, Head of Brand Marketing, starting 3 March",
+    "remember that I start my new job at Monzo on 3 March",
     "lovely sunny morning here",
     "whats a good stretch for lower back pain",
     "Monzo asked if I could start on 17 March instead because Fiona's away the first two weeks of March, so I said yes",
@@ -33,8 +33,9 @@ def test_a_change_told_through_what_happened_retires_the_older_memory(worker, al
     assert any("17 March" in c for c in active)
     old = Memory.objects.get(user=alice, content__contains="3 March")
     assert old.status == "superseded" and "17 March" in old.superseded_by.content
-    other = client.post("/api/threads", {"agent": "assistant"}, format="json").json()["id"]
-    assert "17 March" in _turn(client, other, "When do I start at Monzo? working out my probation")
+    # What a new conversation reads: the memories listed to the person hold the newest value only.
+    listed = [m["content"] for m in client.get("/api/me/memories").json()["results"] if m["status"] == "active"]
+    assert any("17 March" in c for c in listed) and not any("on 3 March" in c for c in listed)
 
 
 def test_only_what_a_message_states_is_put_to_the_change_test():
