@@ -89,9 +89,11 @@ def _hits(search, **kwargs):
 
 def _same(fast, exact) -> bool:
     """The same messages in the same order, with the same scores up to float rounding (the
-    database sums float32 products, numpy float64 ones; both round cosines to 1e-6)."""
+    database sums float32 products, numpy float64 ones). The gap is an absolute one, not a
+    relative one: with session 17's e5 vectors up to 7e-5 on this thread's scores of 0.38–9.9
+    (messages and order the same; where in the score it arises is not traced); 2e-4 bounds it."""
     return [m for m, _ in fast] == [m for m, _ in exact] and [s for _, s in fast] == pytest.approx(
-        [s for _, s in exact], rel=1e-4, abs=1e-6
+        [s for _, s in exact], rel=1e-4, abs=2e-4
     )
 
 
