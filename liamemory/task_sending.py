@@ -1,6 +1,9 @@
 """Sending a task through a broker outage: what was committed is sent as soon as the broker is back.
 
-A task is enqueued once its rows are committed (a turn's run, a message's vector). When the broker
+Every task the product sends goes through here, from the web process and from the worker alike (a
+turn's run, a message's or a memory's vector, the after-turn check and summary, an erasure, the
+reapers' sends again); ``tests/liamemory/test_task_sending.py`` fails on a direct ``delay``.
+A task is enqueued once its rows are committed. When the broker
 refuses it (Redis restarting, unreachable), Celery's own publish retries (``task_publish_retry_policy``:
 three more tries within about a second) end in kombu's ``OperationalError``, after the commit: the
 request would answer 500 for a message that was saved, and its run wait for the reaper's
@@ -10,8 +13,10 @@ them. While it holds any, a new task joins the line at once: the order is kept, 
 outage does not spend a second on tries bound to fail.
 
 What the resender holds lives in the process: a process that dies with tasks waiting leaves them to
-the reaper (a run still queued is sent again after ``RUN_QUEUED_STALE_AFTER``) and to the
-``embeddings_backfill`` command (vectors), as before. Past ``RESEND_FOR`` a task is dropped, logged.
+the reapers (a run still queued is sent again after ``RUN_QUEUED_STALE_AFTER``, an erasure asked for
+after ``ERASURE_START_STALE_AFTER``), to the ``embeddings_backfill`` command (vectors) and to the
+thread's next turn (its summary), as before; an after-turn check is lost. Past ``RESEND_FOR`` a task
+is dropped, logged.
 """
 
 from __future__ import annotations

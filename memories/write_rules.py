@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 
 from liamemory import embeddings
 from liamemory.errors import ApplicationError
+from liamemory.task_sending import task_send_on_commit
 from memories.models import Memory, MemoryKind, WriterType
 from memories.selectors import memory_preference_for
 from memories.tasks import embed_memories
@@ -65,7 +66,7 @@ def embed_later(memory: Memory) -> None:
     # A new or edited content gets its vector after commit, in a worker; until then
     # recall ignores the stale vector (its hash differs) and ranks the memory lexically.
     if embeddings.enabled():
-        embed_memories.delay_on_commit([memory.pk])
+        task_send_on_commit(embed_memories, [memory.pk])
 
 
 def clean_content(content: str | None) -> str:

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from governance.models import OPEN_ERASURE_STATUSES, ErasureRequest, ErasureStatus, LegalHold
 from liamemory.roles import is_compliance_officer
+from liamemory.task_sending import task_send_on_commit
 from usecases import erasure_selectors as sel
 from usecases.erasure_execution import (
     ErasureForbidden,
@@ -155,7 +156,7 @@ def erasure_dry_run(*, request: ErasureRequest) -> dict[str, int]:
 def erasure_enqueue(*, request: ErasureRequest) -> None:
     """Start execution in the worker once the caller's transaction commits."""
     _execution_asked(request)
-    execute_erasure.delay_on_commit(str(request.pk))
+    task_send_on_commit(execute_erasure, str(request.pk))
 
 
 def _execution_asked(request: ErasureRequest) -> None:

@@ -37,6 +37,7 @@ from liamemory import embeddings
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.jsoncheck import json_problems
 from liamemory.retention import thread_expires_at
+from liamemory.task_sending import task_send_on_commit
 from usecases.export import export_schema
 from usecases.turn.registry import AGENTS
 
@@ -286,7 +287,7 @@ def _embed_later(messages: list[Message]) -> None:
     if not ids or not embeddings.enabled():
         return
     for start in range(0, len(ids), EMBED_BATCH):
-        embed_messages.delay_on_commit(ids[start : start + EMBED_BATCH])
+        task_send_on_commit(embed_messages, ids[start : start + EMBED_BATCH])
 
 
 def _insert_keeping_timestamps(model, rows: list, fields: list[str]) -> None:

@@ -16,6 +16,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 
 from governance.models import ErasureRequest
 from liamemory.llm import RETRYABLE_CODES, ModelError
+from liamemory.task_sending import task_send_on_commit
 from usecases import purge
 from usecases.erasure_execution import AUTOMATIC_ATTEMPTS, erasure_execute, erasures_reap_interrupted
 from usecases.memory_changes import message_changes_memory
@@ -87,7 +88,7 @@ def reap_stale_erasures() -> dict[str, int]:
     unless they were already started a few times."""
     reaped = erasures_reap_interrupted()
     for request in ErasureRequest.objects.filter(pk__in=reaped, attempts__lt=AUTOMATIC_ATTEMPTS):
-        execute_erasure.delay_on_commit(str(request.pk))
+        task_send_on_commit(execute_erasure, str(request.pk))
     return {"interrupted": len(reaped)}
 
 

@@ -98,7 +98,9 @@ def test_a_worker_killed_at_any_point_of_an_erasure_leaves_it_failed_resumable_a
         requests.append(erasure_request_create(subject=person, requested_by=person, self_service=True))
     memories = {r.pk: Memory.objects.filter(user_id=r.subject_id).count() for r in requests}
     # The real enqueue (it notes that execution was asked for), to the test's queue.
-    to_queue = SimpleNamespace(delay_on_commit=lambda rid: execute_erasure.apply_async(args=[rid], queue=QUEUE))
+    to_queue = SimpleNamespace(
+        name=execute_erasure.name, apply_async=lambda args: execute_erasure.apply_async(args=args, queue=QUEUE)
+    )
     monkeypatch.setattr(erasure, "execute_erasure", to_queue)
 
     for request in requests:
@@ -141,7 +143,8 @@ def test_a_worker_killed_at_any_point_of_an_erasure_leaves_it_failed_resumable_a
     # it sends again is kept here, not given to the session's worker: the test runs it.
     settings.ERASURE_START_STALE_AFTER = timedelta(0)
     sent: list[str] = []
-    monkeypatch.setattr(tasks, "execute_erasure", SimpleNamespace(delay_on_commit=sent.append))
+    to_keep = SimpleNamespace(name=execute_erasure.name, apply_async=lambda args: sent.extend(args))
+    monkeypatch.setattr(tasks, "execute_erasure", to_keep)
     assert reap_stale_erasures.run() == {"interrupted": people}
     assert sorted(sent) == sorted(str(r.pk) for r in requests)
     for request in requests:

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from agents.run_lifecycle import DATABASE_UNAVAILABLE_ERRORS, run_reap_stale
+from liamemory.task_sending import task_send
 from usecases.turn import runner
 
 # Both run tasks: the database unreachable (an outage, a restart, a busy pool) left the run
@@ -80,5 +81,5 @@ def reap_stale_runs() -> dict[str, int]:
     """Periodic: give runs whose worker died back to the queue, or fail them."""
     result = run_reap_stale()
     for run_id in result["requeued_ids"]:
-        execute_run.delay(run_id)
+        task_send(execute_run, run_id)
     return {"failed": result["failed"], "requeued": result["requeued"]}

@@ -17,6 +17,7 @@ from agents.context_report import ContextReport
 from agents.models import Run
 from agents.run_lifecycle import RunId, run_finish, run_lock_active
 from conversations.services import messages_append
+from liamemory.task_sending import task_send_on_commit
 from memories.services import memory_touch_used
 from usecases.tasks import check_message_changes, summarize_thread
 
@@ -74,6 +75,6 @@ def turn_complete(
         if report and report.memory_ids:
             memory_touch_used(memory_ids=list(report.memory_ids))
         if memory_allowed and not error_code and run.request_message_id is not None:
-            check_message_changes.delay_on_commit(run.request_message_id)
+            task_send_on_commit(check_message_changes, run.request_message_id)
         if settings.MEMORY_SUMMARY_ENABLED:
-            summarize_thread.delay_on_commit(str(run.thread_id), str(run.pk))
+            task_send_on_commit(summarize_thread, str(run.thread_id), str(run.pk))

@@ -10,7 +10,9 @@ Each is accepted within seconds (202; the form's redirect), stored once with its
 the page and the run's event stream show the reply being written, never an error. The broker comes
 back after ``OUTAGE_SECONDS``, empty (a restart without persistence): both replies arrive soon
 after, without the reaper (``RUN_QUEUED_STALE_AFTER``, 3 minutes), and each thread takes a new
-message.
+message. So too a memory corrected through the API in an outage (kept, 200, its vector made after
+the broker's return), and a task the worker sends as a turn ends in an outage (the after-turn check
+of the person's message, run after the return): every send goes through ``liamemory.task_sending``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from rest_framework.authtoken.models import Token
 
 from agents.models import Run
 from conversations.models import Message
+from liamemory import embeddings
+from memories.embedding_services import content_md5
+from memories.models import Memory, MemoryEmbedding
+from tests.fake_anthropic import delay_reply, text_reply
 from tests.server import free_port, runserver, served
 from tests.worker import WorkerProcess
 
@@ -100,9 +106,23 @@ class Stack:
 
 @pytest.fixture
 def stack(transactional_db, tmp_path) -> Iterator[Stack]:
+    yield from _stack(tmp_path)
+
+
+@pytest.fixture
+def stack_on_the_fake_model(transactional_db, tmp_path, fake_anthropic_server) -> Iterator[Stack]:
+    """The stack with its model the fake Messages API, whose delay keeps a turn at the model."""
+    fake_anthropic_server.reset()
+    try:
+        yield from _stack(tmp_path, LIAMEMORY_FAKE_ANTHROPIC_URL=fake_anthropic_server.url, MODEL_MAX_RETRIES="0")
+    finally:
+        fake_anthropic_server.reset()
+
+
+def _stack(tmp_path: Path, **extra_env: str) -> Iterator[Stack]:
     redis = PrivateRedis(tmp_path)
     redis.start()
-    env = {"CELERY_BROKER_URL": redis.url}
+    env = {"CELERY_BROKER_URL": redis.url, **extra_env}
     worker = WorkerProcess(tmp_path / "worker.log", extra_env=env, pool=("--pool", "threads", "--concurrency", "2"))
     port = free_port()
     try:
@@ -218,3 +238,86 @@ def test_a_message_sent_while_the_broker_is_down_is_kept_and_answered_once_it_is
         again = api.post(f"/api/threads/{thread_id}/messages", json={"content": "still there?"})
         assert again.status_code == 202, again.text
         assert _wait_ended(api, again.json()["run"]["id"], 60)["status"] == "completed"
+
+
+def _wait_for(check, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.3)
+    return True
+
+
+def _has_vector(memory_id: int) -> bool:
+    """Whether the memory has the vector of its current content (``embed_memories``' work)."""
+    content = Memory.objects.get(pk=memory_id).content
+    return MemoryEmbedding.objects.filter(memory_id=memory_id, content_md5=content_md5(content)).exists()
+
+
+@pytest.mark.skipif(not embeddings.enabled(), reason="needs embeddings: the memory's vector is the task sent")
+def test_a_memory_corrected_while_the_broker_is_down_is_kept_and_gets_its_vector_once_it_is_back(alice, stack):
+    token = Token.objects.create(user=alice).key
+    api = httpx.Client(base_url=stack.base, headers={"Authorization": f"Token {token}"}, timeout=15)
+    wrong = Memory.objects.create(user=alice, content="order number is A-7780")
+    # A first correction: the web process holds a live broker connection when the broker stops.
+    first = api.patch(f"/api/me/memories/{wrong.pk}", json={"content": "order number is A-7781"}).json()["id"]
+    assert _wait_for(lambda: _has_vector(first), 60), stack.output()
+
+    stack.redis.stop()
+    stopped = time.monotonic()
+    started = time.monotonic()
+    saved = api.patch(f"/api/me/memories/{first}", json={"content": "order number is B-2290"})
+    took = time.monotonic() - started
+    # The person is told the correction was kept, and it was: once, active, its vector to come.
+    assert saved.status_code == 200, (saved.status_code, saved.text[:300], stack.output())
+    assert took < ACCEPTED_WITHIN, took
+    memory_id = saved.json()["id"]
+    listed = [(m["content"], m["status"]) for m in api.get("/api/me/memories").json()["results"]]
+    assert listed.count(("order number is B-2290", "active")) == 1, listed
+    assert Memory.objects.get(pk=first).status == "superseded"
+
+    time.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - stopped)))
+    assert not _has_vector(memory_id)
+    stack.redis.start()
+    back = time.monotonic()
+    assert _wait_for(lambda: _has_vector(memory_id), AFTER_THE_BROKER), (
+        f"no vector {time.monotonic() - back:.0f} s after the broker came back\n{stack.output()}"
+    )
+    print(f"kept in {took:.2f} s in the outage; its vector {time.monotonic() - back:.1f} s after the broker's return")
+
+
+def _checks_done(stack: Stack) -> int:
+    return len(re.findall(r"Task memories\.message_changes_memory\[[0-9a-f-]+\] succeeded", stack.worker.log()))
+
+
+def test_a_task_the_worker_sends_while_the_broker_is_down_runs_once_it_is_back(
+    alice, stack_on_the_fake_model, fake_anthropic_server
+):
+    """The turn ends in the worker during the outage: its after-turn check of the person's message
+    (``check_message_changes``, sent on the run's commit) waits in the worker and runs after."""
+    stack = stack_on_the_fake_model
+    token = Token.objects.create(user=alice).key
+    api = httpx.Client(base_url=stack.base, headers={"Authorization": f"Token {token}"}, timeout=15)
+    thread = api.post("/api/threads", json={}).raise_for_status().json()["id"]
+    first = api.post(f"/api/threads/{thread}/messages", json={"content": "hello"}).json()["run"]["id"]
+    assert _wait_ended(api, first, 60)["status"] == "completed", stack.output()
+    assert stack.worker.wait_idle(), stack.output()
+    checked = _checks_done(stack)
+
+    fake_anthropic_server.script(delay_reply(6.0, text_reply("Noted, A-7781.")))
+    asked = len(fake_anthropic_server.message_requests())
+    sent = api.post(f"/api/threads/{thread}/messages", json={"content": "remember that my order number is A-7781"})
+    run_id = sent.json()["run"]["id"]
+    assert _wait_for(lambda: len(fake_anthropic_server.message_requests()) > asked, 30), stack.output()
+    stack.redis.stop()  # the turn is at the model: it ends, and sends its tasks, in the outage
+    stopped = time.monotonic()
+    assert _wait_for(lambda: Run.objects.get(pk=run_id).status == "completed", OUTAGE_SECONDS), stack.output()
+    assert _checks_done(stack) == checked
+
+    time.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - stopped)))
+    stack.redis.start()
+    back = time.monotonic()
+    ran = _wait_for(lambda: _checks_done(stack) == checked + 1, AFTER_THE_BROKER)
+    assert ran, f"not run {time.monotonic() - back:.0f} s after the broker came back\n{stack.output()}"
+    print(f"the worker's task ran {time.monotonic() - back:.1f} s after the broker's return")
