@@ -86,6 +86,14 @@ def analyse(text: str) -> Statement:
     )
 
 
+def values_in(text: str) -> set[str]:
+    """Numbers, e-mail addresses and capitalised names (not a sentence's first word), lowercased:
+    what a change of the same thing swaps."""
+    found = set(re.findall(r"\d+(?:[.,:]\d+)?|[\w.+-]+@[\w.-]+", text.lower()))
+    found |= {w.lower() for w in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+", text)}
+    return found
+
+
 def _trigrams(text: str) -> set[str]:
     grams: set[str] = set()
     for word in re.findall(r"\w+", text.lower()):

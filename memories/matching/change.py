@@ -27,7 +27,7 @@ from functools import cache
 import numpy as np
 
 from liamemory import language
-from memories.matching import Verdict, compare, trigram_similarity
+from memories.matching import Verdict, compare, trigram_similarity, values_in
 from memories.matching.change_score import FEATURES, FLOOR, ScoreModel, pair_features, pair_vector, shipped
 
 # e5 cosine of two memories (passage vectors) at or above which they are "close in
@@ -62,13 +62,6 @@ def _content(text: str) -> set[str]:
     return {w[:5] for w in _words(stripped) if w not in _FUNCTION_WORDS and len(w) > 2 and not w.isdigit()}
 
 
-def _values(text: str) -> set[str]:
-    """Numbers, names and addresses: what a change of the same thing swaps."""
-    found = set(re.findall(r"\d+(?:[.,:]\d+)?|[\w.+-]+@[\w.-]+", text.lower()))
-    found |= {w.lower() for w in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+", text)}
-    return found
-
-
 _CONTRASTED = re.compile(language.alternation("CONTRASTED"))
 # A denial up to two words before a cue ("haven't started", "nn ho ricominciato").
 _DENIED_CUE = re.compile(rf"(?<![\w'])(?:{language.alternation('CUE_DENIALS')})(?:\s+\S+){{0,2}}\s+$")
@@ -99,7 +92,7 @@ def _denies_another(cue: str, old: str) -> bool:
     if m is None:
         return False
     word = m.group(1).lower()
-    return word[:5] not in _content(old) and word not in _values(old)
+    return word[:5] not in _content(old) and word not in values_in(old)
 
 
 def _still_holds(old: str, new: str) -> bool:
@@ -205,7 +198,7 @@ def _keeps_the_old(old: str, new: str) -> bool:
     if not kept.search(new.lower()) or kept.search(old.lower()):
         return False
     lowered = old.lower()
-    return all(value in lowered for value in _values(new))
+    return all(value in lowered for value in values_in(new))
 
 
 # Words that open a noun phrase: "the", "my", "their" (``_another_of_its_kind``).
@@ -293,7 +286,7 @@ def _another_thing_acquired(old: str, new: str) -> bool:
     if not cues or not all(_pattern("ACQUIRING").search(cue) for cue in cues) or _pattern("END_CUES").search(lowered):
         return False
     things = _acquired(new)
-    old_values, new_values = _values(old), _values(new)
+    old_values, new_values = values_in(old), values_in(new)
     replaced = bool(old_values - new_values and new_values - old_values)
     return bool(things) and not things & _content(old) and not replaced
 
@@ -376,7 +369,7 @@ def _denies_old_value(old: str, new: str) -> str | None:
     for m in _NOT_AFTER_COMMA.finditer(new.lower()):
         if m.group(1)[:5] in _content(old):
             return m.group(1)
-    for value in sorted(_values(old)):
+    for value in sorted(values_in(old)):
         if re.search(rf"{_DENIAL}{re.escape(value)}{_ORDINAL}(?!\w)", new.lower()):
             return value
     # "555-0143. Not 42." after "555-0142": the digits that differ, denied.

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memories.matching import analyse, trigram_similarity
+from memories.matching import analyse, trigram_similarity, values_in
 
 WEIGHTS = Path(__file__).with_name("change_weights.json")
 
@@ -111,13 +111,6 @@ def pair_vector(new: np.ndarray, old: np.ndarray) -> np.ndarray:
     return np.concatenate([new, new - old])
 
 
-def _values(text: str) -> set[str]:
-    """Numbers, e-mail addresses and capitalised names (not a sentence's first word)."""
-    found = set(re.findall(r"\d+(?:[.,:]\d+)?|[\w.+-]+@[\w.-]+", text.lower()))
-    found |= {w.lower() for w in re.findall(r"(?<!^)(?<![.!?] )\b[A-Z][\w'-]+", text)}
-    return found
-
-
 def _numbers(text: str) -> set[str]:
     return set(re.findall(r"[\w.+-]+@[\w.-]+\w|\d+(?:[.,:]\d+)?", text.lower()))
 
@@ -130,7 +123,7 @@ def pair_features(old: str, new: str, *, closeness: float, signals: dict[str, fl
     disagree on a word.
     """
     a, b = analyse(old), analyse(new)
-    old_values, new_values = _values(old), _values(new)
+    old_values, new_values = values_in(old), values_in(new)
     old_numbers, new_numbers = _numbers(old), _numbers(new)
     values = {
         "closeness": closeness,
