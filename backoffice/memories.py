@@ -48,6 +48,18 @@ from memories.services import (
 from usecases.memory_correction import memory_correct
 
 EDITABLE_FIELDS = ("content", "kind", "importance", "expires_at")
+# Shown after the editable ones, never edited: the status and its links, who wrote it and when.
+DERIVED_FIELDS = (
+    "status",
+    "correct_link",
+    "superseded_by_link",
+    "supersedes_list",
+    "provenance",
+    "writer",
+    "created_at",
+    "updated_at",
+    "last_used_at",
+)
 
 
 @admin.register(Memory)
@@ -85,35 +97,12 @@ class MemoryAdmin(AccessLoggedMixin, StaffManageMixin, NoCountAdminMixin, Simple
     def get_fields(self, request: HttpRequest, obj: Memory | None = None):
         if obj is None:
             return ("user", *EDITABLE_FIELDS)
-        return (
-            "person",
-            *EDITABLE_FIELDS,
-            "status",
-            "correct_link",
-            "superseded_by_link",
-            "supersedes_list",
-            "provenance",
-            "writer",
-            "created_at",
-            "updated_at",
-            "last_used_at",
-        )
+        return ("person", *EDITABLE_FIELDS, *DERIVED_FIELDS)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Memory | None = None):
         if obj is None:
             return ()
-        derived = (
-            "person",
-            "status",
-            "correct_link",
-            "superseded_by_link",
-            "supersedes_list",
-            "provenance",
-            "writer",
-            "created_at",
-            "updated_at",
-            "last_used_at",
-        )
+        derived = ("person", *DERIVED_FIELDS)
         if obj.status in (MemoryStatus.ACTIVE, MemoryStatus.PENDING):
             return derived
         return (*EDITABLE_FIELDS, *derived)  # superseded and rejected versions are history
