@@ -209,7 +209,7 @@ def _int8_best(rows: list[tuple], *, query: Future, count: int, first: int, also
     """Of ``(message_id, int8 copy)`` rows, the ids to compare exactly: the ``count`` nearest by
     the copies, any whose copy scores within the error margin of the ``min(first, EXACT_FIRST)``-th
     best, those in ``also`` and those without a copy (``INT8_SQL`` sends none of another size)."""
-    ids = np.array([r[0] for r in rows], dtype=np.int64)
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     copies = [r[1] for r in rows]
     copied = np.ones(len(rows), dtype=bool)
     if None in copies:
@@ -218,7 +218,7 @@ def _int8_best(rows: list[tuple], *, query: Future, count: int, first: int, also
     best = ids[copied]
     if len(best) > count:
         rounded = _rounded(query.result())
-        nearness = embeddings.int8_matrix(b"".join(copies)) @ rounded
+        nearness = embeddings.int8_products(b"".join(copies), rounded)
         # In the copies' units (cosine × INT8_SCALE): two bounds of one score's error.
         margin = 2 * INT8_DEVIATIONS * float(np.linalg.norm(rounded)) / np.sqrt(12)
         kth = min(first, EXACT_FIRST, len(best)) - 1
