@@ -93,37 +93,84 @@ _SUMMARY_OBJECT = ", ".join(f"'{f.attname}', s.{f.column}" for f in ThreadSummar
 # Written out rather than built by the ORM: composing the annotated queryset (the subquery
 # and its JSON object) was two thirds of the read's CPU (3.7 -> 1.3 ms for a window of 20).
 _WINDOW_SQL = f"""
-SELECT {_MESSAGE_COLUMNS}{{summary}}
+SELECT {_MESSAGE_COLUMNS}, false AS late_note{{summary}}
 FROM conversations_message m
 WHERE m.thread_id = %(thread)s
 ORDER BY m.sequence DESC
 LIMIT %(size)s
+"""
+# The window's statement with the correction notes of its rows written after
+# ``%(notes_after)s`` (the late notes ``summary_and_window`` reads for a retry's context).
+_WITH_LATE_NOTES = f"""
+WITH w AS MATERIALIZED ({{window}})
+SELECT * FROM w
+UNION ALL
+SELECT {_MESSAGE_COLUMNS}, true{{nulls}}
+FROM conversations_message m
+WHERE m.corrects_id IN (SELECT w.id FROM w) AND m.sequence > %(notes_after)s
 """
 _WITH_SUMMARY = f""",
        (SELECT jsonb_build_object({_SUMMARY_OBJECT}) FROM conversations_threadsummary s
         WHERE s.thread_id = %(thread)s ORDER BY s.version DESC LIMIT 1) AS current_summary"""
 
 
-def summary_and_window(*, thread: Thread, size: int, with_summary: bool) -> tuple[ThreadSummary | None, list[Message]]:
+@dataclass(frozen=True)
+class ContextOpening:
+    """What a context reads first, in one statement (``summary_and_window``)."""
+
+    summary: ThreadSummary | None
+    window: list[Message]
+    # Correction notes of the window's messages written after ``notes_after``, oldest first,
+    # by corrected message id (empty when not asked for).
+    late_notes: dict[int, list[Message]]
+    # The values of the caller's ``along`` columns (None where the thread has no message).
+    along: dict[str, object]
+
+
+def summary_and_window(
+    *,
+    thread: Thread,
+    size: int,
+    with_summary: bool,
+    notes_after: int | None = None,
+    along: dict[str, str] | None = None,
+    params: dict[str, object] | None = None,
+) -> ContextOpening:
     """The thread's current summary (when ``with_summary``) and its last ``size`` messages, in order.
 
     One statement for what every context reads first: the summary rides on the window's
-    rows as an uncorrelated subquery (computed once), as a JSON object. A thread with no
-    message yet reads the summary on its own.
+    rows as an uncorrelated subquery (computed once), as a JSON object. ``notes_after``: the
+    correction notes of the window's messages written after that sequence come as rows of the
+    same statement (a retry's context needs them; ``corrections_of`` was a round trip of its
+    own). ``along``: scalar SQL expressions of the caller's (named columns, their values in
+    ``params``) read on the same row instead of in queries of their own (the memory switch).
+    A thread with no message yet reads the summary on its own and none of ``along``.
     """
-    sql = _WINDOW_SQL.format(summary=_WITH_SUMMARY if with_summary else "")
-    rows = list(Message.objects.raw(sql, {"thread": thread.pk, "size": size}))
-    rows.reverse()
+    columns = _WITH_SUMMARY if with_summary else ""
+    columns += "".join(f",\n       {expression} AS {name}" for name, expression in (along or {}).items())
+    sql = _WINDOW_SQL.format(summary=columns)
+    if notes_after is not None:
+        extra = int(with_summary) + len(along or {})
+        sql = _WITH_LATE_NOTES.format(window=sql, nulls=", NULL" * extra)
+    query = {**(params or {}), "thread": thread.pk, "size": size, "notes_after": notes_after}
+    rows = list(Message.objects.raw(sql, query))
+    late_notes: dict[int, list[Message]] = {}
+    for note in sorted((r for r in rows if r.late_note), key=lambda r: r.sequence):  # type: ignore[attr-defined]
+        late_notes.setdefault(note.corrects_id, []).append(note)  # type: ignore[arg-type]
+    rows = sorted((r for r in rows if not r.late_note), key=lambda r: r.sequence)  # type: ignore[attr-defined]
+    first = rows[0] if rows else None
+    values = {name: getattr(first, name) if first else None for name in along or {}}
     if not with_summary:
-        return None, rows
-    if not rows:
-        return summary_current(thread=thread), rows
-    data = rows[0].current_summary  # type: ignore[attr-defined]
+        return ContextOpening(summary=None, window=rows, late_notes=late_notes, along=values)
+    if first is None:
+        return ContextOpening(summary=summary_current(thread=thread), window=rows, late_notes={}, along=values)
+    data = first.current_summary  # type: ignore[attr-defined]
     if data is None:
-        return None, rows
+        return ContextOpening(summary=None, window=rows, late_notes=late_notes, along=values)
     data = json.loads(data) if isinstance(data, str) else data
     data["created_at"], data["thread_id"] = parse_datetime(data["created_at"]), thread.pk
-    return ThreadSummary.from_db(connection.alias, _SUMMARY_FIELDS, [data[f] for f in _SUMMARY_FIELDS]), rows
+    summary = ThreadSummary.from_db(connection.alias, _SUMMARY_FIELDS, [data[f] for f in _SUMMARY_FIELDS])
+    return ContextOpening(summary=summary, window=rows, late_notes=late_notes, along=values)
 
 
 def message_list(*, thread: Thread) -> QuerySet[Message]:

@@ -61,6 +61,13 @@ def memory_preference_of(user_field: str) -> Subquery:
     return Subquery(MemoryPreference.objects.filter(user=OuterRef(user_field)).values("long_term_enabled")[:1])
 
 
+def memory_preference_sql(user_param: str) -> str:
+    """The same switch as a scalar SQL expression over the statement's parameter ``user_param``
+    (the user's id), for a raw read that takes it along (the context's first read,
+    ``conversations.selectors.summary_and_window``). Read it back with ``memory_preference_value``."""
+    return f"(SELECT p.long_term_enabled FROM {MemoryPreference._meta.db_table} p WHERE p.user_id = %({user_param})s)"
+
+
 def memory_preference_value(stored: bool | None) -> bool:
     """The switch from its stored value: an absent row (None) is on."""
     return stored is not False

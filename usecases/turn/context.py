@@ -24,7 +24,7 @@ import re
 import uuid
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -40,7 +40,7 @@ from conversations.search import (
     search_history,
     search_other_threads,
 )
-from conversations.selectors import corrections_of, summary_and_window
+from conversations.selectors import summary_and_window
 from conversations.tokens import estimate_message, estimate_messages, estimate_text, history_budget
 from liamemory import embeddings, language
 from liamemory.search_terms import MAX_QUERY_CHARS
@@ -49,6 +49,8 @@ from memories.recall import search_memories
 from memories.selectors import (
     forgotten_source_messages,
     long_term_memory_allowed,
+    memory_preference_sql,
+    memory_preference_value,
     newest_memories,
     pinned_memories,
 )
@@ -356,21 +358,20 @@ def rows_to_api_messages(rows: list[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def with_late_corrections(rows: list[Message], *, thread: Thread, request_message: Message) -> list[Message]:
+def with_late_corrections(rows: list[Message], *, notes: dict[int, list[Message]]) -> list[Message]:
     """Keep a correction note with the statement it corrects, right after it.
 
     A note always comes after its statement, so one in the window range is already in
     ``rows``. Only a note written after the message this run answers (a retry or a
-    regenerate of an older turn) is missing: it is put right after its statement. No
-    query unless the thread has grown past that message.
+    regenerate of an older turn) is missing: ``notes``, read with the window
+    (``summary_and_window``'s ``notes_after``), puts it right after its statement.
     """
-    if not rows or thread.next_sequence <= request_message.sequence + 1:
+    if not notes:
         return rows
-    notes = corrections_of(message_ids=[r.pk for r in rows])
     out: list[Message] = []
     for row in rows:
         out.append(row)
-        out.extend(n for n in notes.get(row.pk, []) if n.sequence > request_message.sequence)
+        out.extend(notes.get(row.pk, []))
     return out
 
 
@@ -434,19 +435,31 @@ def build_context(
     (``runner._runtime``); callers outside a turn (benchmarks, tests) leave it out and
     it is decided here from the same rule.
     """
-    if memory_allowed is None:
-        memory_allowed = long_term_memory_allowed(user=user, thread=thread)
     if not thread.incognito and request_message.text and embeddings.enabled():
         # The message's query vector is made in another thread while the summary and the
         # window are read; memory recall then takes it from the cache.
         embeddings.query_vector_soon(request_message.text[:MAX_QUERY_CHARS])
-    summary, window = summary_and_window(
-        thread=thread, size=settings.MEMORY_WINDOW, with_summary=settings.MEMORY_SUMMARY_ENABLED
+    # The memory switch, when the caller did not decide it, and a retry's late correction
+    # notes ride on the window's statement: one round trip instead of three.
+    along = {"memory_preference": memory_preference_sql("user")} if memory_allowed is None else {}
+    retry = thread.next_sequence > request_message.sequence + 1
+    opening = summary_and_window(
+        thread=thread,
+        size=settings.MEMORY_WINDOW,
+        with_summary=settings.MEMORY_SUMMARY_ENABLED,
+        notes_after=request_message.sequence if retry else None,
+        along=along,
+        params={"user": user.pk},
     )
+    summary, window = opening.summary, opening.window
+    if memory_allowed is None:
+        stored = cast("bool | None", opening.along["memory_preference"])
+        preference = memory_preference_value(stored) if window else None
+        memory_allowed = long_term_memory_allowed(user=user, thread=thread, preference=preference)
     covered = summary.covers_through if summary else 0
 
     rows = [r for r in window if covered < r.sequence <= request_message.sequence]
-    rows = with_late_corrections(rows, thread=thread, request_message=request_message)
+    rows = with_late_corrections(rows, notes=opening.late_notes)
     rows = cap_window_tokens(rows, cap=settings.MEMORY_WINDOW_TOKENS)
     messages = cut_to_whole_turns(rows_to_api_messages(rows))
     first_seq = rows[0].sequence if rows else request_message.sequence
