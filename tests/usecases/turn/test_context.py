@@ -5,12 +5,13 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from conversations import vector_search
 from conversations.content import text_block
 from conversations.models import Message, ThreadSummary
 from conversations.services import messages_append, thread_create
 from conversations.summary_services import thread_summary_update
 from memories.matching.change import statement_changes
-from memories.models import Memory
+from memories.models import Memory, MemoryPreference
 from usecases.turn.context import (
     EXCERPT_HEADING,
     MEMORY_HEADING,
@@ -406,6 +407,7 @@ def test_a_context_reads_a_fixed_handful_of_statements(
     messages_append(thread=elsewhere, items=[{"role": "user", "content": [text_block("I fly to Lisbon on Monday")]}])
     request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block(question)]}])[0]
     thread.refresh_from_db()
+    vector_search.backend()  # chosen once per process (a catalog read), not a statement of every context
 
     with django_assert_max_num_queries(CONTEXT_QUERIES[case]):
         ctx = build_context(thread=thread, agent=get_agent("relationship"), user=alice, request_message=request)
@@ -468,3 +470,21 @@ def test_the_turn_beside_a_hit_is_never_tool_traffic_nor_filler(alice):
     ctx = _ask(alice, thread, "What is my garage door code?")
 
     assert [e.sequence for e in ctx.report.excerpts] == [1]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("switched_off", [False, True])
+def test_the_memory_switch_read_with_the_window_decides_what_is_recalled(alice, bob, switched_off):
+    # A caller that does not decide the switch (the runner does) gets it read along with the
+    # window: the person's own switch, not another person's.
+    MemoryPreference.objects.create(user=bob, long_term_enabled=switched_off)
+    if switched_off:
+        MemoryPreference.objects.create(user=alice, long_term_enabled=False)
+    Memory.objects.create(user=alice, content="my order number is A-7781")
+    thread = thread_create(owner=alice)
+    _turns(thread, 3)
+    request = messages_append(thread=thread, items=[{"role": "user", "content": [text_block("my order number?")]}])[0]
+    thread.refresh_from_db()
+    ctx = build_context(thread=thread, agent=get_agent("assistant"), user=alice, request_message=request)
+    assert ctx.report.memory_allowed is not switched_off
+    assert ("A-7781" in ctx.system[-1]["text"]) is not switched_off
