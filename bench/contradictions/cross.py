@@ -104,12 +104,7 @@ class Head(nn.Module):
     def __init__(self, layers: list[Layer], hidden: int) -> None:
         super().__init__()
         self.layers = nn.ModuleList(layers)
-        # with no layer trained, a hidden layer of its own (the states are the embedder's)
-        self.out = (
-            nn.Sequential(nn.Linear(2 * hidden, 256), nn.GELU(), nn.Dropout(0.1), nn.Linear(256, len(LABELS)))
-            if not layers
-            else nn.Linear(2 * hidden, len(LABELS))
-        )
+        self.out = nn.Linear(2 * hidden, len(LABELS))
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         for layer in self.layers:
@@ -140,35 +135,34 @@ def pad(seqs: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     return x, mask
 
 
-def frozen_states(rows: list[dict], top: int, cache: Path) -> tuple[list[torch.Tensor], dict]:
+def frozen_states(rows: list[dict], top: int, cache: Path) -> tuple[list[torch.Tensor], e5_weights.Weights]:
     """Hidden states after the frozen layers for every pair, kept in ``cache`` (a cache of
     fewer frozen layers is carried on through the missing ones)."""
     weights = e5_weights.load()
     cfg = weights.config
     n_frozen = cfg["layers"] - top
     keys = [f"{r['old']}\x00{r['new']}" for r in rows]
-    tensors = weights.tensors | {"_cfg": cfg}
     start, done = time.time(), 0
     for stored_path in sorted(cache.parent.glob("cross-states-*.pt")):
         stored = torch.load(stored_path)
         if stored["keys"] != keys or stored["frozen"] > n_frozen:
             continue
-        states = stored["states"]
-        more = [Layer(weights.tensors, f"l{i}", cfg["heads"], cfg["eps"]) for i in range(stored["frozen"], n_frozen)]
+        carried: list[torch.Tensor] = stored["states"]
+        more = [Layer(weights.tensors, f"l{i}", cfg["heads"], weights.eps) for i in range(stored["frozen"], n_frozen)]
         with torch.no_grad():
-            for chunk in batches([s.shape[0] for s in states], 64):
-                x, mask = pad([states[i] for i in chunk])
+            for chunk in batches([s.shape[0] for s in carried], 64):
+                x, mask = pad([carried[i] for i in chunk])
                 for layer in more:
                     x = layer(x, mask)
                 for j, i in enumerate(chunk):
-                    states[i] = x[j, : states[i].shape[0]].to(torch.float16).clone()
+                    carried[i] = x[j, : carried[i].shape[0]].to(torch.float16).clone()
         print(
             f"states from {stored_path} carried through {len(more)} more layers in {time.time() - start:.0f} s",
             flush=True,
         )
-        return states, tensors
-    emb = Embeddings(weights.tensors, cfg["eps"])
-    lower = [Layer(weights.tensors, f"l{i}", cfg["heads"], cfg["eps"]) for i in range(n_frozen)]
+        return carried, weights
+    emb = Embeddings(weights.tensors, weights.eps)
+    lower = [Layer(weights.tensors, f"l{i}", cfg["heads"], weights.eps) for i in range(n_frozen)]
     ids = [torch.tensor(pair_ids(weights.tokenizer, r["old"], r["new"])) for r in rows]
     states: list[torch.Tensor] = [torch.empty(0)] * len(rows)
     print(f"{sum(len(i) for i in ids)} tokens in {len(ids)} pairs", flush=True)
@@ -190,13 +184,13 @@ def frozen_states(rows: list[dict], top: int, cache: Path) -> tuple[list[torch.T
                 print(f"  {done} pairs, {time.time() - start:.0f} s", flush=True)
     print(f"frozen states of {len(rows)} pairs through {n_frozen} layers in {time.time() - start:.0f} s", flush=True)
     torch.save({"keys": keys, "frozen": n_frozen, "states": states}, cache.with_name(f"cross-states-{n_frozen}.pt"))
-    return states, tensors
+    return states, weights
 
 
-def new_head(tensors: dict, top: int) -> Head:
-    cfg = tensors["_cfg"]
+def new_head(weights: e5_weights.Weights, top: int) -> Head:
+    cfg = weights.config
     first = cfg["layers"] - top
-    layers = [Layer(tensors, f"l{i}", cfg["heads"], cfg["eps"]) for i in range(first, cfg["layers"])]
+    layers = [Layer(weights.tensors, f"l{i}", cfg["heads"], weights.eps) for i in range(first, cfg["layers"])]
     return Head(layers, cfg["hidden"])
 
 
@@ -226,7 +220,7 @@ def threshold(scores: np.ndarray, labels: np.ndarray, writers: np.ndarray) -> fl
 
 
 def train_fold(
-    tensors: dict,
+    weights: e5_weights.Weights,
     states: list[torch.Tensor],
     labels: np.ndarray,
     writers: np.ndarray,
@@ -235,7 +229,7 @@ def train_fold(
     args: argparse.Namespace,
 ) -> tuple[Head, float]:
     torch.manual_seed(args.seed)
-    head = new_head(tensors, args.top)
+    head = new_head(weights, args.top)
     opt = torch.optim.AdamW(
         [
             {"params": head.layers.parameters(), "lr": args.lr},
@@ -288,7 +282,11 @@ def train_pooled(
     [first token; mean], full batch (cheap: the states are pooled once)."""
     torch.manual_seed(args.seed)
     hidden = feats.shape[1]
-    head = nn.Sequential(nn.Linear(hidden, 256), nn.GELU(), nn.Dropout(0.2), nn.Linear(256, len(LABELS)))
+    head: nn.Module = (
+        nn.Sequential(nn.Linear(hidden, args.hidden), nn.GELU(), nn.Dropout(0.2), nn.Linear(args.hidden, len(LABELS)))
+        if args.hidden
+        else nn.Linear(hidden, len(LABELS))
+    )
     opt = torch.optim.AdamW(head.parameters(), lr=1e-3, weight_decay=0.05)
     x, y = feats[train], torch.from_numpy(labels[train])
     best: tuple[float, dict, float] | None = None
@@ -298,7 +296,7 @@ def train_pooled(
         opt.zero_grad()
         loss.backward()
         opt.step()
-        if step % 25:
+        if step % 20:
             continue
         head.eval()
         with torch.no_grad():
@@ -333,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         "--folds", type=int, default=6, help="groups of writers, each judged by a model trained without it"
     )
     parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--steps", type=int, default=400, help="full-batch steps of the head alone (--top 0)")
+    parser.add_argument("--steps", type=int, default=200, help="full-batch steps of the head alone (--top 0)")
+    parser.add_argument("--hidden", type=int, default=32, help="the head's hidden width with --top 0 (0: linear)")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=0)
@@ -349,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     labels = np.array([LABELS.index(r["label"]) for r in rows])
     writers = np.array([r["set"] for r in rows])
     rules = rules_verdicts(rows)
-    states, tensors = frozen_states(rows, args.top, Path(args.cache))
+    states, weights = frozen_states(rows, args.top, Path(args.cache))
     if args.top == 0:
         feats = torch.stack([torch.cat([s[0].float(), s.float().mean(0)]) for s in states])
         feats = (feats - feats.mean(0)) / (feats.std(0) + 1e-6)
@@ -376,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
             with torch.no_grad():
                 scores[test] = torch.softmax(pooled(feats[test]), dim=1)[:, 0].numpy()
         else:
-            head, cut = train_fold(tensors, states, labels, writers, train, inner, args)
+            head, cut = train_fold(weights, states, labels, writers, train, inner, args)
             scores[test] = predict(head, states, test)
         cuts[test] = cut
         print(f"  cut {cut:.2f}, {time.time() - start:.0f} s", flush=True)

@@ -80,7 +80,8 @@ class Tokenizer:
 
 @dataclass
 class Weights:
-    config: dict[str, float]
+    config: dict[str, int]
+    eps: float
     tensors: dict[str, np.ndarray]
     tokenizer: Tokenizer
 
@@ -141,5 +142,5 @@ def load(path: Path | None = None, layers: range | None = None) -> Weights:
         else:
             array = np.frombuffer(raw, dtype="<f4", count=count).copy()
             tensors[name] = array.reshape(shapes[name]) if name in shapes else array
-    config = {"hidden": hidden, "layers": n_layers, "heads": heads, "ff": ff, "eps": eps}
-    return Weights(config, tensors, Tokenizer(pieces, scores, norm, bos, eos, unk))
+    config = {"hidden": hidden, "layers": n_layers, "heads": heads, "ff": ff}
+    return Weights(config, eps, tensors, Tokenizer(pieces, scores, norm, bos, eos, unk))
