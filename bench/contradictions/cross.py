@@ -367,9 +367,8 @@ def main(argv: list[str] | None = None) -> int:
     rng.shuffle(shuffled)
     folds = [shuffled[i :: args.folds] for i in range(args.folds)]
     scores = np.zeros(len(rows))
-    cuts = np.zeros(len(rows))
+    cuts = np.full(len(rows), np.nan)  # NaN: a writer left unjudged (--max-folds)
     folds = folds[: args.max_folds or None]
-    names = [n for n in names if any(n in f for f in folds)]
     for k, judged in enumerate(folds):
         rest = [n for n in shuffled if n not in judged]
         inner_names = rest[:INNER]
@@ -422,7 +421,7 @@ def oracle_recall(scores: np.ndarray, labels: np.ndarray, most_wrong: float) -> 
 def report(scores: np.ndarray, cuts: np.ndarray, rules: np.ndarray, labels: np.ndarray, writers: np.ndarray) -> None:
     """Per writer: the rules, the model (nested cut), their union and the model as a veto,
     and the model's upper bound at the rules' own wrong share on that writer."""
-    names = sorted(set(writers.tolist()), key=lambda n: int(n[5:]))
+    names = sorted(set(writers[~np.isnan(cuts)].tolist()), key=lambda n: int(n[5:]))
     model = scores >= cuts
     methods = {"rules": rules, "model": model, "rules|model": rules | model, "rules&model": rules & model}
     print(f"\n{'writer':9}" + "".join(f" | {m:>13}" for m in methods) + " | model@rules' wrong (own cut)")
