@@ -29,7 +29,12 @@ def thread_create(*, owner: User, agent: str = "assistant", title: str = "", inc
 
 
 def messages_append(
-    *, thread: Thread, items: list[dict[str, Any]], tokens_sent: int = 0, tokens_full_resend: int = 0
+    *,
+    thread: Thread,
+    items: list[dict[str, Any]],
+    tokens_sent: int = 0,
+    tokens_full_resend: int = 0,
+    schedule_vectors: bool = True,
 ) -> list[Message]:
     """Append messages to a thread atomically, allocating their sequence numbers.
 
@@ -41,7 +46,8 @@ def messages_append(
     changes): a row inserted elsewhere that refers to the thread (a memory's source, a
     run) takes a key-share lock on it, which this lock does not block, so a writer holding
     other rows (a memory being corrected) never waits on a thread whose lock holder waits
-    on it.
+    on it. ``schedule_vectors=False``: the caller schedules the vectors itself
+    (``message_embeddings_schedule``), after a task that must go first.
     """
     # No savepoint inside a caller's transaction (the turn's submit and end): two round
     # trips each, and no caller goes on after a failed append.
@@ -68,7 +74,8 @@ def messages_append(
             )
         Message.objects.bulk_create(rows)
         # Every stored message with text gets its vector for the history search.
-        message_embeddings_schedule(messages=rows)
+        if schedule_vectors:
+            message_embeddings_schedule(messages=rows)
         now = timezone.now()
         # Touching a thread renews its retention.
         expires_at = thread_expires_at(thread=locked, now=now)
@@ -85,8 +92,17 @@ def messages_append(
     return rows
 
 
-def message_append(*, thread: Thread, role: str, content: list[dict[str, Any]], agent: str = "", run=None) -> Message:
-    return messages_append(thread=thread, items=[{"role": role, "content": content, "agent": agent, "run": run}])[0]
+def message_append(
+    *,
+    thread: Thread,
+    role: str,
+    content: list[dict[str, Any]],
+    agent: str = "",
+    run=None,
+    schedule_vectors: bool = True,
+) -> Message:
+    item = {"role": role, "content": content, "agent": agent, "run": run}
+    return messages_append(thread=thread, items=[item], schedule_vectors=schedule_vectors)[0]
 
 
 def thread_rename(*, thread: Thread, title: str) -> Thread:
@@ -186,7 +202,8 @@ def message_embeddings_schedule(*, messages: list[Message]) -> None:
 
     The turn never waits for the model, and search treats a message without a
     vector lexically until it has one. In a broker outage the task is sent once the
-    broker is back (``liamemory.task_sending``) and the turn's own task after it.
+    broker is back (``liamemory.task_sending``), in the order they were sent (a
+    turn sends its run's task first: ``usecases.turns.turn_submit``).
     """
     ids = [m.pk for m in messages if m.text]
     if ids and embeddings.enabled():

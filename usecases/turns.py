@@ -22,7 +22,13 @@ from agents.state_machine import RETRYABLE, UNFINISHED, run_created
 from conversations.content import stopped_reply_content, text_block
 from conversations.models import Message, MessageRole, Thread
 from conversations.selectors import thread_newest_empty
-from conversations.services import message_append, messages_append, thread_autotitle, thread_create
+from conversations.services import (
+    message_append,
+    message_embeddings_schedule,
+    messages_append,
+    thread_autotitle,
+    thread_create,
+)
 from liamemory.errors import ApplicationError, Conflict
 from liamemory.retention import run_expires_at
 from liamemory.task_sending import task_send_on_commit
@@ -80,16 +86,19 @@ def turn_submit(*, user: User, thread: Thread, content: str) -> tuple[Message, R
 
     The message is committed before any model is called, so a model failure never loses
     it. The partial unique index on runs makes concurrent posts to one thread answer
-    409 rather than start two runs.
+    409 rather than start two runs. The run's task is published before the message's
+    vector task: a worker waits for the first, only a later search for the second.
     """
     content = _check_content(content)
     _ensure_no_run_waiting(thread)
     try:
         with transaction.atomic():
-            message = message_append(thread=thread, role=MessageRole.USER, content=[text_block(content)])
+            text = [text_block(content)]
+            message = message_append(thread=thread, role=MessageRole.USER, content=text, schedule_vectors=False)
             if not thread.title:
                 thread_autotitle(thread=thread, text=content)
             run = _queue_run(thread=thread, user=user, request_message=message)
+            message_embeddings_schedule(messages=[message])
     except IntegrityError as exc:
         if "run_one_active_per_thread" in str(exc):
             raise Conflict("A reply is still being written for this conversation; wait for it or cancel it.") from exc

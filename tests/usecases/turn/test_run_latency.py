@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from agents.models import TraceEvent
 from conversations.services import thread_create
+from liamemory import embeddings, task_sending
 from memories.models import MemoryPreference
 from tests.usecases.turn.helpers import run_turn
 from usecases.turn import runner
@@ -73,3 +74,19 @@ def test_a_tool_that_only_reads_takes_no_lock_on_the_run(alice):
     assert TraceEvent.objects.filter(run=run, name="search_history").exists()  # the offline model searched
     locks = [q["sql"] for q in statements.captured_queries if "FOR UPDATE" in q["sql"] and "agents_run" in q["sql"]]
     assert len(locks) == 1  # the turn's one write (``writes.turn_complete``), not the search
+
+
+def test_a_posted_turn_sends_its_run_s_task_before_its_message_s_vector_task(
+    alice, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Issue #25: the worker waits for the run's task, only a later search for the vector, so a
+    turn's publish does not queue behind its message's (and in an outage the line keeps that order)."""
+    sent: list[str] = []
+    monkeypatch.setattr(task_sending, "task_send", lambda task, *args: sent.append(task.name))
+    monkeypatch.setattr(embeddings, "enabled", lambda: True)
+    thread = thread_create(owner=alice)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        turn_submit(user=alice, thread=thread, content="my train leaves at 7:40 from platform 3")
+
+    assert sent == ["agents.execute_run", "conversations.embed_messages"]
