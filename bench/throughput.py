@@ -9,7 +9,7 @@ the next one, for a fixed time per level. Two setups side by side in one run:
   threads, one database connection per thread;
 - ``production``: the one the README recommends, thread-pool turn workers holding 64
   model calls (two processes of 32 threads, one per core here: ``--turn-workers``),
-  gunicorn 2 × 32 threads, a small connection pool per process.
+  gunicorn 2 × 64 threads (a thread per open event stream), a small connection pool per process.
 
 Two models:
 
@@ -222,7 +222,13 @@ def main() -> int:
         help="production setup: turn-worker processes on the turns queue, one run per count (e.g. 1 2 4; "
         "default: make run's, one per core)",
     )
-    parser.add_argument("--web-threads", type=int, default=32, help="production setup: threads per web process")
+    parser.add_argument(
+        "--web-threads",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="production setup: threads per web process, one run per count (e.g. 32 64 32 64; default: bench.stack's)",
+    )
     parser.add_argument("--web-pool", type=int, help="production setup: database connections per web process")
     parser.add_argument("--worker-pool", type=int, help="production setup: database connections per worker process")
     parser.add_argument(
@@ -246,8 +252,13 @@ def main() -> int:
     results: dict = {"quick": args.quick, "seconds_per_level": seconds, "model_delay_s": args.model_delay}
     results["poll_seconds"] = poll_seconds
     try:
-        runs = [(which, n) for which in args.setups for n in (args.turn_workers if which == "production" else [1])]
-        for which, n in runs:
+        runs = [
+            (which, n, t)
+            for which in args.setups
+            for n in (args.turn_workers if which == "production" else [1])
+            for t in (args.web_threads if which == "production" else [0])
+        ]
+        for which, n, web_threads in runs:
             extra = fake.env if fake else {}
             if which == "production":
                 # The same threads in all: 64 model calls in flight split over the processes.
@@ -259,13 +270,19 @@ def main() -> int:
                     env=dict(extra),
                     turn_workers=n,
                     concurrency=args.turn_threads or 0,
-                    threads=args.web_threads,
+                    **({"threads": web_threads} if web_threads else {}),
                     **nice,
                     **pool,
                 )
             else:
                 stack = Stack(env=dict(extra))
-            key = which if len(args.turn_workers) == 1 else f"{which}_{n}_turn_workers"
+            key = which
+            if len(args.turn_workers) > 1:
+                key += f"_{n}_turn_workers"
+            if len(args.web_threads) > 1:
+                key += f"_{web_threads}_web_threads"
+            # A count repeated to alternate (32 64 32 64) gets a key of its own each time.
+            key += f"_{sum(1 for k in results if k.startswith(key))}" if key in results else ""
             # Before streaming existed a client could only poll; the legacy setup's 8 web threads
             # would also be held by 64 open event streams.
             follow = args.follow or ("stream" if which == "production" else "poll")
