@@ -27,6 +27,11 @@ from liamemory.management.commands.runstack import BACKGROUND_NICE, turn_worker_
 REPO = Path(__file__).resolve().parent.parent
 CLIENT_PREFIX = "bench-client-"
 TURN_TIMEOUT = 60.0
+# Threads per web process (the README's production command): every open event stream holds one
+# to its run's end, and a client's connection stays with one process, so at 64 streaming clients
+# 32 threads a process left the POSTs of the busier process waiting for a stream to end
+# (bench/README.md, "Session 18 — thru").
+WEB_THREADS = 64
 POLL_SECONDS = 0.02
 
 # What the clients say: small talk, facts to remember, questions about them.
@@ -93,10 +98,10 @@ class Stack:
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
 
     @classmethod
-    def production(cls, *, turn_workers: int = 0, concurrency: int = 0, threads: int = 32, **kw) -> Stack:
+    def production(cls, *, turn_workers: int = 0, concurrency: int = 0, threads: int = WEB_THREADS, **kw) -> Stack:
         """``make run``'s turn workers (``runstack.turn_worker_layout``): 64 model calls in flight
-        over one process per core (two here), or over ``turn_workers`` processes; a web
-        process has a database connection for every two of its threads.
+        over one process per core (two here), or over ``turn_workers`` processes; the README's
+        web processes (``WEB_THREADS``), with a database connection for every two threads up to 16.
 
         With one process its interpreter lock held the turns back (bench.throughput
         --turn-workers 1 2 4, same run: 4.14 / 5.41 / 5.27 turns/s at 8 clients;
@@ -115,7 +120,8 @@ class Stack:
             # A web request holds its connection from its first statement to its end, which under
             # load is mostly waiting for the interpreter lock: with 8 for 32 threads, POSTs waited the
             # pool's 2 s and answered 503 (bench.throughput --web-pool, bench/README "Session 13").
-            web_env={"DB_POOL_MAX_SIZE": str(max(8, threads // 2)), **kw.pop("web_env", {})},
+            # Past 32 the threads hold event streams, which hand their connection back between reads.
+            web_env={"DB_POOL_MAX_SIZE": str(min(16, max(8, threads // 2))), **kw.pop("web_env", {})},
             **kw,
         )
 

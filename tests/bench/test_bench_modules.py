@@ -146,7 +146,9 @@ def test_quiet_run_builds_the_engine_before_measuring_and_runs_the_soak_alone_if
 def test_stack_starts_one_process_per_turn_worker_on_the_turn_queue():
 
     stack = Stack.production(turn_workers=4, concurrency=16)
-    assert stack.label.startswith("gunicorn 2×32 gthread + celery 4 × threads 16 (turns)")
+    assert stack.label.startswith("gunicorn 2×64 gthread + celery 4 × threads 16 (turns)")
+    # A thread per open event stream, but no more connections: streams hand theirs back between reads.
+    assert stack.web_env["DB_POOL_MAX_SIZE"] == "16"
 
 
 def test_a_learned_add_on_ships_only_if_the_worst_writer_gains_and_no_writer_supersedes_more_wrongly():
