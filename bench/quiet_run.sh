@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The performance figures on a quiet machine, in one bounded run (about 39 minutes, 25 of them the soak).
+# The performance figures on a quiet machine, in one bounded run (about 42 minutes, 25 of them the soak).
 #
 # Checks the load average is below 1, then runs each benchmark with a time budget and
 # writes every figure with its command to bench/results/quiet-<date>.md. The large data
@@ -96,6 +96,11 @@ if [ -z "${SOAK_ONLY:-}" ]; then
         "$PY" -m bench.throughput --setups production --clients 8 32 --seconds "$SECONDS_PER_LEVEL"
     step "Turns/s, model answering after 2 s, 64 clients, ${SECONDS_PER_LEVEL}-s level (production setup)" 130 \
         "$PY" -m bench.throughput --setups production --model-delay 2 --clients 64 --seconds "$SECONDS_PER_LEVEL"
+    # Session 18 moved the web from 32 threads a process to 64 on a loaded machine: the same level
+    # at both, side by side, says what it is worth on a quiet one.
+    step "Turns/s, 2-s model, 64 clients: web processes of 32 and of 64 threads side by side" 230 \
+        "$PY" -m bench.throughput --setups production --model-delay 2 --clients 64 --seconds "$SECONDS_PER_LEVEL" \
+        --web-threads 32 64
 fi
 if [ -z "${NO_SOAK:-}" ]; then
     step "RSS and turn latency over 10,000 turns (soak; as many as fit in its budget)" "$SOAK_BUDGET" \
