@@ -44,7 +44,16 @@ import time
 from agents.models import Run, RunStatus, TraceEvent, TraceKind
 from bench.autovacuum import Autovacuum, dsn
 from bench.common import load_average, percentile, write_result
-from bench.stack import CLIENT_PREFIX, ChatClient, FakeModelServer, Stack, client_tokens, database_cpu_seconds, drive
+from bench.stack import (
+    CLIENT_PREFIX,
+    WEB_THREADS,
+    ChatClient,
+    FakeModelServer,
+    Stack,
+    client_tokens,
+    database_cpu_seconds,
+    drive,
+)
 
 OFFLINE_LEVELS = (1, 8, 32)
 SLOW_LEVELS = (64,)
@@ -270,7 +279,7 @@ def main() -> int:
                     env=dict(extra),
                     turn_workers=n,
                     concurrency=args.turn_threads or 0,
-                    **({"threads": web_threads} if web_threads else {}),
+                    threads=web_threads or WEB_THREADS,
                     **nice,
                     **pool,
                 )
