@@ -114,10 +114,29 @@ def worker(transactional_db, worker_process) -> Iterator[WorkerProcess]:
 
     On teardown it waits for the worker to go idle before the database is flushed.
     """
+    if worker_process.held_off:
+        worker_process.start()
     if worker_process.proc.poll() is not None:
         pytest.fail(f"the worker died:\n{worker_process.log()[-4000:]}")
     yield worker_process
     worker_process.wait_idle()
+
+
+@pytest.fixture
+def runs_executed_here() -> Iterator[None]:
+    """Keep the session's worker, if an earlier test started it, from taking this test's runs.
+
+    A test that executes a run in its own process (to watch it stream) would otherwise race
+    the worker for the run's task, sent at commit: the worker wins, and the test finds the
+    run already done ("was not queued"). The worker is stopped for the test and the next
+    ``worker`` test starts it again; what this test queued is purged, never run later.
+    """
+    if _SESSION_WORKERS and _SESSION_WORKERS[0].proc.poll() is None:
+        _SESSION_WORKERS[0].wait_idle()
+        _SESSION_WORKERS[0].stop()
+        _SESSION_WORKERS[0].held_off = True
+    yield
+    app.control.purge()
 
 
 @pytest.fixture(scope="session")

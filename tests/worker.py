@@ -48,6 +48,8 @@ class WorkerProcess:
         self.queues = queues
         self.pool = pool
         self.proc: subprocess.Popen | None = None
+        # Stopped on purpose for a test that executes runs itself (conftest's runs_executed_here).
+        self.held_off = False
 
     def start(self, timeout: float = 30) -> WorkerProcess:
         env = {
@@ -75,6 +77,7 @@ class WorkerProcess:
             "-n",
             f"test-{os.getpid()}@%h",
         ]
+        self.held_off = False
         self._log = open(self.log_path, "w")  # noqa: SIM115 (closed in stop)
         self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout

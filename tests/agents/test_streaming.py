@@ -27,6 +27,9 @@ from usecases.turn.offline import OfflineModel
 from usecases.turn.runner import run_execute
 from usecases.turns import run_cancel, turn_submit
 
+# The runs here are executed in this process: the session's worker must not take them.
+pytestmark = pytest.mark.usefixtures("runs_executed_here")
+
 REPLY = "One two three four five six seven eight nine ten eleven twelve."
 
 
