@@ -358,3 +358,55 @@ def hit_rows(*, message_ids: list[int]) -> dict[int, HitRow]:
             {"user": MessageRole.USER, "assistant": MessageRole.ASSISTANT, "ids": list(message_ids)},
         )
         return {pk: HitRow(role, created_at, text, asked) for pk, role, created_at, text, asked in cursor.fetchall()}
+
+
+# A name said this many times after a statement is the conversation's subject, not a value
+# a later message changes ("Caroline" in every other line of a chat with her).
+LATER_MENTIONS_CAP = 3
+
+
+def later_mentions(
+    *, owner_id: int, asked: list[tuple[int, uuid.UUID, int, str]], before_sequence: int | None = None
+) -> dict[int, list[SaidRow]]:
+    """For each (key, thread, sequence, name) asked, the person's later messages in that thread
+    that say the name again, oldest first; none for a name said more than ``LATER_MENTIONS_CAP``
+    times since (then it names the conversation's subject). ``before_sequence``: only messages
+    older than it. One query, each name's part stopping at ``LATER_MENTIONS_CAP`` + 1 rows (its cost on
+    a thread of 100k messages is not measured yet: a rare name may read the thread from the statement on)."""
+    if not asked:
+        return {}
+    keys, threads, after, names = zip(*asked, strict=True)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT h.key, m.id, m.sequence, m.created_at, m.text
+            FROM unnest(%(keys)s::int[], %(threads)s::uuid[], %(after)s::int[], %(names)s::text[])
+                 AS h(key, thread_id, after, name)
+            CROSS JOIN LATERAL (
+                SELECT m.id, m.sequence, m.created_at, m.text
+                FROM conversations_message m JOIN conversations_thread th ON th.id = m.thread_id
+                WHERE m.thread_id = h.thread_id AND th.owner_id = %(owner)s
+                  AND m.sequence > h.after AND m.sequence < %(before)s
+                  AND m.role = %(user)s AND NOT m.content @> %(tool_use)s::jsonb
+                  AND m.text ILIKE '%%' || h.name || '%%'
+                ORDER BY m.sequence
+                LIMIT %(cap)s + 1
+            ) m
+            ORDER BY h.key, m.sequence
+            """,
+            {
+                "keys": list(keys),
+                "threads": [str(t) for t in threads],
+                "after": list(after),
+                "names": [n.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for n in names],
+                "owner": owner_id,
+                "before": before_sequence if before_sequence is not None else 2**31 - 1,
+                "user": MessageRole.USER,
+                "tool_use": TOOL_USE_CONTENT,
+                "cap": LATER_MENTIONS_CAP,
+            },
+        )
+        found: dict[int, list[SaidRow]] = {}
+        for key, pk, sequence, created_at, text in cursor.fetchall():
+            found.setdefault(key, []).append(SaidRow(pk, sequence, HitRow(MessageRole.USER, created_at, text, "")))
+    return {k: rows for k, rows in found.items() if len(rows) <= LATER_MENTIONS_CAP}

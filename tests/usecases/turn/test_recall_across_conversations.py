@@ -145,3 +145,54 @@ def test_a_kind_asked_about_finds_the_instance_said_in_another_conversation(alic
     assert statement in ctx.system[1]["text"]
     assert len(ctx.report.excerpts) == 1
     assert Message.objects.get(pk=ctx.report.excerpts[0].message_id).thread.owner == alice
+
+
+def _conversation(owner, said: list[str], title: str = "Wedding planning"):
+    """A conversation of ``owner`` where each of ``said`` is answered by a short reply (no memory stored)."""
+    thread = thread_create(owner=owner, title=title)
+    items = []
+    for text in said:
+        items += [
+            {"role": "user", "content": [text_block(text)]},
+            {"role": "assistant", "content": [text_block("Noted, thanks.")]},
+        ]
+    messages_append(thread=thread, items=items)
+    return thread
+
+
+PHOTOGRAPHER = "per il fotografo ci piace Luca Conte, ha lo studio a Monopoli, chiede 2.800 euro"
+CHANGED = "news: Luca Conte quel giorno ha già un altro matrimonio, ci ha passato la collega Serena Marzano"
+
+
+@pytest.mark.django_db
+def test_a_new_conversation_gets_the_later_message_that_changed_the_value_naming_the_old_one(alice, bob):
+    """The change does not say "photographer": it names the one it replaces."""
+    asked = "ma Luca Conte ha mai risposto alla mail?"
+    _conversation(alice, [PHOTOGRAPHER, asked, "il catering lo decidiamo la settimana prossima", CHANGED, "che caldo"])
+    _conversation(bob, [PHOTOGRAPHER, CHANGED.replace("Serena Marzano", "Paola Rizzi")])
+    ctx = _ask(alice, thread_create(owner=alice), "come si chiama il fotografo? lo aggiungo al gruppo")
+    shown = ctx.system[1]["text"]
+    assert "Serena Marzano" in shown and PHOTOGRAPHER in shown
+    assert "Paola Rizzi" not in shown and "che caldo" not in shown and "catering" not in shown
+    assert asked not in shown  # a later question naming him holds no value
+
+
+@pytest.mark.django_db
+def test_a_name_said_all_along_brings_no_later_messages(alice):
+    """Davide is the subject of the conversation, not a value that changed."""
+    said = ["Il mio fidanzato si chiama Davide, fa il fotografo"] + [
+        f"Davide oggi {what}" for what in ["ride", "cucina", "è stanco", "guarda la partita", "dorme"]
+    ]
+    _conversation(alice, said)
+    ctx = _ask(alice, thread_create(owner=alice), "che mestiere fa il mio fidanzato?")
+    assert said[0] in ctx.system[1]["text"]
+    assert len(ctx.report.excerpts) == 1
+
+
+@pytest.mark.django_db
+def test_a_question_that_opens_a_conversation_looks_in_the_others_even_naming_nothing_as_such(alice):
+    """No "my", no "the", no capital: a question that opens a conversation still asks about what was said."""
+    said = "can u remember his wheelchair service ref, WS-20391. i always lose the letter"
+    _conversation(alice, ["noah had a good day at school", said], title="Noah")
+    ctx = _ask(alice, thread_create(owner=alice), "hi whats noahs wheelchair service ref? ringing them again")
+    assert "WS-20391" in ctx.system[1]["text"]
