@@ -128,8 +128,8 @@ def carries_nothing(text: str, *, role: str, asked: str = "") -> bool:
 
 
 # A clause that asks without a question mark, at the start of a sentence or after a comma, the
-# words that open a chat sentence and say nothing before it ("ok whats my locker code").
-_OPENING = rf"\W*(?:(?:{language.alternation('INTERJECTIONS')})\b\W*){{0,2}}"
+# words that open a chat sentence and say nothing before it ("ok whats my locker code", "wait whats …").
+_OPENING = rf"\W*(?:(?:{language.alternation('INTERJECTIONS')}|{language.alternation('ASKING_LEADS')})\b\W*){{0,2}}"
 _ASKING_CLAUSE = re.compile(
     rf"(?:^|[,;:]|\s[-–]){_OPENING}(?:{language.alternation('ASKING_CLAUSE')})\b"
     rf"|^{_OPENING}(?:{language.alternation('ASKING_SENTENCE')})\b",

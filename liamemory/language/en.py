@@ -865,6 +865,9 @@ ASKING_CLAUSE = (
     r"|(?:remind|tell)\s+me\s+(?:what|which|when|where|who|how)"
 )
 ASKING_SENTENCE = r"(?:when|where|who|how)\s+(?:is|are|was|were|did|do|does|can|should)"
+# Words that lead into a question typed without its mark ("wait whats my locker code again", "random q but
+# whats the name of …"): said before an asking clause, they say nothing of what is asked.
+ASKING_LEADS = r"wait|quick q(?:uestion)?|random q(?:uestion)?"
 # Question words contracted with "is" ("what's a good walk near here"), and question
 # words that also open statements (none in English).
 QUESTION_CONTRACTIONS = ("what's", "who's", "where's")

@@ -631,6 +631,7 @@ ASKING_CLAUSE = (
     r"|(?:ricordami|dimmi)\s+(?:(?:a|di|da|in|con|per)\s+)?(?:qual\w*|come|quando|dove|chi|che|cosa|quant\w*)"
 )
 ASKING_SENTENCE = r"(?:quando|dove)\s+(?:è|e'|sono|era|ho|abbiamo|devo)|chi\s+(?:è|e'|era)"
+ASKING_LEADS = r"aspetta|domanda(?: veloce)?"
 QUESTION_CONTRACTIONS: tuple[str, ...] = ()
 # "come" asks ("come si chiama?") but also opens statements ("come sai, …").
 STATEMENT_OPENERS = ("come",)

@@ -27,7 +27,7 @@ from conversations.informative import asks
 from conversations.tokens import estimate_messages, estimate_text
 from liamemory import language
 from liamemory.llm import ModelReply, Usage
-from usecases.turn.offline_context import LABEL, Line, answer_lines, context_lines, where
+from usecases.turn.offline_context import LABEL, Line, answer, context_lines, where
 from usecases.turn.offline_facts import stable_fact, stated_change, stated_correction
 
 _WORDS = re.compile(r"\S+\s*|\s+")
@@ -210,7 +210,7 @@ class OfflineModel:
             return self._say(_reply(lang, "what_i_know") + known)
 
         if said and not done:
-            found = answer_lines(said, lines)
+            found = answer(said, lines)
             if found:
                 return self._say(_quote(found, lang=lang))
         if said and "search_history" in available:
@@ -232,12 +232,12 @@ class OfflineModel:
         if said and "remember_fact" in available:
             condition = "only_if_it_replaces" if change else "only_if_it_corrects" if correction else None
             noted = self._noted(said, done, n, lang, condition=condition)
-            if done and asks(request, openings=True) and (found := answer_lines(request, lines)):
+            if done and asks(request, openings=True) and (found := answer(request, lines)):
                 # The question beside the fact is answered too, from the context as it was.
                 noted[0]["text"] += " " + _quote(found, lang=lang)
             return noted
         if asks(request, openings=True):
-            found = answer_lines(request, lines)
+            found = answer(request, lines)
             if found:
                 return self._say(_quote(found, lang=lang))
         elif not done and _ASKS_FOR.search(request) and (found := self._asked_for(request, lines)):
@@ -252,9 +252,9 @@ class OfflineModel:
         """What a request said without a question asks for: a line holding a value, or, when it points
         back at something the person said ("keep in mind my health thing i told you about"), the
         line about it, value or not."""
-        found = answer_lines(request, lines, value_only=True)
+        found = answer(request, lines, value_only=True)
         if not found and _RECALLS.search(request):
-            found = answer_lines(request, lines)
+            found = answer(request, lines)
         return found
 
     def _noted(

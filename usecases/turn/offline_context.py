@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -468,6 +468,74 @@ def answer_lines(question: str, lines: list[Line], *, value_only: bool = False) 
     ]
     quoted = [first, *(line for line in rest if scored[line] >= NEAR_BEST * top_score)][:MAX_QUOTES]
     return _one_value(quoted, lines, wanted, value)
+
+
+def answer(question: str, lines: list[Line], *, value_only: bool = False) -> list[Line]:
+    """``answer_lines``, each quote without the passages that name a value it replaced (``_without_older``)."""
+    found = answer_lines(question, lines, value_only=value_only)
+    if not found:
+        return found
+    value = _value_kind(_asked(question))
+    vocabulary = lower_case_words([question, *(line.text for line in lines)])
+    wanted = _wanted(question)
+    return [_without_older(x, lines, wanted, value, question, vocabulary) for x in found]
+
+
+# Where a quote may be cut: between sentences, clauses, and before a denial of a value ("18.70 not 18.40",
+# "non alle 9:30"); a piece that opens with a denial denies.
+_DENIAL = rf"(?:{language.alternation('DENIALS')})\s+(?:\w{{1,5}}\s+)?(?=\d|[A-Z])"
+_CUTS = re.compile(rf"((?<=[.!?])\s+|,\s+|;\s+|\s[-–]\s|\s(?={_DENIAL}))")
+_DENIES = re.compile(_DENIAL)
+_CUT_MARK = "…"
+
+
+def _bare_values(text: str) -> set[str]:
+    """``_values`` without the punctuation a sentence puts after them ("18.40." is "18.40")."""
+    return {v.rstrip(".,:;/-") for v in _values(text)}
+
+
+def _without_older(
+    line: Line,
+    lines: list[Line],
+    wanted: dict[str, float],
+    value: re.Pattern[str],
+    question: str,
+    vocabulary: frozenset[str],
+) -> Line:
+    """``line`` without its clauses that name only a value it replaced: the value it denies ("its 18.70 not
+    18.40", "il 15 è alle 10:30, non alle 9:30") or that an older line it changed holds ("80 scatoloni non
+    bastano … ne ho presi altri 15, siamo a 95"; "la Moser è in maternità, al suo posto viene il prof. Tomasi").
+    Quoted whole, the correction gave the person the old value beside the new one; kept whole when what is
+    left would hold no value of the kind asked."""
+    older = {fold(line.text[m.end() :].split()[0].rstrip(".,:;!?")) for m in _DENIES.finditer(line.text)}
+    for x in lines:
+        if x is not line and x.text != line.text and _listed_after(line, x) and _changes(x, line, wanted):
+            older |= _bare_values(x.text)
+    if not older:
+        return line
+    # The pieces and, between them, the text that separated them; what is read for the value keeps the
+    # end of a sentence cut ("its 18.70 … redo that weekly sum?" is a statement and a question).
+    parts = _CUTS.split(line.text)
+    kept: list[str] = []
+    read: list[str] = []
+    for i in range(0, len(parts), 2):
+        piece = parts[i]
+        have = _bare_values(piece)
+        if have & older and (_DENIES.match(piece) or not have - older):
+            if not kept or kept[-1] != _CUT_MARK:
+                kept += [" ", _CUT_MARK] if kept else [_CUT_MARK]
+            read.append(piece.rstrip()[-1:] if piece.rstrip().endswith((".", "!", "?")) else "")
+            continue
+        if kept:
+            kept.append(parts[i - 1] if kept[-1] != _CUT_MARK else " ")
+        kept.append(piece)
+        read += [parts[i - 1] if i else "", piece]
+    rest = "".join(kept).strip()
+    if rest == line.text or not rest.strip(_CUT_MARK + " "):
+        return line
+    if not _holds(value, _statements("".join(read)), question, vocabulary):
+        return line
+    return replace(line, text=rest)
 
 
 def _one_value(quoted: list[Line], lines: list[Line], wanted: dict[str, float], value: re.Pattern[str]) -> list[Line]:
