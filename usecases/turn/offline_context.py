@@ -545,7 +545,7 @@ def _one_value(quoted: list[Line], lines: list[Line], wanted: dict[str, float], 
 
     The two must be about one thing: each holds every word the question asks with ("the Brittany Ferries
     booking ref": "the ferry, booking is BF-3390274" and "the TAP booking reference" are two bookings),
-    or each is the line the other is most about."""
+    or each is the line the other is most about; or the newer says it updates the older's value."""
     if len(quoted) < 2:
         return quoted
     first, second = quoted[:2]
@@ -565,6 +565,16 @@ def _one_value(quoted: list[Line], lines: list[Line], wanted: dict[str, float], 
     words = [_asked_in(wanted, x.text) for x in (first, second)]
     if (asking and words[0] == words[1] == asking) or _about_each_other(first, second, lines):
         return [newer]
+    # A newer line that says it updates or corrects what was said ("aggiornamento lista: … quindi 131", "ah no
+    # aspetta, il numero è 3381") with a value of the form of the older one's replaces it, when the two share a
+    # word the question asks with or one few lines say.
+    older = second if newer is first else first
+    shapes = [{(k, f) for k, f in _value_shapes(x.text) if asked is None or k in asked} for x in (newer, older)]
+    if (change_cue(_statements(newer.text)) or corrects_itself(newer.text)) and shapes[0] & shapes[1]:
+        own = (_subject_words(newer.text) & _subject_words(older.text)) - _GENERAL
+        rare = [w for w in own if len(w) > 3 and sum(w in _subject_words(x.text) for x in lines) <= OWN_WORD_LINES]
+        if words[0] & words[1] or rare:
+            return [newer]
     return quoted
 
 
