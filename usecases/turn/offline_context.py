@@ -567,13 +567,15 @@ def _one_value(quoted: list[Line], lines: list[Line], wanted: dict[str, float], 
         return [newer]
     # A newer line that says it updates or corrects what was said ("aggiornamento lista: … quindi 131", "ah no
     # aspetta, il numero è 3381") with a value of the form of the older one's replaces it, when the two share a
-    # word the question asks with or one few lines say.
+    # word the question asks with, one few lines say, or a value's form of more than one digit.
     older = second if newer is first else first
     shapes = [{(k, f) for k, f in _value_shapes(x.text) if asked is None or k in asked} for x in (newer, older)]
     if (change_cue(_statements(newer.text)) or corrects_itself(newer.text)) and shapes[0] & shapes[1]:
         own = (_subject_words(newer.text) & _subject_words(older.text)) - _GENERAL
         rare = [w for w in own if len(w) > 3 and sum(w in _subject_words(x.text) for x in lines) <= OWN_WORD_LINES]
-        if words[0] & words[1] or rare:
+        # A value of one digit is of every form ("4 days off" and "4 on 4 off").
+        formed = {(k, f) for k, f in shapes[0] & shapes[1] if (k, f) != ("amount", "1")}
+        if words[0] & words[1] or rare or formed:
             return [newer]
     return quoted
 
