@@ -4,7 +4,8 @@ and a real worker.
 A correction often names what it replaces ("its 18.70 not 18.40", "alle 10:30, non alle 9:30"): quoted
 whole, the reply handed the person the old value beside the new one. People also type questions without a
 question mark after a word that leads into them ("wait whats my locker code again"): read as a remark,
-they were answered "Got it.".
+they were answered "Got it.". A correction with a number of the old one's form ("ah no aspetta …, il numero è 3381") replaces
+it, which is not quoted beside it.
 """
 
 import pytest
@@ -33,6 +34,15 @@ from tests.api.chat import ask, chat_with_small_talk
             "9:30",
             "Da quanto",
             id="in Italian, the old time denied",
+        ),
+        pytest.param(
+            ["Silvia è riuscita a prendere le fedi, ricevuta della gioielleria n. 3318",
+             "ah no aspetta l'ha trovato, il numero è 3381, avevo invertito le ultime due cifre"],
+            "devo ritirare le fedi dalla gioielleria: qual era il numero giusto della ricevuta?",
+            "3381",
+            "3318",
+            "Da quanto",
+            id="an update's number alone",
         ),
         pytest.param(
             ["the code for my locker at work is 2718, i forget it every single night"],
