@@ -477,13 +477,12 @@ def answer(question: str, lines: list[Line], *, value_only: bool = False) -> lis
         return found
     value = _value_kind(_asked(question))
     vocabulary = lower_case_words([question, *(line.text for line in lines)])
-    wanted = _wanted(question)
-    return [_without_older(x, lines, wanted, value, question, vocabulary) for x in found]
+    return [_without_older(x, lines, value, question, vocabulary) for x in found]
 
 
 # Where a quote may be cut: between sentences, clauses, and before a denial of a value ("18.70 not 18.40",
 # "non alle 9:30"); a piece that opens with a denial denies.
-_DENIAL = rf"(?:{language.alternation('DENIALS')})\s+(?:\w{{1,5}}\s+)?(?=\d|[A-Z])"
+_DENIAL = rf"(?:{language.alternation('CORRECTING_DENIALS')})\s+(?:\w{{1,5}}\s+)?(?=\d|[A-Z])"
 _CUTS = re.compile(rf"((?<=[.!?])\s+|,\s+|;\s+|\s[-–]\s|\s(?={_DENIAL}))")
 _DENIES = re.compile(_DENIAL)
 _CUT_MARK = "…"
@@ -495,22 +494,17 @@ def _bare_values(text: str) -> set[str]:
 
 
 def _without_older(
-    line: Line,
-    lines: list[Line],
-    wanted: dict[str, float],
-    value: re.Pattern[str],
-    question: str,
-    vocabulary: frozenset[str],
+    line: Line, lines: list[Line], value: re.Pattern[str], question: str, vocabulary: frozenset[str]
 ) -> Line:
-    """``line`` without its clauses that name only a value it replaced: the value it denies ("its 18.70 not
-    18.40", "il 15 è alle 10:30, non alle 9:30") or that an older line it changed holds ("80 scatoloni non
-    bastano … ne ho presi altri 15, siamo a 95"; "la Moser è in maternità, al suo posto viene il prof. Tomasi").
-    Quoted whole, the correction gave the person the old value beside the new one; kept whole when what is
-    left would hold no value of the kind asked."""
-    older = {fold(line.text[m.end() :].split()[0].rstrip(".,:;!?")) for m in _DENIES.finditer(line.text)}
-    for x in lines:
-        if x is not line and x.text != line.text and _listed_after(line, x) and _changes(x, line, wanted):
-            older |= _bare_values(x.text)
+    """``line`` without the clauses that name only a value it says it replaced ("its 18.70 not 18.40", "il 15 è
+    alle 10:30, non alle 9:30"). Quoted whole, the correction gave the person the old value beside the new one;
+    kept whole when what is left would hold no value of the kind asked. Only a denied value is cut: a value an
+    older line it changed holds is often the thing's own name, still true ("Too much beer, Dr Singh says")."""
+    # A value it denies that another line of the context says: what was said before and is corrected (not
+    # "open every day, non la domenica", said of nothing earlier).
+    denied = {fold(line.text[m.end() :].split()[0].rstrip(".,:;!?")) for m in _DENIES.finditer(line.text)}
+    others = [fold(x.text) for x in lines if x.text != line.text]
+    older = {v for v in denied if v and any(v in x for x in others)}
     if not older:
         return line
     # The pieces and, between them, the text that separated them; what is read for the value keeps the
@@ -567,14 +561,14 @@ def _one_value(quoted: list[Line], lines: list[Line], wanted: dict[str, float], 
         return [newer]
     # A newer line that says it updates or corrects what was said ("aggiornamento lista: … quindi 131", "ah no
     # aspetta, il numero è 3381") with a value of the form of the older one's replaces it, when the two share a
-    # word the question asks with, one few lines say, or a value's form of more than one digit.
+    # word the question asks with, one few lines say, or the form of a code or an amount of more than one digit.
     older = second if newer is first else first
     shapes = [{(k, f) for k, f in _value_shapes(x.text) if asked is None or k in asked} for x in (newer, older)]
     if (change_cue(_statements(newer.text)) or corrects_itself(newer.text)) and shapes[0] & shapes[1]:
         own = (_subject_words(newer.text) & _subject_words(older.text)) - _GENERAL
         rare = [w for w in own if len(w) > 3 and sum(w in _subject_words(x.text) for x in lines) <= OWN_WORD_LINES]
-        # A value of one digit is of every form ("4 days off" and "4 on 4 off").
-        formed = {(k, f) for k, f in shapes[0] & shapes[1] if (k, f) != ("amount", "1")}
+        # A name, a date or a value of one digit is of every form ("4 days off" and "4 on 4 off").
+        formed = {(k, f) for k, f in shapes[0] & shapes[1] if f and (k, f) != ("amount", "1")}
         if words[0] & words[1] or rare or formed:
             return [newer]
     return quoted
