@@ -4,8 +4,8 @@ and a real worker.
 A correction often names what it replaces ("its 18.70 not 18.40", "alle 10:30, non alle 9:30"): quoted
 whole, the reply handed the person the old value beside the new one. People also type questions without a
 question mark after a word that leads into them ("wait whats my locker code again"): read as a remark,
-they were answered "Got it.". A correction with a number of the old one's form ("ah no aspetta …, il numero è 3381") replaces
-it, which is not quoted beside it.
+they were answered "Got it.". A correction with a number of the old one's form ("ah no aspetta …, il numero
+è 3381") replaces it, which is not quoted beside it.
 """
 
 import pytest
