@@ -462,7 +462,20 @@ def hits_beside(
     for hit in hits:
         after = next((rows[s] for s in range(hit.sequence + 1, hit.sequence + reach + 1) if s in rows), None)
         before = next((rows[s] for s in range(hit.sequence - 1, hit.sequence - reach - 1, -1) if s in rows), None)
-        out[hit.message_id] = [_said_hit(said, thread.pk, terms) for said in (after, before) if said is not None]
+        out[hit.message_id] = [
+            HistoryHit(
+                message_id=said.message_id,
+                thread_id=thread.pk,
+                sequence=said.sequence,
+                role=said.row.role,
+                created_at=said.row.created_at,
+                excerpt=_excerpt(said.row.text, terms),
+                score=0.0,
+                asked=said.row.asked,
+            )
+            for said in (after, before)
+            if said is not None
+        ]
     return out
 
 
