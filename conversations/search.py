@@ -40,7 +40,6 @@ of memories are ordinal only. A history hit's score is its summed standard score
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Iterable
 from concurrent.futures import Future
@@ -54,16 +53,9 @@ from django.db import connection
 
 from conversations import search_sql as sql
 from conversations import vector_search
-from conversations.informative import asks, carries_nothing, near_identical
+from conversations.informative import carries_nothing, near_identical
 from conversations.models import MessageRole, Thread
-from conversations.selectors import (
-    TOOL_USE_CONTENT,
-    SaidRow,
-    asked_before,
-    hit_rows,
-    later_mentions,
-    said_rows_at,
-)
+from conversations.selectors import TOOL_USE_CONTENT, asked_before, hit_rows, said_rows_at
 from liamemory import embeddings, language
 from liamemory.search_terms import CANDIDATE_POOL, MAX_QUERY_CHARS, date_terms, kind_terms, query_terms, tsquery_text
 
@@ -73,7 +65,6 @@ __all__ = [
     "cosine_floor",
     "hits_beside",
     "informative_hits",
-    "said_again_later",
     "search_history",
     "search_other_threads",
     "search_threads",
@@ -477,65 +468,6 @@ def hits_beside(
             if said is not None
         ]
     return out
-
-
-# A name (a capitalised word that does not open its sentence) or a code with letters and digits
-# ("WS-20391"): what a later message changing the value names again.
-_NAME_IN_TEXT = re.compile(r"(?<=[\w,;:)] )[A-ZÀ-Ý][^\W\d_]{3,}")
-_CODE_IN_TEXT = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[\w][\w-]{2,}\b")
-# The names and codes of a hit looked for again, and the later messages kept for each hit.
-NAMES_PER_HIT = 3
-LATER_PER_HIT = 2
-
-
-def said_again_later(
-    hits: list[HistoryHit], *, owner_id: int, query: str, before_sequence: int | None = None
-) -> dict[int, list[HistoryHit]]:
-    """For each of the person's hits, their later messages in its thread that name its names or codes again.
-
-    A change names what it replaces, not what the question asks ("non andiamo più al Donaublick: …
-    il Jugendhotel Brigittenau" for "come si chiama l'hotel?"; "Bruno si è rotto il polso … prendiamo
-    il duo Campagnolo" for "chi suona alla festa?"): the first statement is found by the question's
-    words, the one that holds the value now by the name the two share; a later question naming it is
-    left out (it asks, it holds nothing). A name said again more than
-    ``conversations.selectors.LATER_MENTIONS_CAP`` times is the conversation's subject and brings
-    nothing. One query, only when a hit holds a name or a code.
-    """
-    asked: list[tuple[int, uuid.UUID, int, str]] = []
-    owners: list[int] = []  # the hit (message id) each name asked comes from
-    for hit in hits:
-        if hit.role != MessageRole.USER:
-            continue
-        names = list(dict.fromkeys([*_NAME_IN_TEXT.findall(hit.excerpt), *_CODE_IN_TEXT.findall(hit.excerpt)]))
-        for name in names[:NAMES_PER_HIT]:
-            asked.append((len(asked), hit.thread_id, hit.sequence, name))
-            owners.append(hit.message_id)
-    found = later_mentions(owner_id=owner_id, asked=asked, before_sequence=before_sequence)
-    terms = query_terms((query or "")[:MAX_QUERY_CHARS])
-    by_hit: dict[int, dict[int, SaidRow]] = {}
-    for key, rows in found.items():
-        # The person's own question naming it ("what did Bruno say?") holds no value.
-        for said in (r for r in rows if not asks(r.row.text, openings=True)):
-            by_hit.setdefault(owners[key], {})[said.message_id] = said
-    thread_of = {h.message_id: h.thread_id for h in hits}
-    out: dict[int, list[HistoryHit]] = {}
-    for message_id, later in by_hit.items():
-        oldest = sorted(later.values(), key=lambda s: s.sequence)[:LATER_PER_HIT]
-        out[message_id] = [_said_hit(s, thread_of[message_id], terms) for s in oldest]
-    return out
-
-
-def _said_hit(said: SaidRow, thread_id: uuid.UUID, terms: list[str]) -> HistoryHit:
-    return HistoryHit(
-        message_id=said.message_id,
-        thread_id=thread_id,
-        sequence=said.sequence,
-        role=said.row.role,
-        created_at=said.row.created_at,
-        excerpt=_excerpt(said.row.text, terms),
-        score=0.0,
-        asked=said.row.asked,
-    )
 
 
 # The messages a person searches in their own conversations: what they wrote and the

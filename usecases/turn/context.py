@@ -30,14 +30,13 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from agents.context_report import ContextReport, ExcerptRef
-from conversations.informative import asks, near_identical
+from conversations.informative import asks
 from conversations.models import Message, MessageRole, Thread, ThreadSummary
 from conversations.search import (
     HistoryHit,
     cosine_floor,
     hits_beside,
     informative_hits,
-    said_again_later,
     search_history,
     search_other_threads,
 )
@@ -261,8 +260,6 @@ def relevant_excerpts(
     hits = _relevant([h for h in hits if not (summary and _covered_by(summary, h.excerpt))])
     beside = hits_beside(hits, thread=thread, query=query, before_sequence=before_sequence, reach=NEIGHBOUR_REACH)
     exchanges = informative_hits([row for hit in hits for row in (hit, *beside[hit.message_id])], query=query)
-    later = said_again_later(hits, owner_id=thread.owner_id, query=query, before_sequence=before_sequence)
-    exchanges += _also(exchanges, [row for hit in hits for row in later.get(hit.message_id, ())], query=query)
     chosen: list[Excerpt] = []
     spent = 0
     for hit in exchanges:
@@ -286,21 +283,6 @@ def relevant_excerpts(
     return sorted(chosen, key=lambda e: e.sequence)
 
 
-def _also(rows: list[HistoryHit], later: list[HistoryHit], *, query: str) -> list[HistoryHit]:
-    """The ``later`` messages (``said_again_later``) that carry information and repeat none of ``rows``.
-
-    They go after every hit and exchange, into what the budget leaves: placed right after their hit,
-    the later messages of hits that only named someone in passing took the place of lower hits that
-    held the answer (w59 replayed: 3 questions lost for 4 won; LoCoMo one question on each conversation).
-    """
-    seen = {r.message_id for r in rows}
-    return [
-        h
-        for h in informative_hits(later, query=query)
-        if h.message_id not in seen and not any(near_identical(h.excerpt, r.excerpt) for r in rows)
-    ]
-
-
 def _relevant(hits: list[HistoryHit]) -> list[HistoryHit]:
     """The hits that are about the query themselves, and the turns beside them.
 
@@ -319,37 +301,25 @@ def _relevant(hits: list[HistoryHit]) -> list[HistoryHit]:
     return [h for h in hits if h.message_id in strong or any(abs(h.sequence - a) <= NEIGHBOUR_REACH for a in anchors)]
 
 
-def other_conversation_excerpts(
-    *, user: User, thread: Thread, query: str, budget: int, new_conversation: bool = False
-) -> list[Excerpt]:
+def other_conversation_excerpts(*, user: User, thread: Thread, query: str, budget: int) -> list[Excerpt]:
     """What the person said in their other conversations about ``query``, within ``budget`` tokens.
 
     The caller asks only where long-term memory is allowed (never from an incognito
     thread, nor for a person who turned memory off); the search never reads an incognito
     conversation nor another person's (``conversations.search.search_other_threads``),
     and a message whose memory the person had forgotten is left out.
-    Nothing unless the message asks about something (``asks_about_a_thing``), or, opening a
-    conversation (``new_conversation``), asks at all: there a question holds nothing else to go on
-    ("hi whats noahs wheelchair service ref?"), and what the search finds must hold its words or
-    stand near its meaning. Each hit comes with what the person said after it that names its names
-    again (``said_again_later``: the change of a value names what it replaces).
-    Returned oldest first.
+    Nothing unless the message asks about something (``asks_about_a_thing``). Returned oldest first.
     """
-    if budget <= 0 or not (asks_about_a_thing(query) or (new_conversation and asks(query, openings=True))):
+    if budget <= 0 or not asks_about_a_thing(query):
         return []
     hits = search_other_threads(user=user, thread=thread, query=query, limit=EXCERPT_CANDIDATES)
-    if hits:
-        later = said_again_later(hits, owner_id=user.pk, query=query)
-        hits += _also(hits, [row for hit in hits for row in later.get(hit.message_id, ())], query=query)
-        # What was forgotten is read only when there is something to leave out.
+    if hits:  # what was forgotten is read only when there is something to leave out
         forgotten = forgotten_source_messages(user=user)
         hits = [h for h in hits if h.message_id not in forgotten]
     titles = dict(Thread.objects.filter(pk__in={h.thread_id for h in hits}).values_list("pk", "title"))
     chosen: list[Excerpt] = []
     spent = 0
     for hit in hits:
-        if any(e.message_id == hit.message_id for e in chosen):
-            continue
         excerpt = Excerpt(
             message_id=hit.message_id,
             sequence=hit.sequence,
@@ -507,11 +477,7 @@ def build_context(
         # A new conversation (or one that holds nothing on it) looks in the person's
         # others: "what did I tell you about my dentist appointment?"
         excerpts = other_conversation_excerpts(
-            user=user,
-            thread=thread,
-            query=request_message.text,
-            budget=settings.MEMORY_EXCERPT_TOKENS,
-            new_conversation=request_message.sequence <= 1,
+            user=user, thread=thread, query=request_message.text, budget=settings.MEMORY_EXCERPT_TOKENS
         )
     memories = relevant_memories(
         user=user,
