@@ -123,13 +123,14 @@ def worker(transactional_db, worker_process) -> Iterator[WorkerProcess]:
 
 
 @pytest.fixture
-def runs_executed_here() -> Iterator[None]:
-    """Keep the session's worker, if an earlier test started it, from taking this test's runs.
+def session_worker_held_off() -> Iterator[None]:
+    """Keep the session's worker, if an earlier test started it, away from this test's rows.
 
     A test that executes a run in its own process (to watch it stream) would otherwise race
-    the worker for the run's task, sent at commit: the worker wins, and the test finds the
-    run already done ("was not queued"). The worker is stopped for the test and the next
-    ``worker`` test starts it again; what this test queued is purged, never run later.
+    the worker for the run's task, sent at commit, and find the run already done ("was not
+    queued"); a test of row locks would find rows locked by the worker's tasks (a message's
+    vector) besides its own. The worker is stopped for the test and the next ``worker`` test
+    starts it again; what this test queued is purged, never run later.
     """
     if _SESSION_WORKERS and _SESSION_WORKERS[0].proc.poll() is None:
         _SESSION_WORKERS[0].wait_idle()

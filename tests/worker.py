@@ -48,7 +48,7 @@ class WorkerProcess:
         self.queues = queues
         self.pool = pool
         self.proc: subprocess.Popen | None = None
-        # Stopped on purpose for a test that executes runs itself (conftest's runs_executed_here).
+        # Stopped on purpose for a test that must not share its rows with it (conftest's session_worker_held_off).
         self.held_off = False
 
     def start(self, timeout: float = 30) -> WorkerProcess:

@@ -28,7 +28,7 @@ from usecases.turn.runner import run_execute
 from usecases.turns import run_cancel, turn_submit
 
 # The runs here are executed in this process: the session's worker must not take them.
-pytestmark = pytest.mark.usefixtures("runs_executed_here")
+pytestmark = pytest.mark.usefixtures("session_worker_held_off")
 
 REPLY = "One two three four five six seven eight nine ten eleven twelve."
 

@@ -256,6 +256,7 @@ def test_rows_stored_without_an_expiry_get_one_from_their_own_age(alice):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("session_worker_held_off")
 def test_a_purge_skips_rows_another_purge_holds(alice):
     clock = timezone.now() + 31 * DAY
     threads = [full_thread(alice, expires_at=clock - DAY)[0] for _ in range(3)]
