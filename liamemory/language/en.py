@@ -200,11 +200,19 @@ _KIN = (
 _TITLE = r"(?:prof|professor|dr|doctor|mr|mrs|ms|miss|sir)\.?"
 # Titles of people met abroad, said in English ("our notary is Dottoressa Mancini", "a Herr Brandl").
 _FOREIGN_TITLE = r"(?:dottoressa|dottor|dott\.ssa|avvocato|avv\.|herr|frau|dr\.|señor|señora|monsieur|madame)"
-# A name: a capitalised word that is not a day or a month ("my flight Tuesday").
+# A language or a nationality, capitalised in English but no one's name ("my first Danish grade", "my
+# terrible Portuguese").
+_NATIONALITIES = (
+    r"english|british|scottish|irish|welsh|french|german|italian|spanish|portuguese|dutch|danish|swedish"
+    r"|norwegian|finnish|polish|greek|turkish|russian|chinese|japanese|korean|indian|american|canadian"
+    r"|australian|european|african|arabic|latin"
+)
+# A name: a capitalised word that is not a day, a month or a language ("my flight Tuesday").
 _NAME = (
     r"(?!(?:the|a|an|this|that|and|but|so|then|it|there|here|what|which|who|today|tonight|tomorrow|mine|yours"
     r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-    r"|january|february|march|april|june|july|august|september|october|november|december)\b)(?-i:[A-Z][a-z]+)"
+    r"|january|february|march|april|june|july|august|september|october|november|december"
+    rf"|{_NATIONALITIES})\b)(?-i:[A-Z][a-z]+)"
 )
 # Jobs said as "I'm a …", and the words that make any noun after them one ("a freelance …").
 _JOBS = (
@@ -236,7 +244,10 @@ STABLE_FACT = (
     r"\b(?:she|he)(?:'s|’s| is) (?:severely |very |badly |properly )?allergic\b",
     r"\b(?:i|we) (?:also |still |now |only |mostly )?(?:work|have worked|'ve worked|’ve worked)"
     r" (?:nights |days |weekends |shifts |part[- ]time |full[- ]time )?(?:at|for|in|as|on)\b",
-    r"\bi (?:own|run|rent|manage|teach at|study at|do shifts at|volunteer at)\b",
+    # What is owned follows with an article ("I own a little plant shop"): "every lens I own", "I own so many
+    # scrubs" count belongings for a laugh.
+    r"\bi own (?:a|an|the|my|our|two|three|four|\d+)\b(?! (?:lot|bunch|ton|load)s?\b)",
+    r"\bi (?:run|rent|manage|teach at|study at|do shifts at|volunteer at)\b",
     r"\bi(?:'m|’m| am|m)? (?:doing|studying for) (?:my |a |an )?(?:phd|doctorate|masters?|master's|degree)\b",
     r"\bi(?:'m|’m| am|m)? (?:leaving|joining|starting at|quitting|retiring from) (?-i:[A-Z])",
     r"\bi (?:left|joined|quit) (?-i:[A-Z])",
@@ -337,7 +348,21 @@ NAMING = (
 # People beyond the person's household, named in a sentence about them ("my friend Jess is
 # coming", "my cousin Graziella says …"): the news is theirs, so a naming of them is no fact of the
 # person's (a spouse, a child, a flatmate, a manager or a doctor named is one).
-FAR_RELATIONS = r"friends?|cousins?|neighbou?rs?|nieces?|nephews?|[a-z]+-in-law|in-laws|next door"
+FAR_RELATIONS = (
+    r"friends?|(?:my|a|our) mates?|pals?|buddy|buddies|cousins?|neighbou?rs?|nieces?|nephews?|aunts?|aunties?|uncles?"
+    r"|[a-z]+-in-law|in-laws|next door"
+)
+# People met through work: a clause about them says their facts (``usecases.turn.offline_facts``).
+WORK_PEOPLE = r"colleagues?|co-?workers?|customers?|clients?|pupils?|one of (?:the|my) [a-z]+s"
+# A length or a size given ("the total rise is 21 inches", "the porch is 6 feet wide"): a figure to work
+# something out with, not the person's fact (``usecases.turn.offline_facts``).
+MEASURES = (
+    r"\d+(?:[.,]\d+)?\s?(?:inch(?:es)?|feet|foot|ft|yards?|metres?|meters?|m|cm|mm|km|miles?|sq(?:uare)? \w+)\b"
+    r"|\d+(?:[.,]\d+)?\s?[a-z]*\s(?:long|wide|tall|high|deep)\b"
+)
+# Something there is, named ("there's a lurcher called Biscuit at the rescue"): seen, not the person's
+# ("there's Biscuit, our rescue dog" is).
+THERE_IS = r"there(?:'s|’s| is| was)\s+(?:a|an)\s"
 # A thing's value said with a copula, at the start of a clause ("rent is 4900 nok a month", "my rota is 3 on
 # 4 off", "guest list is at 110"); a number must follow (``usecases.turn.offline_facts``).
 ATTRIBUTE_OPENING = r"^(?:(?:my|our|the)\s)?(?:[a-z]+\s){0,2}?[a-z]+\s(?:is|are|'s|’s)\s(?:now\s|still\s|set:?\s|at\s)?"

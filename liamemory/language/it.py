@@ -185,7 +185,8 @@ STABLE_FACT = (
     # Un farmaco per la sua dose ("prendo il Ramipril da 5", "prendo 75 microgrammi"), un indirizzo.
     r"\bprendo (?:il |la |l'|l’)?\S+ da \d+|\bprendo \d+ (?:mg|microgrammi|mcg)\b",
     r"\b(?:via|viale|corso|piazza) (?-i:[A-Z])\w+(?: (?-i:[A-Z])\w+)? \d+\b",
-    rf"\b(?:è|e') (?:un|una) (?:[a-z]+ )?(?:{_PETS})\b",
+    # "c'è un gatto" is a cat there is, not what someone is.
+    rf"(?<![cC]['’])\b(?:è|e') (?:un|una) (?:[a-z]+ )?(?:{_PETS})\b",
     r"\b(?:ho|abbiamo) (?:anche |ancora )?(?:un|una|un') ?(?:\w+ )?(?:casa|appartament\w*|bilocale|monolocale|villetta"
     r"|terreno|orto|garage|box|casetta) (?:a|in|al|ad)\b",
     rf"\b{_NAME} ha \d+ anni\b",
@@ -219,7 +220,15 @@ NAMING = (
     rf" (?:è|e'|é) (?:il |la |l'|l’)?(?:{_TITLE}|{_TITLE_MORE}) {_NAME}",
 )
 # See ``en.FAR_RELATIONS``; "nipote" is a niece or a grandchild, named as news either way.
-FAR_RELATIONS = r"amic[oaie]|cugin[oaie]|vicin[oaie]|nipot[ei]|gener[oi]|nuor[ae]|suocer[oaie]|cognat[oaie]"
+FAR_RELATIONS = r"amic[oaie]|cugin[oaie]|vicin[oaie]|nipot[ei]|zi[oaie]|gener[oi]|nuor[ae]|suocer[oaie]|cognat[oaie]"
+# See ``en.WORK_PEOPLE``.
+WORK_PEOPLE = r"colleg(?:a|he|hi)|client[ei]|alunn[oaie]|uno dei [a-z]+|una delle [a-z]+"
+# See ``en.MEASURES`` and ``en.THERE_IS``.
+MEASURES = (
+    r"\d+(?:[.,]\d+)?\s?(?:metri|metro|m|cm|mm|km|centimetri|chilometri|mq|metri quadri)\b"
+    r"|\d+(?:[.,]\d+)?\s?[a-z]*\s(?:di (?:lunghezza|larghezza|altezza)|lung[oa]|larg[oa]|alt[oa])\b"
+)
+THERE_IS = r"(?:c['’]è|c['’]era)\s+(?:un|una|uno|un['’])\s?"
 # See ``en.ATTRIBUTE_OPENING`` and ``en.RECURRING_DAYS``.
 ATTRIBUTE_OPENING = (
     r"^(?:(?:il mio|la mia|il nostro|la nostra|il|la|l')\s?)?(?:[a-z]+\s){0,2}?[a-z]+\sè\s(?:ora\s|adesso\s)?"
@@ -258,7 +267,7 @@ CLOCK_SUFFIXES = ""
 CODE_ARTICLES = r"la\s|il\s|l'"
 # A comma part that opens on a premise ("se il noleggio costa 160 euro, …"); "se" before a clitic is
 # the pronoun ("se lo merita").
-PREMISE = r"se(?!\s+(?:lo|la|le|li|ne|l['’]))"
+PREMISE = r"(?:quindi\s+|e\s+)?se(?!\s+(?:lo|la|le|li|ne|l['’]))"
 # The chat itself as what a clause is about ("mio nipote mi ha installato questa app").
 ABOUT_THE_ASSISTANT = (
     r"\b(?:installato|messo|scaricato|configurato|impostato)\s+(?:questa|questo|quest['’])",

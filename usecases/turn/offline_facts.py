@@ -91,6 +91,13 @@ _NAMING = [re.compile(p, _FLAGS) for p in language.patterns("NAMING")]
 # a naming of them, or a clause that opens on them, says their news, not the person's.
 _FAR = re.compile(rf"\b(?:{language.alternation('FAR_RELATIONS')})\b", _FLAGS)
 _OPENING = re.compile(r"^\W*(?:\S+\s+){0,4}")
+_MEASURE = re.compile(language.alternation("MEASURES"), _FLAGS)
+_THERE_IS = re.compile(rf"\b(?:{language.alternation('THERE_IS')})", _FLAGS)
+# Someone beyond the household, or met through work ("a customer", "uno dei colleghi"): the subject of
+# a clause about them (``_theirs``).
+_BEYOND = re.compile(
+    rf"^\W*(?:\S+\s+)?(?:{language.alternation('FAR_RELATIONS')}|{language.alternation('WORK_PEOPLE')})\b", _FLAGS
+)
 # A clause that opens on "he" or "she" says who they are only with the sentence before it.
 _PRONOUN_FIRST = re.compile(rf"^\W*(?:{language.alternation('SUBJECT_PRONOUNS')})\b", _FLAGS)
 # A day of the week ("tuesdays", "il martedì") or a date, with a clock time: something the person has
@@ -308,9 +315,19 @@ def _fact_in(part: str, *, request: bool, work: bool) -> bool:
         return False
     if _names_someone_close(part):
         return True
-    if request or _plan(part):
+    if request or _plan(part) or _theirs(part):
         return False
     return _states_a_fact(part) or (not work and (_on_the_calendar(part) or _valued(part)))
+
+
+def _theirs(part: str) -> bool:
+    """A clause whose subject is someone beyond the household, said in its first two words and without the
+    person in its first stretch ("zia Teresa è allergica alla frutta secca", "one of the nurses is allergic",
+    "a customer's order is …"): their fact, whatever its shape ("a customer asked if we have …" stays)."""
+    said = _OPENER.sub("", part)
+    first = _FIRST_STRETCH.match(said)
+    stretch = first.group(0) if first else said
+    return bool(_BEYOND.match(stretch)) and not _FIRST_PERSON.search(stretch)
 
 
 def _change_in(part: str, *, request: bool, work: bool) -> bool:
@@ -320,12 +337,15 @@ def _change_in(part: str, *, request: bool, work: bool) -> bool:
 
 def _names_someone_close(part: str) -> bool:
     """A naming of someone in the person's own life, in a clause that is not about someone beyond it (in
-    its first words, or in the three words before the naming: "uno dei nipoti si chiama Kevin")."""
+    its first words, or in the three words before the naming: "uno dei nipoti si chiama Kevin"), nor of
+    something there is ("there's a lurcher called Biscuit at the rescue")."""
     opening = _OPENING.match(part)
     if opening and _FAR.search(opening.group(0)):
         return False
     return any(
-        not _FAR.search(m.group(0)) and not _FAR.search(" ".join(part[: m.start()].split()[-3:]))
+        not _FAR.search(m.group(0))
+        and not _FAR.search(" ".join(part[: m.start()].split()[-3:]))
+        and not _THERE_IS.search(f"{' '.join(part[: m.start()].split()[-4:])} {m.group(0)}")
         for p in _NAMING
         for m in p.finditer(part)
     )
@@ -339,8 +359,9 @@ def _states_a_fact(clause: str) -> bool:
 
 
 def _valued(clause: str) -> bool:
-    """A thing's value said plainly at the start of a clause: "rent is 4900 nok a month", "budget is 900"."""
-    return bool(_ATTRIBUTE.search(_OPENER.sub("", clause)))
+    """A thing's value said plainly at the start of a clause: "rent is 4900 nok a month", "budget is 900";
+    not a length or a size ("the porch is 6 feet wide"), which is given to work something out with."""
+    return bool(_ATTRIBUTE.search(_OPENER.sub("", clause))) and not _MEASURE.search(clause)
 
 
 def _changed_value(clause: str) -> bool:

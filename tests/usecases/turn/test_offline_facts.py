@@ -240,3 +240,40 @@ def test_a_fact_beside_them_is_still_stored(text):
 
 def test_a_premise_is_left_out_of_the_memory():
     assert stable_fact("il mio numero cliente è PF-3308, se te lo chiedo") == "Il mio numero cliente è PF-3308"
+
+
+# Whose fact it is: someone beyond the household (an aunt, a mate, a colleague), something seen, not had;
+# a count of belongings for a laugh; a size given to work something out with.
+NOT_THE_PERSONS = [
+    "zio Franco è allergico ai crostacei, lo dico al catering",
+    "Aunt Maggie is allergic to shellfish, worth telling the caterer",
+    "one of the nurses is allergic to latex so we switched gloves",
+    "a colleague's birthday is on 3 May, we're doing a card",
+    "big news, my mate Rob is moving to Leeds",
+    "There's a spaniel called Toby at the shelter who keeps looking at me.",
+    "c'è un gatto che si chiama Fuffi nel cortile, tutti gli danno da mangiare",
+    "I own so many mugs it's embarrassing.",
+    "Washed every towel I own.",
+    "The wall is 4 metres long and I need tiles for it.",
+    "the shelf is 90 cm wide, how many boxes fit?",
+    "my terrible French got me through the market",
+]
+# The person's own fact in the same shapes.
+THE_PERSONS = [
+    "sono allergica ai crostacei, quindi niente gamberi",
+    "my sister Anna is allergic to shellfish",
+    "Also there's Toby, our rescue dog from the shelter, absolutely daft",
+    "I own a small bakery on the high street",
+    "the rent is 950 a month",
+    "a customer asked if we do gluten free and I realised I'm coeliac myself and never said",
+]
+
+
+@pytest.mark.parametrize("text", NOT_THE_PERSONS)
+def test_someone_elses_fact_a_thing_seen_a_joke_count_or_a_size_is_not_stored(text):
+    assert stable_fact(text) is None
+
+
+@pytest.mark.parametrize("text", THE_PERSONS)
+def test_the_persons_own_fact_in_those_shapes_is_stored(text):
+    assert stable_fact(text) is not None

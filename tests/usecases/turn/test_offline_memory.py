@@ -316,3 +316,18 @@ def test_a_question_beside_a_fact_is_answered_as_the_fact_is_kept(alice):
     reply = reply_text(run)
     assert reply.startswith("(offline model) Noted: “") and "0419" in reply
     assert Memory.objects.filter(user=alice, content__icontains="amoxicillin").exists()
+
+
+@pytest.mark.django_db
+def test_a_friends_news_is_not_in_the_persons_memories_their_own_plain_fact_is(alice):
+    thread = thread_create(owner=alice)
+    for text in [
+        "big news from the weekend, my mate Rob is moving to Leeds",
+        "zia Carla è allergica alle noci, lo dico al ristorante",
+        "There's a collie called Bess at the shelter who keeps looking at me.",
+        "I own so many mugs it's embarrassing.",
+    ]:
+        assert "Noted" not in reply_text(run_turn(alice, thread, text))
+    run_turn(alice, thread, "I work at Halden Press as an editor")
+    contents = list(Memory.objects.filter(user=alice).values_list("content", flat=True))
+    assert contents == ["I work at Halden Press as an editor"]
