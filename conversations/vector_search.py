@@ -52,6 +52,15 @@ EXACT_SCAN = 20_000
 # The exact backend reads this many rows whole per row it returns: a scope's newest, then
 # the best of the older ones by their int8 copies.
 RESCORE = 2
+# A one-thread scope whose older rows number at most ``OLDER_WHOLE`` times those newest reads them
+# whole too, in one more range statement, instead of the int8 pass and the chosen rows by id: no
+# more bytes sent (with ``RESCORE`` × ``limit`` = W newest, the int8 path sends W float16 rows, the
+# older N int8 copies and at least W float16 rows again, 768 · 2W + 384 · N bytes, against 768 ·
+# (W + N) whole: equal at N = 2W), and none of the by-id read's index descents (~3.3 buffer visits
+# a row: 667 pages for 200 rows on a 1,000-message thread, bench/README.md "Session 19 — soak").
+# Exact, like every row read whole. The older rows are counted from above by the sequence of the
+# oldest row read (a thread's sequences count its messages, tool rows included).
+OLDER_WHOLE = 2
 # Of the older rows, besides those, every one whose int8 score is within ``INT8_MARGIN`` of the
 # ``EXACT_FIRST``-th best is read whole: the first hits a search shows (``search_history``'s ten)
 # are then those of comparing every vector, whatever rounding the engine that made the vectors
@@ -114,7 +123,8 @@ class ExactScan:
     ``limit`` by the copy, of the rows asked for (``also``) and of any row without a copy
     (written before copies existed) are then read, with every older row within the copies' error
     margin of the ``EXACT_FIRST``-th best (``INT8_DEVIATIONS``), and every row read whole is
-    ranked by its exact cosine. So the first ``EXACT_FIRST`` rows, their cosines and their order
+    ranked by its exact cosine (a thread with few older rows reads them whole instead:
+    ``OLDER_WHOLE``). So the first ``EXACT_FIRST`` rows, their cosines and their order
     are those of comparing every vector exactly (tested, with the vectors of either engine); the
     rest of the ``limit`` were too for every development question (the exact nearest ``limit``
     were inside the int8 pass's best 1.4 × ``limit``: ``liamemory.embeddings.INT8_SCALE``).
@@ -143,6 +153,14 @@ WHERE {{scope}} AND e.sequence < %(before)s AND e.model = %(model)s AND e.messag
 ORDER BY e.message_id DESC
 LIMIT %(scan)s
 """
+    # The scope's older rows read whole (``OLDER_WHOLE``).
+    OLDER_SQL = f"""
+SELECT e.message_id, e.sequence, e.vector, {{thread}}
+FROM {TABLE} e
+WHERE {{scope}} AND e.sequence < %(before)s AND e.model = %(model)s AND e.message_id < %(oldest)s
+ORDER BY e.message_id DESC
+LIMIT %(scan)s
+"""
     CHOSEN_SQL = f"""
 SELECT e.message_id, e.sequence, e.vector, {{thread}}
 FROM {TABLE} e
@@ -165,7 +183,13 @@ ORDER BY e.message_id DESC
         with _binary_cursor() if self.binary else connection.cursor() as cursor:
             cursor.execute(self.SQL.format(scope=scope, thread=thread_column), params)
             rows = cursor.fetchall()
-            if len(rows) == whole:
+            if len(rows) == whole and one_thread is not None and rows[-1][1] <= OLDER_WHOLE * whole:
+                cursor.execute(
+                    self.OLDER_SQL.format(scope=scope, thread=thread_column),
+                    {**params, "oldest": rows[-1][0], "scan": OLDER_WHOLE * whole},
+                )
+                rows += cursor.fetchall()
+            elif len(rows) == whole:
                 cursor.execute(
                     self.INT8_SQL.format(scope=scope),
                     {

@@ -292,6 +292,35 @@ def test_the_int8_first_pass_finds_what_comparing_every_vector_exactly_finds(ali
         monkeypatch.setattr(vector_search, "RESCORE", 2)
 
 
+def test_a_thread_with_few_older_rows_reads_them_whole_in_one_range_statement(alice, bob):
+    """A thread whose older rows are at most ``OLDER_WHOLE`` times the newest read gets them in one
+    more range statement, whole, instead of the int8 pass and a read by id: the same messages,
+    cosines and order as comparing every vector, with the rows asked for. A person's threads (their
+    sequences count no scope's rows) and a thread with more older rows still take the int8 pass."""
+    mine = _thread(alice)
+    _thread(alice, rounds=3, day="That was on Monday.")
+    _thread(bob, day="Sunday, finally.")
+    ids = list(MessageEmbedding.objects.filter(thread=mine).order_by("sequence").values_list("message_id", flat=True))
+    one = {"scope_sql": "{t}.thread_id = %(thread)s", "scope_params": {"thread": mine.pk}}
+    threads = {"scope_sql": "{t}.thread_id = ANY (%(threads)s)", "scope_params": {"threads": [mine.pk]}}
+    for question in QUESTIONS:
+        for scope, limit, also, statements_sent in (
+            (one, 10, [], 2),
+            (one, 12, ids[3:6], 2),
+            (one, 3, [], 3),
+            (threads, 10, [], 3),
+        ):
+            with CaptureQueriesContext(connection) as statements:
+                fast = _nearest(scope, question, limit=limit, also=also)
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(vector_search, "RESCORE", 10**6)  # every vector compared exactly
+                exact = _nearest(scope, question, limit=limit, also=also)
+            assert fast == exact and len(fast) >= limit, (question, scope["scope_sql"], limit)
+            assert len(statements.captured_queries) == statements_sent, (question, scope["scope_sql"], limit)
+            read_whole = statements_sent == 2
+            assert ("vector_int8" in statements.captured_queries[1]["sql"]) is not read_whole
+
+
 def test_every_vector_gets_its_int8_copy_when_written_and_when_filled_afterwards(alice):
     """The embedding task writes the copy with the vector; a vector stored without one (before
     migration 0010, or by an older worker during a deploy) gets the same copy from the fill the
