@@ -100,7 +100,8 @@ class Stack:
     @classmethod
     def production(cls, *, turn_workers: int = 0, concurrency: int = 0, threads: int = WEB_THREADS, **kw) -> Stack:
         """``make run``'s turn workers (``runstack.turn_worker_layout``): 64 model calls in flight
-        over one process per core (two here), or over ``turn_workers`` processes; the README's
+        over a process per core, two while a process would hold more than 16 threads (four here),
+        or over ``turn_workers`` processes; the README's
         web processes (``WEB_THREADS``), with a database connection for every two threads up to 16.
 
         With one process its interpreter lock held the turns back (bench.throughput

@@ -8,7 +8,7 @@ the next one, for a fixed time per level. Two setups side by side in one run:
 - ``legacy``: the earlier deployment, prefork worker of 2 children, gunicorn 2 × 4
   threads, one database connection per thread;
 - ``production``: the one the README recommends, thread-pool turn workers holding 64
-  model calls (two processes of 32 threads, one per core here: ``--turn-workers``),
+  model calls (four processes of 16 threads here, two per core: ``--turn-workers``),
   gunicorn 2 × 64 threads (a thread per open event stream), a small connection pool per process.
 
 Two models:

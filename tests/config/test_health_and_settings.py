@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from liamemory.management.commands.runstack import BACKGROUND_NICE, stack_commands
+from liamemory.management.commands.runstack import BACKGROUND_NICE, stack_commands, turn_worker_layout
 from tests.factories import UserFactory
 from tests.worker import REPO, database_url_for_tests
 
@@ -260,6 +260,11 @@ def test_make_run_starts_a_turn_worker_per_core_and_the_background_workers_at_a_
     for name in ("worker", "embedder"):
         assert commands[name][:3] == ["nice", "-n", str(BACKGROUND_NICE)]
     assert commands["web"][0] == sys.executable  # the web and beat keep their priority
+    # Fewer cores: up to two processes a core while a process would hold more than 16 threads,
+    # so a published turn's pick-up waits among fewer threads for the lock (session 19).
+    for cores, layout in ((1, (2, 32)), (2, (4, 16)), (8, (8, 8))):
+        monkeypatch.setattr(os, "cpu_count", lambda cores=cores: cores)
+        assert turn_worker_layout() == layout
     # An operator can say otherwise.
     monkeypatch.setenv("TURN_WORKERS", "1")
     monkeypatch.setenv("WORKER_CONCURRENCY", "8")

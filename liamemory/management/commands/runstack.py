@@ -1,7 +1,7 @@
 """Run the whole product on one machine: web server, Celery workers and beat.
 
 The setup the README's production notes describe: chat turns on their own queue,
-taken by thread-pool workers, one process per core (``TURN_WORKERS``) sharing
+taken by thread-pool workers, a process per core or more (``TURN_WORKERS``) sharing
 ``WORKER_CONCURRENCY`` model calls in flight (default 64); summaries, the purge and
 erasure by a worker of their own; vectors by the embedder, both at a lower CPU priority;
 every process with a small database connection pool (``DB_POOL_MAX_SIZE``, default 10 here).
@@ -26,6 +26,9 @@ from liamemory.embedded_db import EMBEDDED_FLAG, stop
 TURN_QUEUE = "turns"
 # Model calls in flight on one host, over all its turn-worker processes.
 TURN_THREADS = 64
+# Threads a turn-worker process holds at most while two processes a core allow: fewer threads
+# wanting a process's interpreter lock, so its consumer takes a published turn sooner.
+TURN_THREADS_PER_PROCESS = 16
 # The niceness of the summary and embedding workers. Their work is off the turn's path (a
 # backlog only delays the newest messages' search by meaning and the summary's catching
 # up), so on a busy host the cores go to the turns first and to them in the gaps.
@@ -33,13 +36,18 @@ BACKGROUND_NICE = 10
 
 
 def turn_worker_layout(processes: int = 0, threads: int = 0) -> tuple[int, int]:
-    """How many turn-worker processes and threads in each: one process per core by default.
+    """How many turn-worker processes and threads in each: by default one process per core,
+    and up to two per core while a process would hold more than ``TURN_THREADS_PER_PROCESS``.
 
     A turn worker's threads share one interpreter lock, so one process of 64 threads used
-    about one core; a process per core shares the calls out (docs/scaling.md).
+    about one core; a process per core shares the calls out (docs/scaling.md). The thread that
+    takes a published turn from the broker is one of them too: with 32 a process it waited
+    longer for the lock than with 16 (bench/README.md, "Session 19 — p95").
     """
-    processes = processes or int(os.environ.get("TURN_WORKERS") or 0) or os.cpu_count() or 1
     threads = threads or int(os.environ.get("WORKER_CONCURRENCY") or TURN_THREADS)
+    cores = os.cpu_count() or 1
+    default = max(cores, min(2 * cores, -(-threads // TURN_THREADS_PER_PROCESS)))
+    processes = processes or int(os.environ.get("TURN_WORKERS") or 0) or default
     return processes, max(1, -(-threads // processes))
 
 
