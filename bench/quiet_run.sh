@@ -96,11 +96,12 @@ if [ -z "${SOAK_ONLY:-}" ]; then
         "$PY" -m bench.throughput --setups production --clients 8 32 --seconds "$SECONDS_PER_LEVEL"
     step "Turns/s, model answering after 2 s, 64 clients, ${SECONDS_PER_LEVEL}-s level (production setup)" 130 \
         "$PY" -m bench.throughput --setups production --model-delay 2 --clients 64 --seconds "$SECONDS_PER_LEVEL"
-    # Session 18 moved the web from 32 threads a process to 64 on a loaded machine: the same level
-    # at both, side by side, says what it is worth on a quiet one.
-    step "Turns/s, 2-s model, 64 clients: web processes of 32 and of 64 threads side by side" 230 \
+    # Session 19 moved make run's turn workers on 2 cores from 2 × 32 threads to 4 × 16 on a loaded
+    # machine (the pick-up of a published turn): 1, 2 and 4 processes side by side (issue #25 asks
+    # for the three) say what it is worth on a quiet one.
+    step "Turns/s, 2-s model, 64 clients: 1, 2 and 4 turn-worker processes side by side" 330 \
         "$PY" -m bench.throughput --setups production --model-delay 2 --clients 64 --seconds "$SECONDS_PER_LEVEL" \
-        --web-threads 32 64
+        --turn-workers 1 2 4
 fi
 if [ -z "${NO_SOAK:-}" ]; then
     step "RSS and turn latency over 10,000 turns (soak; as many as fit in its budget)" "$SOAK_BUDGET" \
